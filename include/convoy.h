@@ -1,0 +1,227 @@
+/*
+ * convoy.h - streaming 1-D convolution (FIR filtering), public C API.
+ *
+ * Objects
+ *   convoy_filter  immutable taps, copied at create. Reference counted
+ *                  internally: any number of streams may use one filter, and
+ *                  the caller may destroy its handle while streams still use it.
+ *   convoy_stream  N interleaved channels, one filter for all channels or one
+ *                  per channel. Owns its state, plans and buffers.
+ *
+ * Lifecycle (the same for every object): create / process / flush / reset /
+ * destroy. destroy(NULL) is a no-op. Every call returns a convoy_status;
+ * convoy_strerror() names it, and convoy_stream_last_error() gives the
+ * message of the last failure on that stream. Creation failures (no object
+ * yet) leave their message in convoy_last_error(), kept per thread.
+ * The library never prints and never exits.
+ *
+ * Units: counts are frames (one sample of every channel) unless a name says
+ * samples; lengths are 64-bit. Samples are float32, nominal full scale +-1.0.
+ *
+ * Output timing: process() may hold back up to convoy_stream_latency()
+ * frames of input (the FFT engines work in whole blocks aligned to the start
+ * of the stream). Output frame k is always y[k] of the full convolution
+ * y[k] = sum_j h[j] x[k-j], in order, with nothing skipped: after all input
+ * and one flush() the stream has produced exactly in_total + taps - 1 frames.
+ * Any cutting of the input into process() calls yields bitwise the same
+ * output as a single call, for every engine.
+ *
+ * Thread safety: functions on different objects may run concurrently. One
+ * stream must not be used by two threads at once. Filters are read-only
+ * after create and may be shared freely.
+ */
+#ifndef CONVOY_H
+#define CONVOY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CONVOY_VERSION_MAJOR 0
+#define CONVOY_VERSION_MINOR 1
+#define CONVOY_VERSION_PATCH 0
+
+/** Most channels one stream carries. */
+#define CONVOY_MAX_CHANNELS 1024
+
+typedef enum convoy_status {
+  CONVOY_OK = 0,
+  CONVOY_ERR_INVALID_ARGUMENT = 1, /* NULL pointer, count out of range, overlap */
+  CONVOY_ERR_OUT_OF_MEMORY = 2,    /* host or device allocation failed */
+  CONVOY_ERR_UNSUPPORTED = 3,      /* engine or sample type not built in */
+  CONVOY_ERR_NO_DEVICE = 4,        /* GPU engine asked for, no usable GPU */
+  CONVOY_ERR_STATE = 5,            /* call not allowed now (process after flush) */
+  CONVOY_ERR_BACKEND = 6,          /* FFTW, CUDA or cuFFT reported a failure */
+  CONVOY_ERR_IO = 7,               /* reading or writing a file failed */
+  CONVOY_ERR_FORMAT = 8,           /* a file's contents are invalid */
+  CONVOY_ERR_INTERNAL = 9          /* a bug: please report it */
+} convoy_status;
+
+/** Short English text for a status; never NULL, static storage. */
+const char *convoy_strerror(convoy_status status);
+
+/** Message of the last failed create (or other object-less) call on this
+ *  thread; "" if none. Valid until the next failing call on this thread. */
+const char *convoy_last_error(void);
+
+/** "MAJOR.MINOR.PATCH"; static storage. */
+const char *convoy_version(void);
+
+/* ------------------------------------------------------------------ engines */
+
+typedef enum convoy_engine {
+  CONVOY_ENGINE_AUTO = 0,       /* cheapest available, by cost model */
+  CONVOY_ENGINE_CPU = 1,        /* cheapest CPU engine */
+  CONVOY_ENGINE_CPU_DIRECT = 2, /* direct form, vectorised */
+  CONVOY_ENGINE_CPU_FFT = 3,    /* FFTW overlap-save */
+  CONVOY_ENGINE_GPU = 4,        /* cheapest GPU engine */
+  CONVOY_ENGINE_GPU_DIRECT = 5, /* register-tap direct kernel */
+  CONVOY_ENGINE_GPU_FFT = 6     /* cuFFT overlap-save */
+} convoy_engine;
+
+/** "auto", "cpu", "cpu-direct", "cpu-fft", "gpu", "gpu-direct", "gpu-fft". */
+const char *convoy_engine_name(convoy_engine engine);
+
+/** Parses a name as printed by convoy_engine_name(). */
+convoy_status convoy_engine_from_name(const char *name, convoy_engine *engine);
+
+/** 1 when the engine (or, for AUTO/CPU/GPU, any engine of the family) can run
+ *  here: built in and, for GPU engines, a usable device present. */
+int convoy_engine_available(convoy_engine engine);
+
+/** Number of online CPU threads the CPU engines use by default. */
+int convoy_cpu_threads(void);
+
+/* ------------------------------------------------------------------ GPUs */
+
+typedef struct convoy_gpu_info {
+  char name[256];           /* e.g. "NVIDIA H200" */
+  int64_t memory_bytes;     /* total device memory */
+  int32_t compute_major;    /* compute capability */
+  int32_t compute_minor;
+  int32_t multiprocessors;
+  int32_t copy_engines;     /* asynchronous copy engines (asyncEngineCount) */
+  int32_t driver_version;   /* CUDA driver API version, e.g. 13000; 0 if no driver */
+  int32_t runtime_version;  /* CUDA runtime the library was built with */
+} convoy_gpu_info;
+
+/** Number of usable CUDA devices: 0 when none, no driver, or convoy was built
+ *  without CUDA. Never fails; the reason for 0 is in convoy_last_error(). */
+int convoy_gpu_count(void);
+
+/** Fills *info for device index (0 .. convoy_gpu_count()-1). */
+convoy_status convoy_gpu_get_info(int index, convoy_gpu_info *info);
+
+/** 1 when this library was built with the CUDA engines. */
+int convoy_built_with_cuda(void);
+
+/* ------------------------------------------------------------------ filters */
+
+typedef enum convoy_sample_type {
+  CONVOY_SAMPLE_F32 = 0, /* real float32 */
+  CONVOY_SAMPLE_CF32 = 1 /* complex float32, interleaved re,im (not yet supported) */
+} convoy_sample_type;
+
+typedef struct convoy_filter convoy_filter;
+
+/** Creates a filter from n_taps real taps (1 <= n_taps <= 2^31), copied.
+ *  Taps must be finite. y[k] = sum_j taps[j] * x[k-j]. */
+convoy_status convoy_filter_create(convoy_filter **filter, const float *taps, int64_t n_taps);
+
+/** As convoy_filter_create, for a given tap type. CONVOY_SAMPLE_CF32 returns
+ *  CONVOY_ERR_UNSUPPORTED in this version. */
+convoy_status convoy_filter_create_typed(convoy_filter **filter, convoy_sample_type type,
+                                         const void *taps, int64_t n_taps);
+
+/** Releases the caller's handle; streams using the filter keep it alive. */
+void convoy_filter_destroy(convoy_filter *filter);
+
+int64_t convoy_filter_length(const convoy_filter *filter);
+
+/** The taps, owned by the filter, valid while the filter lives. */
+const float *convoy_filter_taps(const convoy_filter *filter);
+
+/** Group delay in frames. For linear-phase taps (symmetric or antisymmetric)
+ *  this is exactly (n_taps - 1) / 2 and *linear_phase is set to 1; otherwise
+ *  it is the index of the tap of largest magnitude and *linear_phase is 0.
+ *  linear_phase may be NULL. */
+double convoy_filter_group_delay(const convoy_filter *filter, int *linear_phase);
+
+/* ------------------------------------------------------------------ streams */
+
+typedef struct convoy_stream_config {
+  int32_t channels;          /* 1 .. CONVOY_MAX_CHANNELS; default 1 */
+  convoy_engine engine;      /* default CONVOY_ENGINE_AUTO */
+  convoy_sample_type sample; /* default CONVOY_SAMPLE_F32 (the only one now) */
+  int32_t threads;           /* CPU threads; 0 = convoy_cpu_threads() */
+  int64_t fft_size;          /* FFT engines: 0 = cost model; else a size >= taps */
+  int32_t plan_effort;       /* FFT planning: 0 = estimate (fast create),
+                                1 = measure (slower create, faster run) */
+  int32_t device;            /* GPU index; -1 = default */
+  int32_t gpu_streams;       /* GPU pipeline depth; 0 = default */
+  int64_t chunk_frames;      /* GPU transfer chunk; 0 = default */
+} convoy_stream_config;
+
+/** Fills *config with the defaults above. */
+void convoy_stream_config_init(convoy_stream_config *config);
+
+typedef struct convoy_stream convoy_stream;
+
+/** Creates a stream. n_filters is 1 (one filter for every channel) or
+ *  config->channels (filter c for channel c; lengths may differ). config may
+ *  be NULL for the defaults (mono, auto engine). With CONVOY_ENGINE_AUTO a GPU
+ *  engine is used only where it is cheaper by the cost model. */
+convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_config *config,
+                                   convoy_filter *const *filters, int32_t n_filters);
+
+void convoy_stream_destroy(convoy_stream *stream);
+
+/** Filters in_frames interleaved frames. Writes *out_frames frames to out,
+ *  never more than convoy_stream_max_output(stream, in_frames) frames, which
+ *  out_capacity (in frames) must cover. in and out must not overlap
+ *  (in-place is not allowed). in may be NULL when in_frames is 0.
+ *  Allocates nothing. After flush() it returns CONVOY_ERR_STATE until reset(). */
+convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int64_t in_frames,
+                                    float *out, int64_t out_capacity, int64_t *out_frames);
+
+/** Upper bound on the frames the next process() of in_frames may write. */
+int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames);
+
+/** Ends the input: writes every held-back frame and the taps-1 frames of
+ *  ring-out, exactly convoy_stream_flush_frames() frames. */
+convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out_capacity,
+                                  int64_t *out_frames);
+
+/** Frames the next flush() writes (held-back input + taps - 1). */
+int64_t convoy_stream_flush_frames(const convoy_stream *stream);
+
+/** Returns the stream to its just-created state (zero history), keeping plans. */
+convoy_status convoy_stream_reset(convoy_stream *stream);
+
+/** Most input frames process() can hold back before producing their output
+ *  (0 for the direct engines). Fixed for the stream's life. */
+int64_t convoy_stream_latency(const convoy_stream *stream);
+
+/** Longest filter's tap count. */
+int64_t convoy_stream_taps(const convoy_stream *stream);
+
+int32_t convoy_stream_channels(const convoy_stream *stream);
+
+/** The engine actually running (never AUTO, CPU or GPU). */
+convoy_engine convoy_stream_engine(const convoy_stream *stream);
+
+/** One line describing the plan (engine, FFT size, block, threads) into buf,
+ *  always NUL-terminated. */
+convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, size_t buf_size);
+
+/** Message of the last failed call on this stream; "" if none. */
+const char *convoy_stream_last_error(const convoy_stream *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONVOY_H */

@@ -1,0 +1,83 @@
+/*
+ * convoy_taps.h - filter taps: loading from files and windowed-sinc design.
+ *
+ * Part of libconvoy. Functions here return a convoy_status and, on failure,
+ * write one line into err (err_size bytes, always NUL-terminated, may be
+ * NULL/0) that names the file or the spec and the problem, for example
+ * "taps.txt: line 3: 'abc' is not a number". They never print or exit.
+ * All functions are thread-safe (no shared state).
+ */
+#ifndef CONVOY_TAPS_H
+#define CONVOY_TAPS_H
+
+#include "convoy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A set of taps: one or more channels of equal length, planar. */
+typedef struct convoy_taps {
+  int32_t channels; /* >= 1 */
+  int64_t length;   /* taps per channel, >= 1 */
+  float *data;      /* channels * length floats; channel c at data + c * length; owned */
+  double rate;      /* sample rate in Hz the taps were made for; 0 = unknown */
+} convoy_taps;
+
+typedef enum convoy_taps_format {
+  CONVOY_TAPS_AUTO = 0, /* by extension: .txt/.csv/.dat/.taps text, .npy, .f32/.raw/.bin
+                           raw float32, anything else through libsndfile */
+  CONVOY_TAPS_TEXT = 1, /* numbers separated by newlines, commas, spaces or tabs;
+                           '#' starts a comment that runs to the end of the line */
+  CONVOY_TAPS_NPY = 2,  /* NumPy .npy, 1-D, '<f4' or '<f8' (also '>f4','>f8'), C order */
+  CONVOY_TAPS_RAW_F32 = 3, /* raw little-endian float32, length = bytes / 4 */
+  CONVOY_TAPS_AUDIO = 4    /* impulse response in any file libsndfile reads; one
+                              channel of taps per file channel; rate from the file */
+} convoy_taps_format;
+
+/** Loads taps from path ("-" is not accepted). Rejects an empty file, a
+ *  value that is not a number, NaN or Inf, and a file with no taps. On
+ *  success *taps owns new memory (free with convoy_taps_free). */
+convoy_status convoy_taps_load(const char *path, convoy_taps_format format, convoy_taps *taps,
+                               char *err, size_t err_size);
+
+/** Frees taps->data and zeroes *taps. NULL-safe. */
+void convoy_taps_free(convoy_taps *taps);
+
+typedef enum convoy_design_type {
+  CONVOY_DESIGN_LOWPASS = 0,
+  CONVOY_DESIGN_HIGHPASS = 1,
+  CONVOY_DESIGN_BANDPASS = 2,
+  CONVOY_DESIGN_BANDSTOP = 3
+} convoy_design_type;
+
+/** A windowed-sinc (Kaiser) design. Frequencies in Hz. */
+typedef struct convoy_design {
+  convoy_design_type type;
+  double rate;   /* sample rate, Hz, > 0 */
+  double cutoff; /* lowpass/highpass: the -6 dB edge, 0 < cutoff < rate/2 */
+  double low;    /* bandpass/bandstop: lower edge, 0 < low < high */
+  double high;   /* bandpass/bandstop: upper edge, high < rate/2 */
+  double width;  /* transition width, Hz, > 0; 0 = derive from taps (needs taps) */
+  double atten;  /* stopband attenuation, dB, 20..200; default 80 */
+  int64_t taps;  /* explicit tap count (odd for highpass/bandstop); 0 = from width/atten */
+} convoy_design;
+
+/** Parses "TYPE:key=value,..." with TYPE lowpass|highpass|bandpass|bandstop and
+ *  keys cutoff, low, high, width, atten, taps, rate. rate= in the spec wins over
+ *  the rate argument; rate may be 0 when the spec has rate=. Checks ranges
+ *  (cutoff below Nyquist, positive widths, low < high) and either width or taps
+ *  present. */
+convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *design, char *err,
+                                  size_t err_size);
+
+/** Computes the taps of a design (odd length, linear phase, unity gain in the
+ *  passband). *taps is one channel, rate = design->rate. */
+convoy_status convoy_design_taps(const convoy_design *design, convoy_taps *taps, char *err,
+                                 size_t err_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONVOY_TAPS_H */

@@ -1,0 +1,74 @@
+/*
+ * engine.h - the interface every convolution engine implements (internal).
+ *
+ * The stream (pipeline/stream.c) owns buffering, history, interleaving and
+ * flushing. An engine only turns planar input with history into planar
+ * output, in whole granules, so one harness can drive every engine.
+ */
+#ifndef CONVOY_ENGINE_H
+#define CONVOY_ENGINE_H
+
+#include "convoy.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Readable, zero-initialised frames the stream keeps after the last valid
+ * input frame of each channel buffer, so engines may compute whole vector
+ * tiles past the end and discard the surplus. */
+#define CONVOY_ENGINE_SLACK 64
+
+typedef struct engine_request {
+  int32_t channels;
+  int64_t taps_len;          /* longest filter; shorter ones are zero-padded to it */
+  const float *const *taps;  /* [channels] pointers, each taps_len floats */
+  int32_t threads;           /* >= 1 */
+  int64_t fft_size;          /* 0 = engine's cost model */
+  int32_t plan_effort;       /* 0 estimate, 1 measure */
+  int32_t device;            /* GPU index, -1 default */
+} engine_request;
+
+typedef struct engine_ops {
+  convoy_engine id;
+
+  /* Relative cost per output frame per channel, in nanoseconds on a typical
+   * core, for choosing an engine; negative when the engine cannot serve r. */
+  double (*cost)(const engine_request *r);
+
+  /* Makes the plan: all allocation and FFT planning happens here. On failure
+   * writes a one-line message into err. */
+  convoy_status (*create)(const engine_request *r, void **impl, char *err, size_t err_size);
+
+  /* Outputs are produced in multiples of this many frames (1 = any count). */
+  int64_t (*granule)(const void *impl);
+
+  /* Computes n_out frames (a multiple of granule) for every channel:
+   *   out[c][k] = sum_j taps[c][j] * in[c][k + taps_len - 1 - j],  0 <= k < n_out
+   * in[c] holds n_out + taps_len - 1 valid frames followed by
+   * CONVOY_ENGINE_SLACK readable ones. Each output must depend only on its
+   * own inputs (not on n_out or on where it sits in the call), so that any
+   * chunking gives bitwise the same result. Allocates nothing. */
+  convoy_status (*run)(void *impl, const float *const *in, float *const *out, int64_t n_out,
+                       char *err, size_t err_size);
+
+  /* One line: engine name and plan parameters. */
+  void (*describe)(const void *impl, char *buf, size_t buf_size);
+
+  void (*destroy)(void *impl);
+} engine_ops;
+
+/* Engines built into this library; NULL where not built. */
+const engine_ops *engine_cpu_direct(void);
+const engine_ops *engine_cpu_fft(void);
+const engine_ops *engine_gpu_direct(void);
+const engine_ops *engine_gpu_fft(void);
+
+/* The ops for an exact engine id, or NULL. */
+const engine_ops *engine_lookup(convoy_engine id);
+
+/* Resolves AUTO/CPU/GPU to the cheapest available engine for r; exact ids
+ * pass through when available. Returns NULL with a message otherwise. */
+const engine_ops *engine_choose(convoy_engine wanted, const engine_request *r, char *err,
+                                size_t err_size);
+
+#endif /* CONVOY_ENGINE_H */

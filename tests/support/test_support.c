@@ -1,0 +1,181 @@
+#include "test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef CONVOY_HAVE_FFTW_DOUBLE
+#include <fftw3.h>
+#endif
+
+int ts_failures = 0;
+int ts_passes = 0;
+
+int ts_finish(void) {
+  printf("%d passed, %d failed\n", ts_passes, ts_failures);
+  return ts_failures ? 1 : 0;
+}
+
+int ts_quick(void) {
+  const char *q = getenv("CONVOY_TEST_QUICK");
+  return q && *q && strcmp(q, "0") != 0;
+}
+
+uint64_t ts_seed(const char *test_name) {
+  const char *env = getenv("CONVOY_TEST_SEED");
+  uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
+  printf("%s: seed %llu (replay with CONVOY_TEST_SEED=%llu)\n", test_name,
+         (unsigned long long)seed, (unsigned long long)seed);
+  return seed;
+}
+
+static uint64_t splitmix64(uint64_t *x) {
+  uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void ts_rng_init(ts_rng *rng, uint64_t seed) {
+  for (int i = 0; i < 4; i++) rng->s[i] = splitmix64(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+uint64_t ts_next(ts_rng *rng) { /* xoshiro256** */
+  uint64_t *s = rng->s;
+  uint64_t result = rotl(s[1] * 5, 7) * 9;
+  uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+double ts_uniform(ts_rng *rng) { return (double)(ts_next(rng) >> 11) * 0x1.0p-53; }
+
+int64_t ts_range(ts_rng *rng, int64_t lo, int64_t hi) {
+  if (hi <= lo) return lo;
+  return lo + (int64_t)(ts_next(rng) % (uint64_t)(hi - lo + 1));
+}
+
+int64_t ts_log_range(ts_rng *rng, int64_t lo, int64_t hi) {
+  if (hi <= lo) return lo;
+  double l = log((double)lo), h = log((double)hi + 1.0);
+  int64_t v = (int64_t)exp(l + (h - l) * ts_uniform(rng));
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+void ts_fill_uniform(ts_rng *rng, float *x, int64_t n) {
+  for (int64_t i = 0; i < n; i++) x[i] = (float)(2.0 * ts_uniform(rng) - 1.0);
+}
+
+static void reference_direct(const float *x, int64_t n, const float *h, int64_t m, double *y) {
+  for (int64_t k = 0; k < n + m - 1; k++) {
+    int64_t j0 = k - (n - 1) > 0 ? k - (n - 1) : 0;
+    int64_t j1 = k < m - 1 ? k : m - 1;
+    double acc = 0.0;
+    for (int64_t j = j0; j <= j1; j++) acc += (double)h[j] * (double)x[k - j];
+    y[k] = acc;
+  }
+}
+
+void ts_reference_conv(const float *x, int64_t n, const float *h, int64_t m, double *y) {
+#ifdef CONVOY_HAVE_FFTW_DOUBLE
+  if ((double)n * (double)m > 2e7 && n > 64 && m > 64) {
+    int64_t len = n + m - 1, size = 1;
+    while (size < len) size <<= 1;
+    double *a = fftw_malloc(sizeof(double) * (size_t)size);
+    double *b = fftw_malloc(sizeof(double) * (size_t)size);
+    fftw_complex *fa = fftw_malloc(sizeof(fftw_complex) * (size_t)(size / 2 + 1));
+    fftw_complex *fb = fftw_malloc(sizeof(fftw_complex) * (size_t)(size / 2 + 1));
+    fftw_plan pa = fftw_plan_dft_r2c_1d((int)size, a, fa, FFTW_ESTIMATE);
+    fftw_plan pb = fftw_plan_dft_r2c_1d((int)size, b, fb, FFTW_ESTIMATE);
+    fftw_plan pi = fftw_plan_dft_c2r_1d((int)size, fa, a, FFTW_ESTIMATE);
+    for (int64_t i = 0; i < size; i++) {
+      a[i] = i < n ? x[i] : 0.0;
+      b[i] = i < m ? h[i] : 0.0;
+    }
+    fftw_execute(pa);
+    fftw_execute(pb);
+    for (int64_t i = 0; i < size / 2 + 1; i++) {
+      double re = fa[i][0] * fb[i][0] - fa[i][1] * fb[i][1];
+      double im = fa[i][0] * fb[i][1] + fa[i][1] * fb[i][0];
+      fa[i][0] = re / (double)size;
+      fa[i][1] = im / (double)size;
+    }
+    fftw_execute(pi);
+    memcpy(y, a, sizeof(double) * (size_t)len);
+    fftw_destroy_plan(pa);
+    fftw_destroy_plan(pb);
+    fftw_destroy_plan(pi);
+    fftw_free(a);
+    fftw_free(b);
+    fftw_free(fa);
+    fftw_free(fb);
+    return;
+  }
+#endif
+  reference_direct(x, n, h, m, y);
+}
+
+double ts_rel_l2(const float *y, int64_t stride, const double *ref, int64_t n) {
+  double num = 0.0, den = 0.0;
+  for (int64_t i = 0; i < n; i++) {
+    double d = (double)y[i * stride] - ref[i];
+    num += d * d;
+    den += ref[i] * ref[i];
+  }
+  if (den == 0.0) return num == 0.0 ? 0.0 : INFINITY;
+  return sqrt(num / den);
+}
+
+float *ts_stream_run(convoy_stream *stream, const float *in, int64_t frames, int64_t chunk_max,
+                     ts_rng *rng, int64_t *out_frames) {
+  int32_t ch = convoy_stream_channels(stream);
+  int64_t total = frames + convoy_stream_taps(stream) - 1;
+  int64_t cap = total + convoy_stream_latency(stream) + 1;
+  float *out = malloc(sizeof(float) * (size_t)(cap * ch));
+  int64_t pos = 0, done = 0;
+  *out_frames = 0;
+  if (!out) return NULL;
+  while (pos < frames) {
+    int64_t n = frames - pos;
+    if (chunk_max > 0) {
+      int64_t c = ts_log_range(rng, 1, chunk_max);
+      if (c < n) n = c;
+    }
+    int64_t bound = convoy_stream_max_output(stream, n), got = -1;
+    convoy_status st = convoy_stream_process(stream, in + pos * ch, n, out + done * ch, cap - done,
+                                             &got);
+    if (st != CONVOY_OK) {
+      TS_CHECK(st == CONVOY_OK, "process: %s: %s", convoy_strerror(st),
+               convoy_stream_last_error(stream));
+      free(out);
+      return NULL;
+    }
+    if (got < 0 || got > bound) {
+      TS_CHECK(got >= 0 && got <= bound, "process wrote %lld frames, bound %lld", (long long)got,
+               (long long)bound);
+      free(out);
+      return NULL;
+    }
+    pos += n;
+    done += got;
+  }
+  int64_t want = convoy_stream_flush_frames(stream), got = -1;
+  convoy_status st = convoy_stream_flush(stream, out + done * ch, cap - done, &got);
+  if (st != CONVOY_OK || got != want) {
+    TS_CHECK(st == CONVOY_OK && got == want, "flush: %s, wrote %lld of %lld frames",
+             convoy_strerror(st), (long long)got, (long long)want);
+    free(out);
+    return NULL;
+  }
+  done += got;
+  *out_frames = done;
+  return out;
+}

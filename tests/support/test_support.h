@@ -1,0 +1,84 @@
+/*
+ * test_support.h - shared helpers for convoy's tests: seeded random numbers,
+ * a double-precision reference convolution, error measures, a driver that
+ * feeds a stream in chunks, and check macros that count failures.
+ */
+#ifndef CONVOY_TEST_SUPPORT_H
+#define CONVOY_TEST_SUPPORT_H
+
+#include "convoy.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------- checks */
+
+extern int ts_failures;
+extern int ts_passes;
+
+#define TS_CHECK(cond, ...)                                                  \
+  do {                                                                       \
+    if (cond) {                                                              \
+      ts_passes++;                                                           \
+    } else {                                                                 \
+      ts_failures++;                                                         \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
+      fprintf(stderr, __VA_ARGS__);                                          \
+      fprintf(stderr, "\n");                                                 \
+    }                                                                        \
+  } while (0)
+
+#define TS_CHECK_OK(call)                                                    \
+  do {                                                                       \
+    convoy_status ts_st_ = (call);                                           \
+    TS_CHECK(ts_st_ == CONVOY_OK, "%s -> %s (%s)", #call,                    \
+             convoy_strerror(ts_st_), convoy_last_error());                  \
+  } while (0)
+
+/* Prints "N passed, N failed" and returns the exit status (0 or 1). */
+int ts_finish(void);
+
+/* Exit status ctest reads as "skipped". */
+#define TS_SKIP 77
+
+/* 1 when CONVOY_TEST_QUICK is set (sanitizer builds): tests shrink sizes. */
+int ts_quick(void);
+
+/* ------------------------------------------------------------- random */
+
+typedef struct ts_rng {
+  uint64_t s[4];
+} ts_rng;
+
+/* Seed from CONVOY_TEST_SEED or the clock; printed so a failure can be replayed. */
+uint64_t ts_seed(const char *test_name);
+void ts_rng_init(ts_rng *rng, uint64_t seed);
+uint64_t ts_next(ts_rng *rng);
+double ts_uniform(ts_rng *rng);                       /* [0, 1) */
+int64_t ts_range(ts_rng *rng, int64_t lo, int64_t hi); /* [lo, hi] inclusive */
+/* Log-uniform integer in [lo, hi]: small sizes are as likely as large ones. */
+int64_t ts_log_range(ts_rng *rng, int64_t lo, int64_t hi);
+void ts_fill_uniform(ts_rng *rng, float *x, int64_t n); /* uniform in [-1, 1) */
+
+/* ------------------------------------------------------------- reference */
+
+/* Full convolution of one channel in double precision: y has n + m - 1
+ * values. Direct sums when n * m is small, FFTW double otherwise. */
+void ts_reference_conv(const float *x, int64_t n, const float *h, int64_t m, double *y);
+
+/* ||y - ref|| / ||ref|| over n values (0 when both are zero). stride lets y
+ * be one channel of interleaved frames. */
+double ts_rel_l2(const float *y, int64_t stride, const double *ref, int64_t n);
+
+/* ------------------------------------------------------------- streaming */
+
+/* Feeds frames interleaved frames through the stream in chunks, then
+ * flushes. chunk_max <= 0 feeds everything in one call; otherwise chunk sizes
+ * are drawn from [1, chunk_max] with rng (log-uniform). Returns a malloc'd
+ * buffer of *out_frames frames (caller frees) or NULL on a stream error,
+ * which is reported through TS_CHECK. Checks that every call stays within
+ * convoy_stream_max_output and that flush writes convoy_stream_flush_frames. */
+float *ts_stream_run(convoy_stream *stream, const float *in, int64_t frames, int64_t chunk_max,
+                     ts_rng *rng, int64_t *out_frames);
+
+#endif /* CONVOY_TEST_SUPPORT_H */
