@@ -3,7 +3,7 @@
  * to the convoy program and tests; part of the convoy_io library).
  *
  * Errors: functions return a convoy_status and write one line into err that
- * names the file and the problem ("in.wav: truncated: 1000 of 4800 frames").
+ * names the file and the problem ("in.wav: truncated: got 1000 of 4800 frames").
  */
 #ifndef CONVOY_AUDIO_FILE_H
 #define CONVOY_AUDIO_FILE_H
@@ -31,75 +31,100 @@ int audio_subtype_from_name(const char *name, audio_subtype *subtype);
 typedef struct audio_source audio_source;
 
 typedef struct audio_info {
-  int64_t frames;   /* -1 when unknown (a pipe) */
+  int64_t frames; /* -1 when unknown: a pipe whose header holds no real
+                     size, an Ogg file libsndfile cannot measure */
   int32_t channels;
-  int32_t rate;     /* Hz */
-  int32_t format;   /* libsndfile SF_FORMAT_* (container | subtype) */
+  int32_t rate;   /* Hz */
+  int32_t format; /* libsndfile SF_FORMAT_* (container | subtype) */
 } audio_info;
 
-/* Opens path for reading ("-" = stdin). Rejects unreadable, unsupported,
- * corrupt files, and empty signals (0 frames). */
-convoy_status audio_source_open(audio_source **src, const char *path, audio_info *info,
-                                char *err, size_t err_size);
+/* Opens path for reading ("-" = stdin, which must not be a terminal).
+ * Rejects unreadable, unsupported, corrupt files, and empty signals (0
+ * frames); a WAV/AIFF/AU/W64/RF64 file shorter than its header says is
+ * reported as "truncated: got X of N frames" (CONVOY_ERR_FORMAT) here, other
+ * truncations when reading reaches them. Samples are read as float: integer
+ * codes divided by 2^(bits-1). Not thread-safe per source. */
+convoy_status audio_source_open(audio_source **src, const char *path, audio_info *info, char *err,
+                                size_t err_size);
 
-/* Reads up to max_frames interleaved float frames; *got = 0 at the end.
- * Reports a truncated file (fewer frames than the header says) as
- * CONVOY_ERR_FORMAT. */
-convoy_status audio_source_read(audio_source *src, float *frames, int64_t max_frames,
-                                int64_t *got, char *err, size_t err_size);
+/* Reads up to max_frames (>= 1) interleaved float frames into frames
+ * (max_frames * channels floats); *got = 0 at the end. Reports a truncated
+ * file (fewer frames than the header says), a decoding error, and a pipe
+ * that ends before its first frame as CONVOY_ERR_FORMAT. */
+convoy_status audio_source_read(audio_source *src, float *frames, int64_t max_frames, int64_t *got,
+                                char *err, size_t err_size);
 
 /* Back to the first frame (not for pipes: CONVOY_ERR_UNSUPPORTED). */
 convoy_status audio_source_rewind(audio_source *src, char *err, size_t err_size);
 
 void audio_source_close(audio_source *src);
 
-
 /* ------------------------------------------------------------------ writing */
 
 typedef struct audio_sink audio_sink;
 
 typedef struct audio_sink_options {
-  int32_t format;   /* libsndfile container | subtype for the output */
+  int32_t format; /* libsndfile container | subtype for the output */
   int32_t channels;
   int32_t rate;
-  int dither;       /* 1: TPDF dither when the subtype has <= 16 bits */
-  uint64_t seed;    /* dither noise seed */
+  int dither;    /* 1: TPDF dither when the subtype has <= 16 bits */
+  uint64_t seed; /* dither noise seed */
 } audio_sink_options;
 
 typedef struct audio_sink_stats {
-  int64_t frames;   /* frames written */
-  int64_t clipped;  /* samples that were saturated to full scale */
-  double peak;      /* largest |sample| before saturation, linear (1.0 = 0 dBFS) */
+  int64_t frames;  /* frames written */
+  int64_t clipped; /* samples that were saturated to full scale */
+  double peak;     /* largest |sample| before saturation, linear (1.0 = 0 dBFS) */
 } audio_sink_stats;
 
-/* Output format for path: container from its extension (wav, flac, aiff,
- * ogg, ...), subtype from `subtype` or, when AUDIO_SUBTYPE_SAME, from
- * input_format when the container can hold it, else the container's usual
- * one. Fails for an unknown extension or an impossible combination. */
+/* Output format for path: container from its extension (wav wave w64 rf64
+ * flac aif aiff aifc au snd caf ogg oga opus; case ignored), subtype from
+ * `subtype` or, when AUDIO_SUBTYPE_SAME, from input_format when the
+ * container can hold it, else the container's usual one for the input's
+ * depth (FLAC: at most 24 bits, so float input gives pcm24; lossy or
+ * unknown input (0): pcm16). .ogg/.oga are Vorbis and .opus is Opus, with no
+ * explicit subtype allowed. path "-" (stdout) keeps the input's container
+ * (WAV when input_format is 0). Fails (CONVOY_ERR_INVALID_ARGUMENT) for an
+ * unknown extension or an impossible combination such as float in FLAC. */
 convoy_status audio_output_format(const char *path, int32_t input_format, audio_subtype subtype,
                                   int32_t *format, char *err, size_t err_size);
 
-/* Opens a temporary file in path's directory (path "-" writes stdout, no
- * temporary). Refuses an existing path unless overwrite. The temporary is
- * removed on audio_sink_abort, on a failed commit, and on SIGINT/SIGTERM. */
+/* Opens a temporary file ".NAME.convoy-XXXXXX" in path's directory. Refuses
+ * an existing path unless overwrite (checked now and again, atomically, at
+ * commit); with overwrite, path must be a regular file (a symlink is
+ * followed). The temporary is removed on audio_sink_abort, on a failed
+ * write or commit, and on the signals of audio_install_signal_cleanup.
+ * path "-" writes stdout directly: no temporary, nothing to remove, and
+ * libsndfile writes only AU, CAF, Ogg and raw to a pipe (any format to a
+ * regular file). Not thread-safe per sink. */
 convoy_status audio_sink_open(audio_sink **sink, const char *path, const audio_sink_options *opt,
                               int overwrite, char *err, size_t err_size);
 
 /* Writes interleaved float frames: integer subtypes saturate (never wrap),
- * with TPDF dither at <= 16 bits when enabled; clips and peak are counted. */
-convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_frames,
-                               char *err, size_t err_size);
+ * with TPDF dither at <= 16 bits when enabled; clips and peak are counted
+ * (the exact rule is in io/quantize.h: x = +1.0 counts as clipped in integer
+ * output, -1.0 does not). Float and double subtypes take samples unchanged,
+ * beyond +-1.0 too, and count no clips; Vorbis and Opus clamp to +-1.0 and
+ * count what they clamp. After a failed write the temporary is already
+ * removed and only commit (which then fails) or abort may follow. */
+convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_frames, char *err,
+                               size_t err_size);
 
-/* Closes the file and renames the temporary over path. Frees the sink. */
+/* Closes the file, fsyncs it and renames the temporary over path (without
+ * overwrite, never replacing a file that appeared meanwhile). On failure the
+ * temporary is removed and path untouched. Frees the sink in every case. */
 convoy_status audio_sink_commit(audio_sink *sink, char *err, size_t err_size);
 
 /* Closes and removes the temporary; path is untouched. Frees the sink. NULL-safe. */
 void audio_sink_abort(audio_sink *sink);
 
+/* Counts so far; call before commit or abort, which free the sink. */
 void audio_sink_get_stats(const audio_sink *sink, audio_sink_stats *stats);
 
-/* Installs SIGINT/SIGTERM handlers that remove open temporaries, then die of
- * the same signal. Call once at program start. */
+/* Installs SIGINT, SIGTERM, SIGHUP and SIGPIPE handlers that remove open
+ * temporaries, then die of the same signal, and an atexit hook that removes
+ * them on exit(). A signal ignored at the time of the call stays ignored.
+ * Call once at program start, from the main thread (idempotent). */
 void audio_install_signal_cleanup(void);
 
 #endif /* CONVOY_AUDIO_FILE_H */

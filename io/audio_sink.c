@@ -1,0 +1,206 @@
+/* Writing audio through libsndfile: audio_sink_* of audio_file.h. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "atomic_file.h"
+#include "audio_file.h"
+#include "io_message.h"
+#include "quantize.h"
+#include "sample_path.h"
+
+#include <sndfile.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Frames converted per libsndfile call; the buffer is made at open. */
+#define CHUNK_FRAMES 4096
+
+struct audio_sink {
+  SNDFILE *sf;
+  atomic_file *file; /* NULL when writing stdout */
+  sample_path path;
+  quantizer q;
+  int channels;
+  int failed; /* a write failed: the temporary is gone */
+  int64_t frames;
+  void *buf;   /* CHUNK_FRAMES * channels shorts, ints or floats */
+  char name[]; /* for messages: the path, or "stdout" */
+};
+
+static void free_sink(audio_sink *sink) {
+  free(sink->buf);
+  free(sink);
+}
+
+/* Closes libsndfile and removes the temporary. */
+static void drop_output(audio_sink *sink) {
+  if (sink->sf) sf_close(sink->sf);
+  sink->sf = NULL;
+  atomic_file_discard(sink->file);
+  sink->file = NULL;
+}
+
+convoy_status audio_sink_open(audio_sink **out, const char *path, const audio_sink_options *opt,
+                              int overwrite, char *err, size_t err_size) {
+  if (!out || !path || !opt) {
+    io_errorf(err, err_size, "audio_sink_open: NULL argument");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  int to_stdout = strcmp(path, "-") == 0;
+  const char *name = to_stdout ? "stdout" : path;
+  if (opt->channels < 1 || opt->rate < 1) {
+    io_errorf(err, err_size, "%s: invalid output: %d channels at %d Hz", name, opt->channels,
+              opt->rate);
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  SF_INFO sfi;
+  memset(&sfi, 0, sizeof sfi);
+  sfi.format = opt->format;
+  sfi.channels = opt->channels;
+  sfi.samplerate = opt->rate;
+  if (!sf_format_check(&sfi)) {
+    io_errorf(err, err_size, "%s: libsndfile cannot write format 0x%06x with %d channels at %d Hz",
+              name, (unsigned)opt->format, opt->channels, opt->rate);
+    return CONVOY_ERR_UNSUPPORTED;
+  }
+
+  size_t name_len = strlen(name);
+  audio_sink *sink = calloc(1, sizeof *sink + name_len + 1);
+  if (!sink) goto oom;
+  memcpy(sink->name, name, name_len + 1);
+  sink->channels = opt->channels;
+  sink->path = sample_path_for(opt->format);
+  size_t width = sink->path.kind == SAMPLE_PATH_SHORT ? sizeof(short)
+                 : sink->path.kind == SAMPLE_PATH_INT ? sizeof(int32_t)
+                                                      : sizeof(float);
+  sink->buf = malloc(width * CHUNK_FRAMES * (size_t)opt->channels);
+  if (!sink->buf) goto oom;
+  quantizer_init(&sink->q, sink->path.kind == SAMPLE_PATH_FLOAT ? 32 : sink->path.bits, opt->dither,
+                 opt->seed);
+
+  int fd = STDOUT_FILENO;
+  if (!to_stdout) {
+    convoy_status st = atomic_file_create(&sink->file, path, overwrite, &fd, err, err_size);
+    if (st != CONVOY_OK) {
+      free_sink(sink);
+      return st;
+    }
+  }
+  sink->sf = sf_open_fd(fd, SFM_WRITE, &sfi, 0);
+  if (!sink->sf) {
+    char text[256];
+    io_sf_text(sf_strerror(NULL), text, sizeof text);
+    struct stat st;
+    int is_pipe =
+        to_stdout && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+    int system = sf_error(NULL) == SF_ERR_SYSTEM;
+    io_errorf(err, err_size, "%s: cannot write: %s%s", name, text,
+              is_pipe && !system ? " (AU, CAF and Ogg can be written to a pipe)" : "");
+    drop_output(sink);
+    free_sink(sink);
+    return system ? CONVOY_ERR_IO : CONVOY_ERR_UNSUPPORTED;
+  }
+  if (sink->path.kind == SAMPLE_PATH_LOSSY) sf_command(sink->sf, SFC_SET_CLIPPING, NULL, SF_TRUE);
+  *out = sink;
+  return CONVOY_OK;
+
+oom:
+  io_errorf(err, err_size, "%s: out of memory", name);
+  if (sink) free_sink(sink);
+  return CONVOY_ERR_OUT_OF_MEMORY;
+}
+
+/* One chunk through the quantizer and into libsndfile; returns frames written. */
+static sf_count_t write_chunk(audio_sink *sink, const float *x, sf_count_t n) {
+  size_t samples = (size_t)n * (size_t)sink->channels;
+  switch (sink->path.kind) {
+  case SAMPLE_PATH_SHORT:
+    quantize_to_short(&sink->q, x, samples, sink->buf);
+    return sf_writef_short(sink->sf, sink->buf, n);
+  case SAMPLE_PATH_INT:
+    quantize_to_int(&sink->q, x, samples, sink->buf);
+    return sf_writef_int(sink->sf, sink->buf, n);
+  case SAMPLE_PATH_LOSSY:
+    quantize_clamp_float(&sink->q, x, samples, sink->buf);
+    return sf_writef_float(sink->sf, sink->buf, n);
+  case SAMPLE_PATH_FLOAT:
+  default:
+    quantize_track_float(&sink->q, x, samples);
+    return sf_writef_float(sink->sf, x, n);
+  }
+}
+
+convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_frames, char *err,
+                               size_t err_size) {
+  if (!sink || n_frames < 0 || (!frames && n_frames > 0)) {
+    io_errorf(err, err_size, "audio_sink_write: NULL argument or negative count");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  if (sink->failed) {
+    io_errorf(err, err_size, "%s: an earlier write failed; the output was removed", sink->name);
+    return CONVOY_ERR_STATE;
+  }
+  for (int64_t done = 0; done < n_frames;) {
+    sf_count_t n = n_frames - done < CHUNK_FRAMES ? (sf_count_t)(n_frames - done) : CHUNK_FRAMES;
+    const float *x = frames + done * sink->channels;
+    sf_count_t wrote = write_chunk(sink, x, n);
+    if (wrote != n) {
+      char text[256];
+      io_errorf(err, err_size, "%s: write failed: %s", sink->name,
+                io_sf_text(sf_strerror(sink->sf), text, sizeof text));
+      drop_output(sink);
+      sink->failed = 1;
+      return CONVOY_ERR_IO;
+    }
+    done += n;
+    sink->frames += n;
+  }
+  return CONVOY_OK;
+}
+
+convoy_status audio_sink_commit(audio_sink *sink, char *err, size_t err_size) {
+  if (!sink) {
+    io_errorf(err, err_size, "audio_sink_commit: NULL sink");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  if (sink->failed) {
+    io_errorf(err, err_size, "%s: an earlier write failed; the output was removed", sink->name);
+    free_sink(sink);
+    return CONVOY_ERR_STATE;
+  }
+  /* sf_close writes the final header (sizes, FLAC STREAMINFO, Ogg end). */
+  int code = sf_close(sink->sf);
+  sink->sf = NULL;
+  if (code != SF_ERR_NO_ERROR) {
+    char text[256];
+    io_errorf(err, err_size, "%s: cannot finish the file: %s", sink->name,
+              io_sf_text(sf_error_number(code), text, sizeof text));
+    drop_output(sink);
+    free_sink(sink);
+    return CONVOY_ERR_IO;
+  }
+  convoy_status st = CONVOY_OK;
+  if (sink->file) {
+    st = atomic_file_commit(sink->file, err, err_size);
+    sink->file = NULL;
+  }
+  free_sink(sink);
+  return st;
+}
+
+void audio_sink_abort(audio_sink *sink) {
+  if (!sink) return;
+  drop_output(sink);
+  free_sink(sink);
+}
+
+void audio_sink_get_stats(const audio_sink *sink, audio_sink_stats *stats) {
+  if (!stats) return;
+  memset(stats, 0, sizeof *stats);
+  if (!sink) return;
+  stats->frames = sink->frames;
+  stats->clipped = sink->q.clipped;
+  stats->peak = sink->q.peak;
+}

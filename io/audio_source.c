@@ -1,0 +1,241 @@
+/* Reading audio through libsndfile: audio_source_* of audio_file.h. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "audio_file.h"
+#include "header_frames.h"
+#include "io_message.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sndfile.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct audio_source {
+  SNDFILE *sf;
+  int fd;       /* descriptor we opened and close, -1 for stdin */
+  int seekable; /* 0 for pipes */
+  int channels;
+  int64_t expected; /* frames the file holds, -1 unknown */
+  int64_t read;     /* frames delivered so far */
+  char name[];      /* for messages: the path, or "stdin" */
+};
+
+/* libsndfile keeps the file's header log; a few KiB covers the headers of
+ * every format it reads. */
+#define LOG_SIZE 16384
+
+/* Appended to errors on a pipe: these formats need seeking and libsndfile
+ * fails on them in ways that do not say so. */
+#define PIPE_HINT "; libsndfile cannot read FLAC or CAF from a pipe"
+
+static int lseekable(int fd) {
+  return lseek(fd, 0, SEEK_CUR) != (off_t)-1;
+}
+
+static void close_source(audio_source *src) {
+  if (src->sf) sf_close(src->sf);
+  if (src->fd >= 0) close(src->fd);
+  free(src);
+}
+
+/* Checks what libsndfile accepted: shape, emptiness, and (through the header
+ * log) truncation that libsndfile would otherwise hide. Fills info. */
+static convoy_status check_opened(audio_source *src, const SF_INFO *sfi, audio_info *info,
+                                  char *err, size_t err_size) {
+  if (sfi->channels < 1 || sfi->samplerate < 1) {
+    io_errorf(err, err_size, "%s: invalid header: %d channels at %d Hz", src->name, sfi->channels,
+              sfi->samplerate);
+    return CONVOY_ERR_FORMAT;
+  }
+  char *log = malloc(LOG_SIZE);
+  if (!log) {
+    io_errorf(err, err_size, "%s: out of memory", src->name);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  log[0] = '\0';
+  sf_command(src->sf, SFC_GET_LOG_INFO, log, LOG_SIZE);
+  int64_t declared = header_declared_frames(log, sfi->format, sfi->channels);
+  int cut_short = header_log_says_cut_short(log);
+  free(log);
+
+  if (src->seekable) {
+    /* libsndfile counts the frames that are really there; SF_COUNT_MAX
+     * means it could not tell (an Ogg file without its last page). */
+    src->expected = sfi->frames == SF_COUNT_MAX ? -1 : (int64_t)sfi->frames;
+    if (declared > 0 && src->expected >= 0 && declared > src->expected) {
+      io_errorf(err, err_size, "%s: truncated: got %lld of %lld frames", src->name,
+                (long long)src->expected, (long long)declared);
+      return CONVOY_ERR_FORMAT;
+    }
+    /* Trusted only when the length is unknown: libsndfile also logs it at
+     * the end of some complete Ogg files, whose length it knows. */
+    if (cut_short && src->expected < 0) {
+      io_errorf(err, err_size, "%s: truncated: the stream ends before its last page", src->name);
+      return CONVOY_ERR_FORMAT;
+    }
+  } else {
+    /* A pipe: only a real size in the header is known (no placeholder; a
+     * 0 may be one too, so the reading decides whether it is empty). */
+    src->expected = declared > 0 ? declared : -1;
+  }
+  if (src->expected == 0) {
+    io_errorf(err, err_size, "%s: empty signal (0 frames)", src->name);
+    return CONVOY_ERR_FORMAT;
+  }
+  info->frames = src->expected;
+  info->channels = sfi->channels;
+  info->rate = sfi->samplerate;
+  info->format = sfi->format;
+  return CONVOY_OK;
+}
+
+convoy_status audio_source_open(audio_source **out, const char *path, audio_info *info, char *err,
+                                size_t err_size) {
+  if (!out || !path || !info) {
+    io_errorf(err, err_size, "audio_source_open: NULL argument");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  int is_stdin = strcmp(path, "-") == 0;
+  const char *name = is_stdin ? "stdin" : path;
+  size_t name_len = strlen(name);
+  audio_source *src = calloc(1, sizeof *src + name_len + 1);
+  if (!src) {
+    io_errorf(err, err_size, "%s: out of memory", name);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  memcpy(src->name, name, name_len + 1);
+  src->fd = -1;
+
+  int fd;
+  if (is_stdin) {
+    if (isatty(STDIN_FILENO)) {
+      io_errorf(err, err_size, "stdin: is a terminal, not audio data");
+      close_source(src);
+      return CONVOY_ERR_INVALID_ARGUMENT;
+    }
+    fd = STDIN_FILENO;
+  } else {
+    /* Opened here rather than by sf_open so that the message carries the
+     * system's reason (missing, permission, ...) instead of libsndfile's. */
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      io_errorf(err, err_size, "%s: %s", path, strerror(errno));
+      close_source(src);
+      return CONVOY_ERR_IO;
+    }
+    src->fd = fd;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+      io_errorf(err, err_size, "%s: %s", path, strerror(EISDIR));
+      close_source(src);
+      return CONVOY_ERR_IO;
+    }
+  }
+
+  SF_INFO sfi;
+  memset(&sfi, 0, sizeof sfi);
+  src->sf = sf_open_fd(fd, SFM_READ, &sfi, 0);
+  if (!src->sf) {
+    char text[256];
+    io_errorf(err, err_size, "%s: not a readable audio file: %s%s", name,
+              io_sf_text(sf_strerror(NULL), text, sizeof text),
+              is_stdin && !lseekable(fd) ? PIPE_HINT : "");
+    close_source(src);
+    return CONVOY_ERR_FORMAT;
+  }
+  src->seekable = sfi.seekable != 0;
+  src->channels = sfi.channels;
+  convoy_status st = check_opened(src, &sfi, info, err, err_size);
+  if (st != CONVOY_OK) {
+    close_source(src);
+    return st;
+  }
+  *out = src;
+  return CONVOY_OK;
+}
+
+/* libsndfile notes some truncations (an Ogg file without its last page,
+ * whose length it therefore cannot tell) in the log only when reading
+ * reaches them. */
+static int log_says_cut_short(audio_source *src) {
+  char *log = malloc(LOG_SIZE);
+  if (!log) return 0;
+  log[0] = '\0';
+  sf_command(src->sf, SFC_GET_LOG_INFO, log, LOG_SIZE);
+  int cut = header_log_says_cut_short(log);
+  free(log);
+  return cut;
+}
+
+convoy_status audio_source_read(audio_source *src, float *frames, int64_t max_frames, int64_t *got,
+                                char *err, size_t err_size) {
+  if (got) *got = 0;
+  if (!src || !frames || !got || max_frames < 1) {
+    io_errorf(err, err_size, "audio_source_read: NULL argument or max_frames < 1");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  sf_count_t n = sf_readf_float(src->sf, frames, (sf_count_t)max_frames);
+  int code = sf_error(src->sf);
+  if (code != SF_ERR_NO_ERROR) {
+    char text[256];
+    io_sf_text(sf_error_number(code), text, sizeof text);
+    int64_t at = src->read + (n > 0 ? n : 0);
+    if (src->expected >= 0)
+      io_errorf(err, err_size, "%s: truncated or corrupt: got %lld of %lld frames (%s)", src->name,
+                (long long)at, (long long)src->expected, text);
+    else
+      io_errorf(err, err_size, "%s: corrupt audio data after %lld frames (%s)", src->name,
+                (long long)at, text);
+    return CONVOY_ERR_FORMAT;
+  }
+  if (n > 0) {
+    src->read += n;
+    *got = n;
+    return CONVOY_OK;
+  }
+  /* The end: check it came where the header said. */
+  if (src->expected < 0 && src->seekable && log_says_cut_short(src)) {
+    io_errorf(err, err_size,
+              "%s: truncated: the stream ends without its end mark after %lld frames", src->name,
+              (long long)src->read);
+    return CONVOY_ERR_FORMAT;
+  }
+  if (src->expected >= 0 && src->read < src->expected) {
+    io_errorf(err, err_size, "%s: truncated: got %lld of %lld frames", src->name,
+              (long long)src->read, (long long)src->expected);
+    return CONVOY_ERR_FORMAT;
+  }
+  if (src->read == 0) {
+    io_errorf(err, err_size, "%s: empty signal (0 frames)%s", src->name,
+              src->seekable ? "" : PIPE_HINT);
+    return CONVOY_ERR_FORMAT;
+  }
+  return CONVOY_OK;
+}
+
+convoy_status audio_source_rewind(audio_source *src, char *err, size_t err_size) {
+  if (!src) {
+    io_errorf(err, err_size, "audio_source_rewind: NULL source");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  if (!src->seekable) {
+    io_errorf(err, err_size, "%s: cannot rewind a pipe", src->name);
+    return CONVOY_ERR_UNSUPPORTED;
+  }
+  if (sf_seek(src->sf, 0, SEEK_SET) != 0) {
+    char text[256];
+    io_errorf(err, err_size, "%s: cannot rewind: %s", src->name,
+              io_sf_text(sf_strerror(src->sf), text, sizeof text));
+    return CONVOY_ERR_IO;
+  }
+  src->read = 0;
+  return CONVOY_OK;
+}
+
+void audio_source_close(audio_source *src) {
+  if (src) close_source(src);
+}

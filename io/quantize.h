@@ -1,0 +1,55 @@
+/*
+ * quantize.h - float samples to integer codes with saturation, clip counting,
+ * peak tracking and optional TPDF dither. Internal to convoy_io.
+ *
+ * Rule for an integer width of b bits (full = 2^(b-1), codes -full .. full-1):
+ *   v = x * full                  (exact in double)
+ *   clipped  when v >= full - 0.5 or v < -full - 0.5 (NaN too): the code
+ *            nearest to v is outside the range. The code is saturated to
+ *            full-1 or -full (NaN to 0) and the sample counted in `clipped`.
+ *   otherwise code = floor(v + 0.5) (ties round up), or with dither
+ *            floor(v + d + 0.5) with d the sum of two independent uniform
+ *            values in [-0.5, 0.5) LSB (TPDF, (-1, 1) LSB), then limited to
+ *            the range without being counted: such a sample was
+ *            representable and only the dither noise reached past full scale.
+ * So x = +1.0 is clipped (its code would be full) and x = -1.0 is not.
+ * Dither is applied only when it was asked for and b <= 16.
+ * `peak` is max |x| over every sample seen (NaN ignored), before saturation.
+ *
+ * A quantizer is plain data: one per output, not shared between threads.
+ */
+#ifndef CONVOY_QUANTIZE_H
+#define CONVOY_QUANTIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct quantizer {
+  int bits;        /* integer width, 2 .. 32 */
+  int dither;      /* 1: TPDF dither (set by quantizer_init only when bits <= 16) */
+  uint64_t rng;    /* dither noise state */
+  int64_t clipped; /* samples saturated so far */
+  double peak;     /* max |x| so far, linear */
+} quantizer;
+
+/* bits: integer width (2..32); dither: nonzero to ask for TPDF dither (kept
+ * only when bits <= 16); seed: dither noise seed (same seed, same output). */
+void quantizer_init(quantizer *q, int bits, int dither, uint64_t seed);
+
+/* n samples to codes of q->bits bits, left-justified in 16 bits
+ * (code * 2^(16-bits)), as libsndfile's sf_write_short expects. bits <= 16. */
+void quantize_to_short(quantizer *q, const float *x, size_t n, short *out);
+
+/* n samples to codes of q->bits bits, left-justified in 32 bits
+ * (code * 2^(32-bits)), as libsndfile's sf_write_int expects. */
+void quantize_to_int(quantizer *q, const float *x, size_t n, int32_t *out);
+
+/* Float output: tracks the peak only; no clipping is possible. */
+void quantize_track_float(quantizer *q, const float *x, size_t n);
+
+/* Float output for codecs that hold [-1, 1] (Vorbis, Opus): copies x into
+ * out clamped to [-1, 1], counting each |x| > 1 (and NaN, written as 0) as
+ * clipped. */
+void quantize_clamp_float(quantizer *q, const float *x, size_t n, float *out);
+
+#endif /* CONVOY_QUANTIZE_H */
