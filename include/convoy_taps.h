@@ -25,11 +25,15 @@ typedef struct convoy_taps {
 } convoy_taps;
 
 typedef enum convoy_taps_format {
-  CONVOY_TAPS_AUTO = 0, /* by extension: .txt/.csv/.dat/.taps text, .npy, .f32/.raw/.bin
-                           raw float32, anything else through libsndfile */
-  CONVOY_TAPS_TEXT = 1, /* numbers separated by newlines, commas, spaces or tabs;
-                           '#' starts a comment that runs to the end of the line */
-  CONVOY_TAPS_NPY = 2,  /* NumPy .npy, 1-D, '<f4' or '<f8' (also '>f4','>f8'), C order */
+  CONVOY_TAPS_AUTO = 0,    /* by extension, case-insensitive: .txt/.csv/.dat/.taps text,
+                              .npy, .f32/.raw/.bin raw float32, an extension libsndfile
+                              lists (.wav .flac .aiff .ogg ...) audio; any other extension,
+                              or none, audio if libsndfile opens it, else text */
+  CONVOY_TAPS_TEXT = 1,    /* numbers separated by newlines, commas, spaces or tabs;
+                              '#' starts a comment that runs to the end of the line */
+  CONVOY_TAPS_NPY = 2,     /* NumPy .npy (format 1.0/2.0/3.0), '<f4' or '<f8' (also '>f4',
+                              '>f8'), shape (n,), (n,1) or (1,n) (the same n values in either
+                              order); float64 values must fit float32 */
   CONVOY_TAPS_RAW_F32 = 3, /* raw little-endian float32, length = bytes / 4 */
   CONVOY_TAPS_AUDIO = 4    /* impulse response in any file libsndfile reads; one
                               channel of taps per file channel; rate from the file */
@@ -58,21 +62,36 @@ typedef struct convoy_design {
   double cutoff; /* lowpass/highpass: the -6 dB edge, 0 < cutoff < rate/2 */
   double low;    /* bandpass/bandstop: lower edge, 0 < low < high */
   double high;   /* bandpass/bandstop: upper edge, high < rate/2 */
-  double width;  /* transition width, Hz, > 0; 0 = derive from taps (needs taps) */
-  double atten;  /* stopband attenuation, dB, 20..200; default 80 */
-  int64_t taps;  /* explicit tap count (odd for highpass/bandstop); 0 = from width/atten */
+  double width;  /* transition width, Hz, > 0; 0 = derive from taps (needs taps).
+                    Centred on each edge: the edges +-width/2 must stay in 0..rate/2,
+                    and a band must be at least width wide */
+  double atten;  /* stopband attenuation, dB, 20..200; 0 = default 80. Rounding the
+                    taps to float32 adds up to 2^-24 * sum|taps| of error, which caps
+                    what the float taps reach at roughly 130..150 dB */
+  int64_t taps;  /* explicit tap count, 1..2^24 (odd for highpass/bandstop); 0 = from
+                    width/atten. Exactly one of width and taps is nonzero */
 } convoy_design;
 
 /** Parses "TYPE:key=value,..." with TYPE lowpass|highpass|bandpass|bandstop and
- *  keys cutoff, low, high, width, atten, taps, rate. rate= in the spec wins over
- *  the rate argument; rate may be 0 when the spec has rate=. Checks ranges
- *  (cutoff below Nyquist, positive widths, low < high) and either width or taps
- *  present. */
+ *  keys cutoff (lowpass/highpass), low and high (bandpass/bandstop), width,
+ *  atten, taps, rate; names are case-insensitive, blanks around items and
+ *  empty items are ignored, numbers use '.' whatever the locale. rate= in the
+ *  spec wins over the rate argument; rate may be 0 when the spec has rate=
+ *  (else "needs a sample rate: add rate=HZ"). Checks every range listed in
+ *  convoy_design (cutoff below Nyquist, positive widths, low < high,
+ *  transition bands inside 0..Nyquist) and exactly one of width and taps.
+ *  Errors are CONVOY_ERR_INVALID_ARGUMENT, the message starting with the spec:
+ *  "lowpass:cutoff=30000: cutoff 30000 Hz is not below Nyquist (24000 Hz)". */
 convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *design, char *err,
                                   size_t err_size);
 
-/** Computes the taps of a design (odd length, linear phase, unity gain in the
- *  passband). *taps is one channel, rate = design->rate. */
+/** Computes the taps of a design: symmetric (linear phase), unity gain at DC
+ *  (lowpass, bandstop), Nyquist (highpass) or the band centre (bandpass).
+ *  From width: odd length, starting from Kaiser's estimate and grown until the
+ *  measured response meets the spec (passband ripple and stopband level both
+ *  within 10^(-atten/20)). From taps: exactly that many, Kaiser beta from
+ *  atten. Validates like convoy_design_parse. *taps is one channel, rate =
+ *  design->rate. */
 convoy_status convoy_design_taps(const convoy_design *design, convoy_taps *taps, char *err,
                                  size_t err_size);
 

@@ -1,0 +1,137 @@
+/* taps_audio.c - impulse responses from any file libsndfile reads.
+ *
+ * Samples are read as float with libsndfile's default normalisation (integer
+ * full scale -> +-1.0). Each file channel becomes one channel of taps
+ * (planar). The file's sample rate is recorded in taps->rate. */
+#include "taps_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sndfile.h>
+
+/* libsndfile quietly shortens a WAV or AIFF whose data chunk runs past the
+ * end of the file, so the frame count it reports is already the truncated
+ * one. Its header log keeps the evidence ("data : 4000 (should be 1978)");
+ * this reads it. Sizes of 0x7FFFFFFF and above are the "unknown length"
+ * placeholders that streaming writers put in a header, not truncation. */
+static int truncated_chunk(SNDFILE *sf, unsigned long long *announced,
+                           unsigned long long *present) {
+  char log[8192];
+  log[0] = '\0';
+  sf_command(sf, SFC_GET_LOG_INFO, log, (int)sizeof log);
+  log[sizeof log - 1] = '\0';
+  for (char *line = log; line && *line;) {
+    char *next = strchr(line, '\n');
+    if (next) *next++ = '\0';
+    while (*line == ' ' || *line == '\t') line++;
+    unsigned long long a = 0, p = 0;
+    if ((strncmp(line, "data :", 6) == 0 || strncmp(line, "SSND :", 6) == 0) &&
+        sscanf(line + 6, "%llu (should be %llu)", &a, &p) == 2 && a > p && a < 0x7FFFFFFFull) {
+      *announced = a;
+      *present = p;
+      return 1;
+    }
+    line = next;
+  }
+  return 0;
+}
+
+convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *taps, char *err,
+                              size_t err_size) {
+  memset(taps, 0, sizeof *taps);
+  convoy_status st = taps_probe_file(path, err, err_size);
+  if (st != CONVOY_OK) return st;
+
+  SF_INFO info;
+  memset(&info, 0, sizeof info);
+  SNDFILE *sf = sf_open(path, SFM_READ, &info);
+  if (!sf) {
+    if (quiet_open) return CONVOY_ERR_UNSUPPORTED;
+    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
+                      "%s: not an audio file libsndfile reads (%s)", path, sf_strerror(NULL));
+  }
+
+  unsigned long long announced = 0, present = 0;
+  if (truncated_chunk(sf, &announced, &present)) {
+    sf_close(sf);
+    return taps_error(
+        err, err_size, CONVOY_ERR_FORMAT,
+        "%s: truncated: the header announces %llu bytes of samples, the file holds %llu", path,
+        announced, present);
+  }
+  if (info.channels < 1 || info.samplerate < 1) {
+    sf_close(sf);
+    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: bad header (%d channels, %d Hz)", path,
+                      info.channels, info.samplerate);
+  }
+  if (info.frames <= 0) {
+    sf_close(sf);
+    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: no taps (0 frames)", path);
+  }
+  if (info.frames > TAPS_MAX_LENGTH) {
+    sf_close(sf);
+    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: %lld frames, more than the limit %lld",
+                      path, (long long)info.frames, (long long)TAPS_MAX_LENGTH);
+  }
+
+  int64_t frames = info.frames;
+  int32_t ch = info.channels;
+  st = taps_alloc(taps, ch, frames, path, err, err_size);
+  if (st != CONVOY_OK) {
+    sf_close(sf);
+    return st;
+  }
+  enum { BLOCK = 4096 };
+  float *block = malloc((size_t)BLOCK * (size_t)ch * sizeof *block);
+  if (!block) {
+    sf_close(sf);
+    convoy_taps_free(taps);
+    return taps_error(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+  }
+
+  int64_t done = 0;
+  const char *problem = NULL;
+  while (done < frames) {
+    sf_count_t want = frames - done < BLOCK ? (sf_count_t)(frames - done) : BLOCK;
+    sf_count_t got = sf_readf_float(sf, block, want);
+    if (got <= 0) break;
+    for (sf_count_t i = 0; i < got && !problem; i++) {
+      for (int32_t c = 0; c < ch; c++) {
+        float v = block[(size_t)i * (size_t)ch + (size_t)c];
+        if (!isfinite(v)) {
+          problem = isnan(v) ? "is NaN" : "is infinite";
+          taps_error(err, err_size, CONVOY_ERR_FORMAT,
+                     "%s: sample %lld of channel %d (counting from 0) %s", path,
+                     (long long)(done + i), (int)c, problem);
+          break;
+        }
+        taps->data[(size_t)c * (size_t)frames + (size_t)(done + i)] = v;
+      }
+    }
+    if (problem) break;
+    done += got;
+  }
+  free(block);
+
+  if (problem) {
+    sf_close(sf);
+    convoy_taps_free(taps);
+    return CONVOY_ERR_FORMAT;
+  }
+  if (done < frames) {
+    int code = sf_error(sf);
+    const char *why = code ? sf_strerror(sf) : "file ends early";
+    taps_error(err, err_size, CONVOY_ERR_FORMAT,
+               "%s: truncated or corrupt: read %lld of %lld frames (%s)", path, (long long)done,
+               (long long)frames, why);
+    sf_close(sf);
+    convoy_taps_free(taps);
+    return CONVOY_ERR_FORMAT;
+  }
+  sf_close(sf);
+  taps->rate = (double)info.samplerate;
+  return CONVOY_OK;
+}

@@ -1,0 +1,117 @@
+/* taps_text.c - taps as text: numbers separated by newlines, commas, spaces or
+ * tabs, '#' comments to the end of the line. CRLF line ends and a UTF-8 byte
+ * order mark are accepted. */
+#include "taps_internal.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_separator(unsigned char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f' || c == ',';
+}
+
+/* Growable float array. */
+typedef struct float_vec {
+  float *v;
+  size_t n, cap;
+} float_vec;
+
+static int push(float_vec *fv, float x) {
+  if (fv->n == fv->cap) {
+    size_t ncap = fv->cap ? fv->cap * 2 : 256;
+    float *nv = realloc(fv->v, ncap * sizeof *nv);
+    if (!nv) return -1;
+    fv->v = nv;
+    fv->cap = ncap;
+  }
+  fv->v[fv->n++] = x;
+  return 0;
+}
+
+/* Parses one token; returns CONVOY_OK and *out, or a message naming the line. */
+static convoy_status parse_token(const char *name, long line, const char *tok, size_t len,
+                                 float *out, char *err, size_t err_size) {
+  char small[128];
+  char *copy = len < sizeof small ? small : malloc(len + 1);
+  if (!copy) return taps_error(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+  memcpy(copy, tok, len);
+  copy[len] = '\0';
+
+  char *end = NULL;
+  errno = 0;
+  double v = taps_strtod(copy, &end);
+  int range_error = errno == ERANGE;
+  int complete = end == copy + len && len > 0;
+  if (copy != small) free(copy);
+
+  char q[48];
+  taps_quote(q, sizeof q, tok, len, 32);
+  if (!complete)
+    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: line %ld: '%s' is not a number", name,
+                      line, q);
+  if (isnan(v))
+    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: line %ld: '%s' is NaN (not a number)",
+                      name, line, q);
+  if (isinf(v) && !range_error)
+    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: line %ld: '%s' is infinite", name,
+                      line, q);
+  if (isinf(v) || fabs(v) > FLT_MAX)
+    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
+                      "%s: line %ld: '%s' is beyond the float32 range (about 3.4e38)", name, line,
+                      q);
+  /* Underflow (ERANGE with a tiny result) is accepted: the value rounds to 0
+   * or a subnormal, as it would in any float conversion. */
+  *out = (float)v;
+  return CONVOY_OK;
+}
+
+convoy_status taps_parse_text(const char *name, const char *buf, size_t size, convoy_taps *taps,
+                              char *err, size_t err_size) {
+  memset(taps, 0, sizeof *taps);
+  float_vec fv = {NULL, 0, 0};
+  size_t i = 0;
+  long line = 1;
+  if (size >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) i = 3;
+
+  while (i < size) {
+    unsigned char c = (unsigned char)buf[i];
+    if (c == '\n') {
+      line++;
+      i++;
+    } else if (is_separator(c)) {
+      i++;
+    } else if (c == '#') {
+      while (i < size && buf[i] != '\n') i++;
+    } else {
+      size_t start = i;
+      while (i < size && !is_separator((unsigned char)buf[i]) && buf[i] != '#') i++;
+      float x = 0.0f;
+      convoy_status st = parse_token(name, line, buf + start, i - start, &x, err, err_size);
+      if (st != CONVOY_OK) {
+        free(fv.v);
+        return st;
+      }
+      if (push(&fv, x) != 0) {
+        free(fv.v);
+        return taps_error(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+      }
+    }
+  }
+
+  if (fv.n == 0) {
+    free(fv.v);
+    if (size == 0) return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: file is empty", name);
+    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
+                      "%s: no taps (only blank space and comments)", name);
+  }
+  /* Shrink to fit; keep the larger block if that fails. */
+  float *fit = realloc(fv.v, fv.n * sizeof *fit);
+  taps->data = fit ? fit : fv.v;
+  taps->channels = 1;
+  taps->length = (int64_t)fv.n;
+  taps->rate = 0.0;
+  return CONVOY_OK;
+}
