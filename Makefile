@@ -1,0 +1,106 @@
+# convoy - a thin wrapper over CMake.
+#
+#   make demo          install what is missing, build, filter the bundled recording
+#   make test          install what is missing, build, run the suite, then again
+#                      under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make build         configure and build only (build/, Release)
+#   make clean         remove the build trees
+#   make format        clang-format the C and CUDA sources in place
+#   make format-check  fail when a source is not formatted
+#
+# Variables: BUILD (build/), ASAN_BUILD (build-asan/), JOBS (all cores),
+# CMAKE_FLAGS (extra -D options, e.g. CMAKE_FLAGS=-DCONVOY_CUDA=OFF).
+
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+CTEST_JOBS ?= 2
+CMAKE_FLAGS ?=
+
+# Debian/Ubuntu packages the build needs (the CUDA toolkit is optional and
+# is found by CMake when installed).
+DEB_PACKAGES := cmake make gcc libc6-dev pkg-config libfftw3-dev libsndfile1-dev
+
+DEMO_IN := examples/noisy_speech.wav
+DEMO_OUT := $(BUILD)/demo/clean_speech.wav
+# Keep the voice band, drop the 50/100/150 Hz hum below it and the hiss above it.
+DEMO_FILTER := bandpass:low=200,high=3800,width=100,atten=80
+
+SOURCE_DIRS := include pipeline cpu cuda filters io cli tests examples bench
+
+.PHONY: all deps configure build demo test test-asan clean format format-check
+
+all: build
+
+deps:
+	@if command -v dpkg-query >/dev/null 2>&1; then \
+	  missing=""; \
+	  for p in $(DEB_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" \
+	      || missing="$$missing $$p"; \
+	  done; \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ]; then \
+	      echo "installing:$$missing"; \
+	      export DEBIAN_FRONTEND=noninteractive; \
+	      apt-get update && apt-get install -y --no-install-recommends $$missing || exit 1; \
+	    else \
+	      echo "convoy needs these packages:$$missing" >&2; \
+	      echo "install them with:" >&2; \
+	      echo "  sudo apt-get install -y$$missing" >&2; \
+	      echo "then run make again." >&2; \
+	      exit 1; \
+	    fi; \
+	  fi; \
+	else \
+	  for c in cmake cc pkg-config; do \
+	    command -v $$c >/dev/null || { echo "convoy needs $$c (not found)" >&2; exit 1; }; \
+	  done; \
+	  pkg-config --exists fftw3f sndfile \
+	    || { echo "convoy needs FFTW3 (single precision) and libsndfile development files" >&2; exit 1; }; \
+	fi
+
+configure: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+build: configure
+	env -u MAKEFLAGS -u MAKELEVEL cmake --build $(BUILD) -j$(JOBS)
+
+demo: build
+	@mkdir -p $(dir $(DEMO_OUT))
+	@echo
+	@echo "== filtering $(DEMO_IN): speech with 50 Hz mains hum and hiss"
+	$(BUILD)/convoy filter $(DEMO_IN) $(DEMO_OUT) --design $(DEMO_FILTER) -y
+	@echo
+	@echo "== level in dBFS (RMS) per band, before -> after"
+	@$(BUILD)/example_band_level $(DEMO_IN) $(DEMO_OUT)
+	@echo
+	@echo "result: $(abspath $(DEMO_OUT))"
+	@echo "listen: play $(DEMO_IN) then play $(DEMO_OUT)   (sox; or aplay, ffplay -nodisp)"
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j$(CTEST_JOBS)
+	$(MAKE) --no-print-directory test-asan
+
+# The same suite built with ASan + UBSan (CPU only), sizes shrunk.
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCONVOY_SANITIZE=ON \
+	  -DCONVOY_CUDA=OFF $(CMAKE_FLAGS)
+	env -u MAKEFLAGS -u MAKELEVEL cmake --build $(ASAN_BUILD) -j$(JOBS)
+	cd $(ASAN_BUILD) && CONVOY_TEST_QUICK=1 \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j$(CTEST_JOBS)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)
+
+format:
+	@command -v clang-format >/dev/null || { echo "make format needs clang-format" >&2; exit 1; }
+	find $(SOURCE_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) \
+	  -exec clang-format -i {} +
+
+format-check:
+	@command -v clang-format >/dev/null || { echo "make format-check needs clang-format" >&2; exit 1; }
+	find $(SOURCE_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) \
+	  -exec clang-format --dry-run -Werror {} +
