@@ -1,0 +1,282 @@
+/* cmd_filter.c - `convoy filter IN OUT ...`: filter an audio file. */
+#define _POSIX_C_SOURCE 200809L
+#include "audio_file.h"
+#include "commands.h"
+#include "convoy.h"
+#include "diag.h"
+#include "filter_options.h"
+#include "filter_run.h"
+#include "filter_taps.h"
+#include "help.h"
+#include "progress.h"
+#include "summary.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Frames per read: large enough that per-call costs vanish, small enough
+ * that a ring of buffers stays in the caches. */
+#define CHUNK_SAMPLES 65536
+/* Fixed so that runs are reproducible (sox's -R habit is the default here). */
+#define DITHER_SEED 0x636f6e766f79ull
+
+typedef struct filter_job {
+  filter_options opt;
+  const char *in_name, *out_name;
+  audio_source *src;
+  audio_info info;
+  filter_set filters;
+  convoy_stream *stream;
+  audio_sink *sink;
+  int32_t out_format;
+  int64_t skip;
+  double gain_db;
+  progress prog;
+} filter_job;
+
+static const char *display_name(const char *path, const char *dash) {
+  return strcmp(path, "-") == 0 ? dash : path;
+}
+
+/* A GPU engine asked for where none can run falls back to its CPU twin. */
+static convoy_engine resolve_engine(convoy_engine wanted) {
+  if (wanted != CONVOY_ENGINE_GPU && wanted != CONVOY_ENGINE_GPU_DIRECT &&
+      wanted != CONVOY_ENGINE_GPU_FFT)
+    return wanted;
+  if (convoy_engine_available(wanted)) return wanted;
+  convoy_engine cpu = wanted == CONVOY_ENGINE_GPU_DIRECT ? CONVOY_ENGINE_CPU_DIRECT
+                      : wanted == CONVOY_ENGINE_GPU_FFT  ? CONVOY_ENGINE_CPU_FFT
+                                                         : CONVOY_ENGINE_CPU;
+  const char *why;
+  if (!convoy_built_with_cuda()) {
+    why = "convoy was built without CUDA";
+  } else {
+    convoy_gpu_count();
+    why = convoy_last_error()[0] ? convoy_last_error() : "no usable GPU";
+  }
+  diag_notice("%s engine not available (%s); using %s", convoy_engine_name(wanted), why,
+              convoy_engine_name(cpu));
+  return cpu;
+}
+
+/* All CPU threads but one: the reader and writer threads need a core of their
+ * own, or the filter's worker threads (which spin while they wait) and the
+ * I/O slow each other down several times over. */
+static int32_t default_threads(void) {
+  int n = convoy_cpu_threads();
+  return n > 1 ? n - 1 : 1;
+}
+
+static int make_stream(filter_job *j) {
+  convoy_stream_config cfg;
+  convoy_stream_config_init(&cfg);
+  cfg.channels = j->info.channels;
+  cfg.engine = resolve_engine(j->opt.engine);
+  cfg.threads = j->opt.threads > 0 ? j->opt.threads : default_threads();
+  cfg.fft_size = j->opt.fft_size;
+  convoy_status st = convoy_stream_create(&j->stream, &cfg, j->filters.filters, j->filters.count);
+  if (st != CONVOY_OK) {
+    diag_error("%s: cannot set up the filter: %s", j->in_name,
+               convoy_last_error()[0] ? convoy_last_error() : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
+  if (j->opt.verbose) {
+    char plan[512];
+    convoy_stream_describe(j->stream, plan, sizeof plan);
+    diag_notice("plan: %s", plan);
+  }
+  return CLI_EXIT_OK;
+}
+
+static int open_output(filter_job *j) {
+  char err[512] = "";
+  char typed[256];
+  const char *format_path = j->opt.out_path;
+  if (j->opt.out_type) {
+    snprintf(typed, sizeof typed, "stdout.%s", j->opt.out_type);
+    format_path = typed;
+  }
+  convoy_status st = audio_output_format(format_path, j->info.format, j->opt.subtype,
+                                         &j->out_format, err, sizeof err);
+  if (st == CONVOY_OK) {
+    audio_sink_options so;
+    memset(&so, 0, sizeof so);
+    so.format = j->out_format;
+    so.channels = j->info.channels;
+    so.rate = j->info.rate;
+    so.dither = j->opt.dither;
+    so.seed = DITHER_SEED;
+    st = audio_sink_open(&j->sink, j->opt.out_path, &so, j->opt.overwrite, err, sizeof err);
+  }
+  if (st != CONVOY_OK) {
+    diag_error("%s", err[0] ? err : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
+  return CLI_EXIT_OK;
+}
+
+typedef struct peak_meter {
+  float peak;
+  int32_t channels;
+} peak_meter;
+
+static convoy_status consume_meter(void *ctx, const float *x, int64_t n, char *err,
+                                   size_t err_size) {
+  (void)err;
+  (void)err_size;
+  peak_meter *m = ctx;
+  int64_t samples = n * m->channels;
+  float p = m->peak;
+  for (int64_t i = 0; i < samples; i++) {
+    float a = fabsf(x[i]);
+    if (a > p) p = a;
+  }
+  m->peak = p;
+  return CONVOY_OK;
+}
+
+static convoy_status consume_sink(void *ctx, const float *x, int64_t n, char *err,
+                                  size_t err_size) {
+  return audio_sink_write(ctx, x, n, err, err_size);
+}
+
+static int run_pass(filter_job *j, const char *label, float gain, filter_consumer consume,
+                    void *ctx) {
+  filter_run_config rc;
+  memset(&rc, 0, sizeof rc);
+  rc.in_name = j->in_name;
+  rc.src = j->src;
+  rc.stream = j->stream;
+  rc.channels = j->info.channels;
+  rc.chunk_frames =
+      CHUNK_SAMPLES / j->info.channels > 1024 ? CHUNK_SAMPLES / j->info.channels : 1024;
+  rc.skip = j->skip;
+  rc.tail = j->opt.tail;
+  rc.gain = gain;
+  rc.consume = consume;
+  rc.consume_ctx = ctx;
+  rc.progress = &j->prog;
+  progress_start(&j->prog, isatty(STDERR_FILENO) && !j->opt.quiet, label, j->info.frames,
+                 j->info.rate);
+  filter_run_result res;
+  char err[512] = "";
+  convoy_status st = filter_run(&rc, &res, err, sizeof err);
+  progress_end(&j->prog);
+  if (st != CONVOY_OK) {
+    diag_error("%s", err[0] ? err : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
+  return CLI_EXIT_OK;
+}
+
+/* First pass of --normalize: the filtered peak, nothing written. */
+static int measure_gain(filter_job *j, float *gain) {
+  peak_meter m = {0.0f, j->info.channels};
+  int rc = run_pass(j, "measuring", 1.0f, consume_meter, &m);
+  if (rc != CLI_EXIT_OK) return rc;
+  char err[512] = "";
+  convoy_status st = audio_source_rewind(j->src, err, sizeof err);
+  if (st == CONVOY_OK && convoy_stream_reset(j->stream) != CONVOY_OK) {
+    snprintf(err, sizeof err, "%s: %s", j->in_name, convoy_stream_last_error(j->stream));
+    st = CONVOY_ERR_INTERNAL;
+  }
+  if (st != CONVOY_OK) {
+    diag_error("%s", err[0] ? err : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
+  if (m.peak <= 0.0f) {
+    diag_warn("%s: the filtered signal is silent; --normalize leaves it as it is", j->in_name);
+    *gain = 1.0f;
+    j->gain_db = 0.0;
+    return CLI_EXIT_OK;
+  }
+  j->gain_db = j->opt.normalize_dbfs - 20.0 * log10((double)m.peak);
+  *gain = (float)pow(10.0, j->gain_db / 20.0);
+  return CLI_EXIT_OK;
+}
+
+static void set_window(filter_job *j) {
+  j->skip = 0;
+  if (!j->opt.align) return;
+  j->skip = j->filters.min_delay;
+  if (!j->filters.linear_phase)
+    diag_notice("%s: taps are not linear phase; --align removes the delay of the largest tap "
+                "(%lld frames)",
+                j->opt.taps_arg, (long long)j->skip);
+  else if (j->opt.verbose)
+    diag_notice("--align: removing %lld frames of group delay", (long long)j->skip);
+}
+
+static int filter_job_run(filter_job *j) {
+  double t0 = progress_clock();
+  char err[512] = "";
+  convoy_status st = audio_source_open(&j->src, j->opt.in_path, &j->info, err, sizeof err);
+  if (st != CONVOY_OK) {
+    diag_error("%s", err[0] ? err : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
+  int rc = filter_set_make(&j->opt, j->in_name, j->info.channels, j->info.rate, &j->filters);
+  if (rc == CLI_EXIT_OK) rc = make_stream(j);
+  if (rc == CLI_EXIT_OK) rc = open_output(j);
+  if (rc != CLI_EXIT_OK) return rc;
+  set_window(j);
+
+  float gain = (float)pow(10.0, j->opt.gain_db / 20.0);
+  j->gain_db = j->opt.gain_db;
+  if (j->opt.normalize) rc = measure_gain(j, &gain);
+  if (rc == CLI_EXIT_OK) rc = run_pass(j, "filtering", gain, consume_sink, j->sink);
+  if (rc != CLI_EXIT_OK) return rc;
+
+  audio_sink_stats stats;
+  audio_sink_get_stats(j->sink, &stats);
+  audio_sink *sink = j->sink;
+  j->sink = NULL; /* commit frees it, whatever the outcome */
+  st = audio_sink_commit(sink, err, sizeof err);
+  if (st != CONVOY_OK) {
+    diag_error("%s", err[0] ? err : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
+
+  filter_summary s;
+  memset(&s, 0, sizeof s);
+  s.in_name = j->in_name;
+  s.out_name = j->out_name;
+  s.frames = stats.frames;
+  s.channels = j->info.channels;
+  s.rate = j->info.rate;
+  s.format = j->out_format;
+  s.taps = j->filters.max_taps;
+  s.engine = convoy_engine_name(convoy_stream_engine(j->stream));
+  s.peak = stats.peak;
+  s.clipped = stats.clipped;
+  s.gain_db = j->gain_db;
+  s.normalized = j->opt.normalize;
+  s.elapsed_s = progress_clock() - t0;
+  summary_print(&s);
+  return CLI_EXIT_OK;
+}
+
+int cmd_filter(int argc, char **argv) {
+  filter_job j;
+  memset(&j, 0, sizeof j);
+  int rc = filter_options_parse(argc, argv, &j.opt);
+  if (rc != CLI_EXIT_OK) return rc;
+  if (j.opt.help) {
+    help_filter(stdout);
+    return CLI_EXIT_OK;
+  }
+  diag_set_quiet(j.opt.quiet);
+  audio_install_signal_cleanup();
+  j.in_name = display_name(j.opt.in_path, "stdin");
+  j.out_name = display_name(j.opt.out_path, "stdout");
+
+  rc = filter_job_run(&j);
+
+  audio_sink_abort(j.sink); /* NULL after a commit */
+  convoy_stream_destroy(j.stream);
+  filter_set_free(&j.filters);
+  if (j.src) audio_source_close(j.src);
+  return rc;
+}

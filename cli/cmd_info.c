@@ -1,0 +1,89 @@
+/* cmd_info.c - `convoy info`: version, build features, engines, devices. */
+#include "argparse.h"
+#include "commands.h"
+#include "convoy.h"
+#include "diag.h"
+#include "help.h"
+
+#include <fftw3.h>
+#include <sndfile.h>
+#include <stdio.h>
+
+enum { OPT_HELP = 1 };
+
+static const arg_option info_opts[] = {{"help", 'h', ARG_NONE, OPT_HELP}, {NULL, 0, ARG_NONE, 0}};
+
+static const convoy_engine all_engines[] = {CONVOY_ENGINE_CPU_DIRECT, CONVOY_ENGINE_CPU_FFT,
+                                            CONVOY_ENGINE_GPU_DIRECT, CONVOY_ENGINE_GPU_FFT};
+
+static void print_cuda_version(const char *label, int v) {
+  if (v > 0)
+    printf("    %-18s %d.%d\n", label, v / 1000, v % 1000 / 10);
+  else
+    printf("    %-18s none\n", label);
+}
+
+static void print_gpus(void) {
+  int n = convoy_gpu_count();
+  if (n <= 0) {
+    const char *why = convoy_last_error();
+    if (!convoy_built_with_cuda()) why = "built without CUDA";
+    printf("GPUs:                none (%s)\n", why[0] ? why : "no CUDA device found");
+    return;
+  }
+  printf("GPUs:                %d\n", n);
+  for (int i = 0; i < n; i++) {
+    convoy_gpu_info g;
+    if (convoy_gpu_get_info(i, &g) != CONVOY_OK) {
+      printf("  %d: (no information: %s)\n", i, convoy_last_error());
+      continue;
+    }
+    printf("  %d: %s\n", i, g.name);
+    printf("    %-18s %.1f GiB\n", "memory", (double)g.memory_bytes / (1024.0 * 1024.0 * 1024.0));
+    printf("    %-18s %d.%d\n", "compute capability", (int)g.compute_major, (int)g.compute_minor);
+    printf("    %-18s %d\n", "multiprocessors", (int)g.multiprocessors);
+    printf("    %-18s %d\n", "copy engines", (int)g.copy_engines);
+    print_cuda_version("CUDA driver", (int)g.driver_version);
+    print_cuda_version("CUDA runtime", (int)g.runtime_version);
+  }
+}
+
+int cmd_info(int argc, char **argv) {
+  arg_parser p;
+  arg_init(&p, argc, argv, info_opts);
+  for (;;) {
+    const char *val = NULL;
+    int id = arg_next(&p, &val);
+    if (id == ARG_END) break;
+    if (id == ARG_ERROR) return CLI_EXIT_USAGE;
+    if (id == OPT_HELP) {
+      help_info(stdout);
+      return CLI_EXIT_OK;
+    }
+    return diag_usage(p.cmd, "unexpected argument '%s'", val);
+  }
+
+  printf("convoy %s\n", convoy_version());
+  printf("Build:\n");
+  printf("  %-18s %s\n", "FFTW", fftwf_version);
+  printf("  %-18s %s\n", "libsndfile", sf_version_string());
+#ifdef _OPENMP
+  printf("  %-18s yes\n", "OpenMP");
+#else
+  printf("  %-18s no\n", "OpenMP");
+#endif
+  printf("  %-18s %s\n", "CUDA engines", convoy_built_with_cuda() ? "yes" : "no");
+  printf("Engines:\n");
+  for (size_t i = 0; i < sizeof all_engines / sizeof all_engines[0]; i++) {
+    convoy_engine e = all_engines[i];
+    printf("  %-18s %s\n", convoy_engine_name(e),
+           convoy_engine_available(e) ? "available" : "not available");
+  }
+  printf("CPU threads:         %d\n", convoy_cpu_threads());
+  print_gpus();
+  if (fflush(stdout) != 0) {
+    diag_error("stdout: write failed");
+    return CLI_EXIT_FAIL;
+  }
+  return CLI_EXIT_OK;
+}

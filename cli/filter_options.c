@@ -1,0 +1,169 @@
+/* filter_options.c - parsing and checking the `convoy filter` command line. */
+#include "filter_options.h"
+
+#include "argparse.h"
+#include "commands.h"
+#include "diag.h"
+
+#include <string.h>
+
+enum {
+  OPT_TAPS = 1,
+  OPT_IR,
+  OPT_DESIGN,
+  OPT_SUBTYPE,
+  OPT_ENGINE,
+  OPT_GAIN,
+  OPT_NORMALIZE,
+  OPT_TAIL,
+  OPT_ALIGN,
+  OPT_NO_DITHER,
+  OPT_QUIET,
+  OPT_VERBOSE,
+  OPT_OVERWRITE,
+  OPT_THREADS,
+  OPT_FFT_SIZE,
+  OPT_TYPE,
+  OPT_HELP
+};
+
+static const arg_option filter_opts[] = {{"taps", 0, ARG_REQUIRED, OPT_TAPS},
+                                         {"ir", 0, ARG_REQUIRED, OPT_IR},
+                                         {"design", 0, ARG_REQUIRED, OPT_DESIGN},
+                                         {"subtype", 0, ARG_REQUIRED, OPT_SUBTYPE},
+                                         {"engine", 0, ARG_REQUIRED, OPT_ENGINE},
+                                         {"gain", 0, ARG_REQUIRED, OPT_GAIN},
+                                         {"normalize", 0, ARG_OPTIONAL, OPT_NORMALIZE},
+                                         {"normalise", 0, ARG_OPTIONAL, OPT_NORMALIZE},
+                                         {"tail", 0, ARG_NONE, OPT_TAIL},
+                                         {"align", 0, ARG_NONE, OPT_ALIGN},
+                                         {"no-dither", 0, ARG_NONE, OPT_NO_DITHER},
+                                         {"quiet", 'q', ARG_NONE, OPT_QUIET},
+                                         {"verbose", 'v', ARG_NONE, OPT_VERBOSE},
+                                         {"overwrite", 'y', ARG_NONE, OPT_OVERWRITE},
+                                         {"threads", 0, ARG_REQUIRED, OPT_THREADS},
+                                         {"fft-size", 0, ARG_REQUIRED, OPT_FFT_SIZE},
+                                         {"type", 0, ARG_REQUIRED, OPT_TYPE},
+                                         {"help", 'h', ARG_NONE, OPT_HELP},
+                                         {NULL, 0, ARG_NONE, 0}};
+
+static int set_taps(arg_parser *p, filter_options *o, taps_kind kind, const char *arg) {
+  if (o->taps != TAPS_NONE) {
+    return diag_usage(p->cmd, "give one of --taps, --ir, --design (%s is the second)", p->current);
+  }
+  if (!*arg) return diag_usage(p->cmd, "%s needs a non-empty value", p->current);
+  o->taps = kind;
+  o->taps_arg = arg;
+  return CLI_EXIT_OK;
+}
+
+static int handle(arg_parser *p, filter_options *o, int id, const char *val) {
+  int64_t n = 0;
+  switch (id) {
+  case OPT_TAPS:
+    return set_taps(p, o, TAPS_FILE, val);
+  case OPT_IR:
+    return set_taps(p, o, TAPS_IR, val);
+  case OPT_DESIGN:
+    return set_taps(p, o, TAPS_DESIGN, val);
+  case OPT_SUBTYPE:
+    if (audio_subtype_from_name(val, &o->subtype) != 0 || o->subtype == AUDIO_SUBTYPE_SAME)
+      return diag_usage(p->cmd, "--subtype: '%s' is not one of pcm16, pcm24, pcm32, float, double",
+                        val);
+    return CLI_EXIT_OK;
+  case OPT_ENGINE:
+    if (convoy_engine_from_name(val, &o->engine) != CONVOY_OK)
+      return diag_usage(p->cmd,
+                        "--engine: '%s' is not one of auto, cpu, gpu, cpu-direct, cpu-fft, "
+                        "gpu-direct, gpu-fft",
+                        val);
+    return CLI_EXIT_OK;
+  case OPT_GAIN:
+    return arg_double(p, val, &o->gain_db) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+  case OPT_NORMALIZE:
+    o->normalize = 1;
+    if (val && arg_double(p, val, &o->normalize_dbfs)) return CLI_EXIT_USAGE;
+    if (o->normalize_dbfs > 0)
+      return diag_usage(p->cmd, "--normalize: %s dBFS is above full scale (use a level <= 0)", val);
+    return CLI_EXIT_OK;
+  case OPT_TAIL:
+    o->tail = 1;
+    return CLI_EXIT_OK;
+  case OPT_ALIGN:
+    o->align = 1;
+    return CLI_EXIT_OK;
+  case OPT_NO_DITHER:
+    o->dither = 0;
+    return CLI_EXIT_OK;
+  case OPT_QUIET:
+    o->quiet = 1;
+    return CLI_EXIT_OK;
+  case OPT_VERBOSE:
+    o->verbose = 1;
+    return CLI_EXIT_OK;
+  case OPT_OVERWRITE:
+    o->overwrite = 1;
+    return CLI_EXIT_OK;
+  case OPT_THREADS:
+    if (arg_int64(p, val, 1, 4096, &n)) return CLI_EXIT_USAGE;
+    o->threads = (int32_t)n;
+    return CLI_EXIT_OK;
+  case OPT_FFT_SIZE:
+    if (arg_int64(p, val, 2, (int64_t)1 << 40, &n)) return CLI_EXIT_USAGE;
+    o->fft_size = n;
+    return CLI_EXIT_OK;
+  case OPT_TYPE:
+    if (!*val || strchr(val, '/'))
+      return diag_usage(p->cmd, "--type: '%s' is not a file type such as wav, flac or au", val);
+    o->out_type = val;
+    return CLI_EXIT_OK;
+  case OPT_HELP:
+    o->help = 1;
+    return CLI_EXIT_OK;
+  }
+  return diag_usage(p->cmd, "internal: unhandled option %s", p->current);
+}
+
+int filter_options_parse(int argc, char **argv, filter_options *o) {
+  memset(o, 0, sizeof *o);
+  o->engine = CONVOY_ENGINE_AUTO;
+  o->subtype = AUDIO_SUBTYPE_SAME;
+  o->dither = 1;
+  o->normalize_dbfs = FILTER_NORMALIZE_DEFAULT_DBFS;
+
+  arg_parser p;
+  arg_init(&p, argc, argv, filter_opts);
+  int n_pos = 0;
+  for (;;) {
+    const char *val = NULL;
+    int id = arg_next(&p, &val);
+    if (id == ARG_END) break;
+    if (id == ARG_ERROR) return CLI_EXIT_USAGE;
+    if (id == ARG_POSITIONAL) {
+      if (n_pos == 0)
+        o->in_path = val;
+      else if (n_pos == 1)
+        o->out_path = val;
+      else
+        return diag_usage(p.cmd, "unexpected argument '%s' (give IN and OUT only)", val);
+      n_pos++;
+      continue;
+    }
+    int rc = handle(&p, o, id, val);
+    if (rc != CLI_EXIT_OK) return rc;
+    if (o->help) return CLI_EXIT_OK;
+  }
+
+  if (n_pos < 2) return diag_usage(p.cmd, n_pos == 0 ? "missing IN and OUT" : "missing OUT");
+  if (!*o->in_path || !*o->out_path) return diag_usage(p.cmd, "empty file name");
+  if (o->taps == TAPS_NONE)
+    return diag_usage(p.cmd, "give the taps: --taps FILE, --ir FILE or --design SPEC");
+  if (o->normalize && o->gain_db != 0.0)
+    return diag_usage(p.cmd, "--gain and --normalize exclude each other");
+  if (o->normalize && strcmp(o->in_path, "-") == 0)
+    return diag_usage(p.cmd, "--normalize reads the input twice, so IN cannot be stdin");
+  if (o->out_type && strcmp(o->out_path, "-") != 0)
+    return diag_usage(p.cmd, "--type is for OUT '-' (stdout); a file's type comes from its name");
+  if (o->quiet && o->verbose) o->verbose = 0;
+  return CLI_EXIT_OK;
+}

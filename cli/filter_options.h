@@ -1,0 +1,46 @@
+/*
+ * filter_options.h - the command line of `convoy filter`, parsed and checked.
+ */
+#ifndef CONVOY_CLI_FILTER_OPTIONS_H
+#define CONVOY_CLI_FILTER_OPTIONS_H
+
+#include "audio_file.h"
+#include "convoy.h"
+
+#include <stdint.h>
+
+typedef enum taps_kind {
+  TAPS_NONE = 0,
+  TAPS_FILE,  /* --taps FILE: text, .npy, raw float32 or audio, by extension */
+  TAPS_IR,    /* --ir FILE: an impulse response in an audio file */
+  TAPS_DESIGN /* --design SPEC */
+} taps_kind;
+
+/* Peak level --normalize aims at when given without a value, dBFS. One dB
+ * of headroom leaves room for dither and for the peaks between samples that
+ * a later resampling or D/A conversion reconstructs. */
+#define FILTER_NORMALIZE_DEFAULT_DBFS (-1.0)
+
+typedef struct filter_options {
+  const char *in_path;  /* "-" = stdin */
+  const char *out_path; /* "-" = stdout */
+  taps_kind taps;
+  const char *taps_arg; /* the FILE or SPEC */
+  audio_subtype subtype;
+  convoy_engine engine;
+  double gain_db; /* --gain, 0 when absent */
+  int normalize;  /* --normalize given */
+  double normalize_dbfs;
+  int tail, align, dither, quiet, verbose, overwrite;
+  int32_t threads;      /* 0 = library default */
+  int64_t fft_size;     /* 0 = cost model */
+  const char *out_type; /* --type: container of OUT when it is "-" (extension, e.g. "flac") */
+  int help;             /* --help: print help and exit 0 */
+} filter_options;
+
+/* Parses argv (argv[0] = "filter"). Returns CLI_EXIT_OK, or CLI_EXIT_USAGE
+ * after printing one line. With --help, o->help is set and the rest of the
+ * line is not checked. */
+int filter_options_parse(int argc, char **argv, filter_options *o);
+
+#endif /* CONVOY_CLI_FILTER_OPTIONS_H */

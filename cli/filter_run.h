@@ -1,0 +1,54 @@
+/*
+ * filter_run.h - one pass of `convoy filter`: input frames are read, filtered
+ * through a convoy_stream, trimmed to the output window, scaled, and handed
+ * to a consumer (the audio sink, or a peak meter for --normalize).
+ *
+ * Reading, filtering and consuming run on three threads joined by small
+ * rings of chunk buffers, so disk I/O and sample conversion overlap the
+ * filtering. Chunks reach the consumer in order, on one thread at a time.
+ *
+ * Output window, in frames of the full convolution y[0 .. N+M-2] of N input
+ * frames with M taps: y[skip .. skip+N-1] without tail (the input's length),
+ * y[skip .. N+M-2] with tail.
+ */
+#ifndef CONVOY_CLI_FILTER_RUN_H
+#define CONVOY_CLI_FILTER_RUN_H
+
+#include "audio_file.h"
+#include "convoy.h"
+#include "progress.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Receives n interleaved frames; returns CONVOY_OK or a status with a
+ * one-line message in err. */
+typedef convoy_status (*filter_consumer)(void *ctx, const float *frames, int64_t n, char *err,
+                                         size_t err_size);
+
+typedef struct filter_run_config {
+  const char *in_name;   /* input's name for messages */
+  audio_source *src;     /* positioned at the first frame */
+  convoy_stream *stream; /* fresh or reset */
+  int32_t channels;
+  int64_t chunk_frames; /* frames per read, >= 1 */
+  int64_t skip;         /* output frames dropped at the start, 0 .. M-1 */
+  int tail;             /* 1: keep the M-1 frames of ring-out */
+  float gain;           /* linear factor applied to the kept frames */
+  filter_consumer consume;
+  void *consume_ctx;
+  progress *progress; /* may be NULL */
+} filter_run_config;
+
+typedef struct filter_run_result {
+  int64_t in_frames;  /* frames read */
+  int64_t out_frames; /* frames handed to the consumer */
+} filter_run_result;
+
+/* Runs one pass to the end of the input. On failure returns the first error
+ * (reading, filtering or consuming) with its message in err; the consumer
+ * may then have received part of the output. */
+convoy_status filter_run(const filter_run_config *cfg, filter_run_result *res, char *err,
+                         size_t err_size);
+
+#endif /* CONVOY_CLI_FILTER_RUN_H */

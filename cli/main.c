@@ -1,0 +1,65 @@
+/* main.c - `convoy COMMAND ...`: dispatch to the subcommands. */
+#include "commands.h"
+#include "convoy.h"
+#include "diag.h"
+#include "help.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct command {
+  const char *name;
+  int (*run)(int argc, char **argv);
+  void (*help)(FILE *f); /* NULL: the command prints its own with --help */
+} command;
+
+static const command commands[] = {{"filter", cmd_filter, help_filter},
+                                   {"design", cmd_design, help_design},
+                                   {"info", cmd_info, help_info},
+                                   {"bench", cmd_bench, NULL}};
+
+static const command *find(const char *name) {
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(commands[i].name, name) == 0) return &commands[i];
+  return NULL;
+}
+
+static int help_command(int argc, char **argv) {
+  if (argc < 2) {
+    help_main(stdout);
+    return CLI_EXIT_OK;
+  }
+  const command *c = find(argv[1]);
+  if (!c) {
+    diag_error("help: unknown command '%s' (see 'convoy --help')", argv[1]);
+    return CLI_EXIT_USAGE;
+  }
+  if (c->help) {
+    c->help(stdout);
+    return CLI_EXIT_OK;
+  }
+  char *args[] = {argv[1], "--help", NULL};
+  return c->run(2, args);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    diag_error("no command given (commands: filter, design, info, bench; see 'convoy --help')");
+    return CLI_EXIT_USAGE;
+  }
+  const char *name = argv[1];
+  if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0) {
+    printf("convoy %s\n", convoy_version());
+    return CLI_EXIT_OK;
+  }
+  if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0)
+    return help_command(argc - 1, argv + 1);
+  const command *c = find(name);
+  if (!c) {
+    diag_error("unknown command '%s' (commands: filter, design, info, bench; see 'convoy "
+               "--help')",
+               name);
+    return CLI_EXIT_USAGE;
+  }
+  return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,96 @@
+# common.bash - shared helpers of the CLI test scripts (sourced, not a test).
+#
+# The scripts run with CONVOY (the convoy program), TOOLS (directory of
+# gen_audio and audio_check) and SRC (source root) in the environment. Each
+# check that fails prints what failed; finish exits 0 when none did, 1 else.
+
+set -u
+
+if [ -z "${CONVOY:-}" ] || [ -z "${TOOLS:-}" ]; then
+  echo "set CONVOY (the convoy program) and TOOLS (directory of gen_audio, audio_check)" >&2
+  exit 1
+fi
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/convoy-cli.XXXXXX") || exit 1
+trap 'chmod -R u+rwX "$WORK" 2>/dev/null; rm -rf "$WORK"' EXIT
+cd "$WORK" || exit 1
+
+FAILS=0
+PASSES=0
+STATUS=0
+
+fail() {
+  echo "FAIL: $*" >&2
+  FAILS=$((FAILS + 1))
+}
+
+pass() { PASSES=$((PASSES + 1)); }
+
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
+check() {
+  local desc=$1
+  shift
+  if "$@"; then pass; else fail "$desc"; fi
+}
+
+# run ARGS...: runs convoy; sets STATUS, leaves its output in stdout.txt/stderr.txt.
+run() {
+  "$CONVOY" "$@" >stdout.txt 2>stderr.txt
+  STATUS=$?
+}
+
+stderr_text() { head -c 400 stderr.txt | tr '\n' '|'; }
+
+# expect_status WANT DESCRIPTION: after run.
+expect_status() {
+  if [ "$STATUS" -eq "$1" ]; then
+    pass
+  else
+    fail "$2: exit status $STATUS, want $1; stderr: $(stderr_text)"
+  fi
+}
+
+# expect_one_error_line DESCRIPTION [NEEDLE]: stderr is one line "convoy: ..."
+# that contains NEEDLE.
+expect_one_error_line() {
+  local desc=$1 needle=${2:-}
+  local lines
+  lines=$(wc -l <stderr.txt)
+  if [ "$lines" -ne 1 ]; then
+    fail "$desc: want one line on stderr, got $lines: $(stderr_text)"
+  elif ! head -n 1 stderr.txt | grep -q '^convoy: '; then
+    fail "$desc: stderr does not start with 'convoy: ': $(stderr_text)"
+  elif [ -n "$needle" ] && ! grep -qF -- "$needle" stderr.txt; then
+    fail "$desc: stderr does not mention '$needle': $(stderr_text)"
+  else
+    pass
+  fi
+}
+
+# dir_empty DIR: no file at all (no output, no temporary).
+expect_dir_empty() {
+  local left
+  left=$(ls -A "$1")
+  if [ -z "$left" ]; then pass; else fail "$2: files left in $1: $left"; fi
+}
+
+gen() { "$TOOLS/gen_audio" "$@" || { echo "gen_audio $* failed" >&2; exit 1; }; }
+
+# info_field FILE KEY: one field of `audio_check info`.
+info_field() {
+  "$TOOLS/audio_check" info "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# random_taps N SEED: N pseudo-random taps with sum |h| <= 1, one per line.
+random_taps() {
+  awk -v n="$1" -v seed="$2" 'BEGIN { srand(seed); for (i = 0; i < n; i++) printf "%.9g\n", (2 * rand() - 1) / n }'
+}
+
+# count_taps FILE: lines that are not '#' comments.
+count_taps() { grep -vc '^#' "$1"; }
+
+finish() {
+  echo "$PASSES passed, $FAILS failed"
+  [ "$FAILS" -eq 0 ] && exit 0
+  exit 1
+}

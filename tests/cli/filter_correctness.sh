@@ -1,0 +1,66 @@
+#!/bin/bash
+# convoy filter output against a double-precision reference convolution:
+# text taps, --design and --ir; float and pcm24 input; mono and stereo; the
+# direct and FFT CPU engines; --gain.
+source "$(dirname "$0")/common.bash"
+
+FRAMES=30011
+random_taps 300 7 >taps.txt
+"$CONVOY" design lowpass:cutoff=5000,width=1500 --rate 48000 >design.txt || fail "convoy design"
+gen ir_mono.wav --frames 700 --channels 1 --rate 48000 --signal noise --amp 0.01 --seed 3
+gen ir_stereo.wav --frames 513 --channels 2 --rate 48000 --signal noise --amp 0.01 --seed 4
+
+for subtype in float pcm24; do
+  # pcm24 output carries quantisation error of about 1e-7 of full scale.
+  if [ $subtype = float ]; then maxerr=1e-5; else maxerr=1e-4; fi
+  for ch in 1 2; do
+    in=in_${subtype}_$ch.wav
+    gen $in --frames $FRAMES --channels $ch --rate 48000 --subtype $subtype --signal noise \
+      --amp 0.5 --seed $ch
+    for engine in cpu-direct cpu-fft auto; do
+      tag="$subtype ${ch}ch $engine"
+      rm -f o_taps.wav o_design.wav o_ir.wav
+      run filter $in o_taps.wav --taps taps.txt --engine $engine -q
+      expect_status 0 "$tag --taps"
+      check "$tag --taps matches the reference" \
+        "$TOOLS/audio_check" compare o_taps.wav $in taps.txt --max-err $maxerr
+
+      run filter $in o_design.wav --design lowpass:cutoff=5000,width=1500 --engine $engine -q
+      expect_status 0 "$tag --design"
+      check "$tag --design matches the reference" \
+        "$TOOLS/audio_check" compare o_design.wav $in design.txt --max-err $maxerr
+
+      ir=ir_mono.wav
+      [ $ch = 2 ] && ir=ir_stereo.wav
+      run filter $in o_ir.wav --ir $ir --engine $engine -q
+      expect_status 0 "$tag --ir $ir"
+      check "$tag --ir $ir matches the reference" \
+        "$TOOLS/audio_check" compare o_ir.wav $in $ir --max-err $maxerr
+    done
+  done
+done
+
+# One mono IR for every channel of a stereo input, and --gain.
+run filter in_float_2.wav o_gain.wav --ir ir_mono.wav --gain -6.5 -q
+expect_status 0 "--gain -6.5"
+check "--gain -6.5 scales the output" \
+  "$TOOLS/audio_check" compare o_gain.wav in_float_2.wav ir_mono.wav --gain -6.5
+check "--gain is not ignored" \
+  bash -c "! '$TOOLS/audio_check' compare o_gain.wav in_float_2.wav ir_mono.wav >/dev/null"
+
+# Taps longer than the signal, explicit FFT size and threads.
+gen short.wav --frames 100 --channels 1 --rate 48000 --signal noise --seed 9
+random_taps 1000 11 >long.txt
+for engine in cpu-direct cpu-fft; do
+  rm -f o_short.wav
+  run filter short.wav o_short.wav --taps long.txt --engine $engine --tail -q
+  expect_status 0 "taps longer than the signal, $engine"
+  check "taps longer than the signal, $engine, matches" \
+    "$TOOLS/audio_check" compare o_short.wav short.wav long.txt --tail
+done
+run filter in_float_1.wav o_fft.wav --taps taps.txt --engine cpu-fft --fft-size 4096 --threads 1 -q
+expect_status 0 "--fft-size 4096 --threads 1"
+check "--fft-size 4096 --threads 1 matches" \
+  "$TOOLS/audio_check" compare o_fft.wav in_float_1.wav taps.txt
+
+finish

@@ -1,0 +1,48 @@
+#!/bin/bash
+# Output length (input's, or + taps-1 with --tail) and --align removing the
+# group delay.
+source "$(dirname "$0")/common.bash"
+
+N=12345
+P=3000
+gen in.wav --frames $N --channels 1 --rate 48000 --signal noise
+gen imp.wav --frames $N --channels 2 --rate 48000 --signal impulse --pos $P --amp 0.9
+SPEC=lowpass:cutoff=6000,taps=101
+"$CONVOY" design $SPEC --rate 48000 >lp.txt || fail "convoy design"
+M=$(count_taps lp.txt)
+check "design made 101 taps (got $M)" test "$M" -eq 101
+D=$(((M - 1) / 2))
+
+for engine in cpu-direct cpu-fft; do
+  rm -f plain.wav tail.wav delayed.wav aligned.wav al.wav altail.wav
+  run filter in.wav plain.wav --taps lp.txt --engine $engine -q
+  check "$engine: no --tail: input's length" test "$(info_field plain.wav frames)" -eq $N
+  run filter in.wav tail.wav --taps lp.txt --engine $engine --tail -q
+  check "$engine: --tail: in + taps - 1" test "$(info_field tail.wav frames)" -eq $((N + M - 1))
+  check "$engine: --tail content" "$TOOLS/audio_check" compare tail.wav in.wav lp.txt --tail
+
+  run filter imp.wav delayed.wav --design $SPEC --engine $engine -q
+  check "$engine: impulse at $P comes out at $((P + D)) without --align" \
+    test "$(info_field delayed.wav peak_frame)" -eq $((P + D))
+  run filter imp.wav aligned.wav --design $SPEC --align --engine $engine -q
+  expect_status 0 "$engine: --align"
+  check "$engine: --align puts the peak at $P (got $(info_field aligned.wav peak_frame))" \
+    test "$(info_field aligned.wav peak_frame)" -eq $P
+  check "$engine: --align keeps the input's length" test "$(info_field aligned.wav frames)" -eq $N
+
+  run filter in.wav al.wav --taps lp.txt --align --engine $engine -q
+  check "$engine: --align output is y[D .. D+N-1] (ring-out at the end)" \
+    "$TOOLS/audio_check" compare al.wav in.wav lp.txt --skip $D
+  run filter in.wav altail.wav --taps lp.txt --align --tail --engine $engine -q
+  check "$engine: --align --tail is y[D ..], N + M - 1 - D frames" \
+    "$TOOLS/audio_check" compare altail.wav in.wav lp.txt --skip $D --tail
+done
+
+# Taps that are not linear phase: --align uses the largest tap (index 2) and says so.
+printf '0.1\n0.3\n0.9\n0.2\n0.05\n' >minphase.txt
+run filter imp.wav mp.wav --taps minphase.txt --align
+expect_status 0 "--align with non-linear-phase taps"
+check "--align with non-linear-phase taps: a notice" grep -q "linear phase" stderr.txt
+check "--align with non-linear-phase taps: peak at $P" test "$(info_field mp.wav peak_frame)" -eq $P
+
+finish
