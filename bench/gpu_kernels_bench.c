@@ -1,0 +1,270 @@
+/*
+ * gpu_kernels_bench.c - device-resident throughput of the GPU convolution
+ * kernels (cuda/gpu_conv.h) against the device's own copy rate.
+ *
+ *   gpu_kernels_bench [LOG2_SAMPLES [REPS [ONLY]]]    (defaults 28 and 9)
+ *
+ * Mono float32, input and output already in device memory. For each filter
+ * length and engine variant it prints the median time of REPS runs (CUDA
+ * events, after one warm-up run), the throughput in GS/s, and that as a
+ * fraction of the measured device-to-device cudaMemcpy rate counted at 8
+ * bytes per sample (one read and one write, the least a filter moves). Each
+ * variant's output is spot-checked against a double-precision sum at 64
+ * random positions. ONLY runs just the cases whose "TAPS LABEL" line
+ * contains that text (for a profiler).
+ */
+#include "gpu_conv.h"
+
+#include <cuda_runtime_api.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK_LOG2 24 /* the input repeats a random block of 2^24 samples */
+#define MAX_TAPS 65536
+
+static int failures = 0;
+static const char *only = NULL;
+
+#define CK(call)                                                                                   \
+  do {                                                                                             \
+    cudaError_t e_ = (call);                                                                       \
+    if (e_ != cudaSuccess) {                                                                       \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));       \
+      exit(1);                                                                                     \
+    }                                                                                              \
+  } while (0)
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static float uniform(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return (float)((double)(rng_state >> 11) * 0x1.0p-53 * 2.0 - 1.0);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct bench {
+  int64_t n; /* outputs */
+  int reps;
+  float *d_in; /* n + MAX_TAPS - 1 */
+  float *d_out;
+  const float *block; /* host copy of the repeating input block */
+  cudaStream_t stream;
+  cudaEvent_t a, b;
+  double copy_gsps;
+} bench;
+
+/* Median seconds of reps runs of either a copy (conv NULL) or a convolution. */
+static double time_median(bench *B, gpu_conv *conv) {
+  double *t = malloc(sizeof(double) * (size_t)B->reps);
+  for (int i = -1; i < B->reps; i++) {
+    CK(cudaEventRecord(B->a, B->stream));
+    if (conv) {
+      char err[256];
+      if (gpu_conv_run(conv, 0, B->d_in, B->n + MAX_TAPS - 1, B->d_out, B->n, B->n, B->stream, err,
+                       sizeof err) != CONVOY_OK) {
+        fprintf(stderr, "run: %s\n", err);
+        exit(1);
+      }
+    } else {
+      CK(cudaMemcpyAsync(B->d_out, B->d_in, sizeof(float) * (size_t)B->n, cudaMemcpyDeviceToDevice,
+                         B->stream));
+    }
+    CK(cudaEventRecord(B->b, B->stream));
+    CK(cudaEventSynchronize(B->b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, B->a, B->b));
+    if (i >= 0) t[i] = ms * 1e-3;
+  }
+  qsort(t, (size_t)B->reps, sizeof(double), cmp_double);
+  double m = t[B->reps / 2];
+  free(t);
+  return m;
+}
+
+/* Compares 64 random outputs with double sums; returns the worst error
+ * relative to sum |h x|. */
+static double spot_check(const bench *B, const float *taps, int64_t m) {
+  double worst = 0;
+  const int64_t mask = ((int64_t)1 << BLOCK_LOG2) - 1;
+  for (int i = 0; i < 64; i++) {
+    int64_t k = (int64_t)((double)(uniform() * 0.5f + 0.5f) * (double)(B->n - 1));
+    float got;
+    CK(cudaMemcpy(&got, B->d_out + k, sizeof got, cudaMemcpyDeviceToHost));
+    double ref = 0, mag = 0;
+    for (int64_t j = 0; j < m; j++) {
+      double p = (double)taps[j] * (double)B->block[(k + m - 1 - j) & mask];
+      ref += p;
+      mag += fabs(p);
+    }
+    double e = fabs((double)got - ref) / (mag > 0 ? mag : 1);
+    if (!(e <= worst)) worst = e;
+  }
+  return worst;
+}
+
+static void run_case(bench *B, const float *taps, int64_t m, const char *label,
+                     const gpu_conv_config *overrides) {
+  char name[96];
+  snprintf(name, sizeof name, "%lld %s", (long long)m, label);
+  if (only && !strstr(name, only)) return;
+  gpu_conv_config cfg = *overrides;
+  const float *tp[1] = {taps};
+  cfg.channels = 1;
+  cfg.taps = tp;
+  cfg.taps_len = m;
+  cfg.max_out = B->n;
+  gpu_conv *conv = NULL;
+  char err[256] = "";
+  if (gpu_conv_create(&cfg, &conv, err, sizeof err) != CONVOY_OK) {
+    printf("%7lld  %-28s  create failed: %s\n", (long long)m, label, err);
+    failures++;
+    return;
+  }
+  double t = time_median(B, conv);
+  double gsps = (double)B->n / t * 1e-9;
+  double err_rel = spot_check(B, taps, m);
+  char line[256];
+  gpu_conv_describe(conv, line, sizeof line);
+  int ok = err_rel < 1e-5;
+  failures += !ok;
+  printf("%7lld  %-28s  %9.3f ms  %7.1f GS/s  %5.1f%% of copy  check %s (%.1e)\n    %s\n",
+         (long long)m, label, t * 1e3, gsps, 100.0 * gsps / B->copy_gsps, ok ? "ok" : "FAIL",
+         err_rel, line);
+  fflush(stdout);
+  gpu_conv_destroy(conv);
+}
+
+int main(int argc, char **argv) {
+  int log2n = argc > 1 ? atoi(argv[1]) : 28;
+  int reps = argc > 2 ? atoi(argv[2]) : 9;
+  only = argc > 3 ? argv[3] : NULL;
+  if (log2n < BLOCK_LOG2 || log2n > 32 || reps < 1) {
+    fprintf(stderr, "usage: gpu_kernels_bench [LOG2_SAMPLES (%d..32) [REPS]]\n", BLOCK_LOG2);
+    return 1;
+  }
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+    printf("gpu_kernels_bench: no GPU\n");
+    return 0;
+  }
+  struct cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int drv = 0, rt = 0;
+  cudaDriverGetVersion(&drv);
+  cudaRuntimeGetVersion(&rt);
+
+  bench B;
+  memset(&B, 0, sizeof B);
+  B.n = (int64_t)1 << log2n;
+  B.reps = reps;
+  size_t in_floats = (size_t)B.n + MAX_TAPS - 1;
+  CK(cudaMalloc((void **)&B.d_in, in_floats * sizeof(float)));
+  CK(cudaMalloc((void **)&B.d_out, (size_t)B.n * sizeof(float)));
+  CK(cudaStreamCreate(&B.stream));
+  CK(cudaEventCreate(&B.a));
+  CK(cudaEventCreate(&B.b));
+
+  const size_t block = (size_t)1 << BLOCK_LOG2;
+  float *host = malloc(block * sizeof(float));
+  for (size_t i = 0; i < block; i++) host[i] = uniform();
+  B.block = host;
+  for (size_t pos = 0; pos < in_floats; pos += block) {
+    size_t len = in_floats - pos < block ? in_floats - pos : block;
+    CK(cudaMemcpy(B.d_in + pos, host, len * sizeof(float), cudaMemcpyHostToDevice));
+  }
+
+  double t_copy = time_median(&B, NULL);
+  B.copy_gsps = (double)B.n / t_copy * 1e-9;
+  printf("device: %s, %d SMs, %.1f GiB, L2 %d MiB, driver %d, runtime %d\n", prop.name,
+         prop.multiProcessorCount, (double)prop.totalGlobalMem / (1 << 30), prop.l2CacheSize >> 20,
+         drv, rt);
+  printf("signal: 2^%d float32 samples, mono, device-resident; median of %d runs\n", log2n, reps);
+  printf("device-to-device copy: %.3f ms, %.0f GB/s (read + write), %.1f GS/s at 8 B/sample\n\n",
+         t_copy * 1e3, 2.0 * 4.0 * (double)B.n / t_copy * 1e-9, B.copy_gsps);
+  printf("   taps  variant                       time          rate        vs copy\n");
+
+  float *taps = malloc(sizeof(float) * MAX_TAPS);
+  for (int i = 0; i < MAX_TAPS; i++) taps[i] = uniform();
+
+  gpu_conv_config c;
+  gpu_conv_config_init(&c);
+  c.kind = GPU_CONV_DIRECT;
+  run_case(&B, taps, 16, "direct (default)", &c);
+  const int outputs[3] = {4, 8, 16};
+  for (int i = 0; i < 3; i++) {
+    for (int store = 1; store <= 2; store++) {
+      char label[64];
+      gpu_conv_config v = c;
+      v.direct_outputs = outputs[i];
+      v.direct_store = store;
+      snprintf(label, sizeof label, "direct R=%d %s", outputs[i], store == 2 ? "staged" : "own");
+      run_case(&B, taps, 16, label, &v);
+    }
+  }
+  gpu_conv_config s = c;
+  s.direct_shared_taps = 1;
+  run_case(&B, taps, 16, "direct shared-memory taps", &s);
+  gpu_conv_config f;
+  gpu_conv_config_init(&f);
+  f.kind = GPU_CONV_FFT;
+  f.plan_effort = 1;
+  run_case(&B, taps, 16, "fft (timed N)", &f);
+
+  run_case(&B, taps, 1024, "direct shared-memory taps", &c);
+  f.plan_effort = 0;
+  run_case(&B, taps, 1024, "fft (model N)", &f);
+  f.plan_effort = 1;
+  run_case(&B, taps, 1024, "fft (timed N)", &f);
+  const int64_t batch_mb[3] = {8, 64, 256};
+  for (int i = 0; i < 3; i++) {
+    char label[64];
+    gpu_conv_config v = f;
+    v.fft_batch_bytes = batch_mb[i] << 20;
+    snprintf(label, sizeof label, "fft (timed N, %lld MiB batch)", (long long)batch_mb[i]);
+    run_case(&B, taps, 1024, label, &v);
+  }
+  for (int k = 12; k <= 15; k++) {
+    char label[64];
+    gpu_conv_config v = f;
+    v.plan_effort = 0;
+    v.fft_size = (int64_t)1 << k;
+    snprintf(label, sizeof label, "fft N=2^%d", k);
+    run_case(&B, taps, 1024, label, &v);
+  }
+  gpu_conv_config a;
+  gpu_conv_config_init(&a);
+  a.plan_effort = 1;
+  run_case(&B, taps, 1024, "auto (timed)", &a);
+
+  f.plan_effort = 0;
+  run_case(&B, taps, 65536, "fft (model N)", &f);
+  f.plan_effort = 1;
+  run_case(&B, taps, 65536, "fft (timed N)", &f);
+  for (int k = 17; k <= 22; k++) {
+    char label[64];
+    gpu_conv_config v = f;
+    v.plan_effort = 0;
+    v.fft_size = (int64_t)1 << k;
+    snprintf(label, sizeof label, "fft N=2^%d", k);
+    run_case(&B, taps, 65536, label, &v);
+  }
+  run_case(&B, taps, 65536, "auto (timed)", &a);
+
+  free(taps);
+  free(host);
+  cudaFree(B.d_in);
+  cudaFree(B.d_out);
+  cudaEventDestroy(B.a);
+  cudaEventDestroy(B.b);
+  cudaStreamDestroy(B.stream);
+  printf("\n%s\n", failures ? "SOME CHECKS FAILED" : "all spot checks passed");
+  return failures ? 1 : 0;
+}

@@ -1,0 +1,561 @@
+/*
+ * gpu_conv.cu - the gpu_conv handle: argument checks, device selection,
+ * distinct filters, the choice between the direct and FFT engines, and CUDA
+ * error translation at the C boundary.
+ */
+#include "gpu_conv_internal.cuh"
+
+#include <mutex>
+#include <new>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gpu_conv {
+  gpu_conv_kind kind;
+  int32_t device;
+  int32_t channels;
+  int32_t lanes;
+  int64_t taps_len;
+  int64_t max_out;
+  int tuned; /* the kind was chosen by timing */
+  gc_direct *direct;
+  gc_fft *fft;
+};
+
+/* ------------------------------------------------------------- errors */
+
+convoy_status gc_fail(char *err, size_t err_size, convoy_status status, const char *fmt, ...) {
+  if (err && err_size > 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, err_size, fmt, ap);
+    va_end(ap);
+  }
+  return status;
+}
+
+static convoy_status status_of_cuda(cudaError_t e) {
+  switch (e) {
+  case cudaErrorMemoryAllocation:
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  case cudaErrorNoDevice:
+  case cudaErrorInsufficientDriver:
+  case cudaErrorInvalidDevice:
+  case cudaErrorDevicesUnavailable:
+  case cudaErrorSystemNotReady:
+  case cudaErrorSystemDriverMismatch:
+  case cudaErrorCompatNotSupportedOnDevice:
+    return CONVOY_ERR_NO_DEVICE;
+  default:
+    return CONVOY_ERR_BACKEND;
+  }
+}
+
+convoy_status gc_cuda_fail(cudaError_t e, const char *what, char *err, size_t err_size) {
+  (void)cudaGetLastError(); /* clear the sticky-until-read last error */
+  return gc_fail(err, err_size, status_of_cuda(e), "%s: %s (%s)", what, cudaGetErrorString(e),
+                 cudaGetErrorName(e));
+}
+
+static const char *cufft_name(cufftResult r) {
+  switch (r) {
+  case CUFFT_SUCCESS:
+    return "CUFFT_SUCCESS";
+  case CUFFT_INVALID_PLAN:
+    return "CUFFT_INVALID_PLAN";
+  case CUFFT_ALLOC_FAILED:
+    return "CUFFT_ALLOC_FAILED";
+  case CUFFT_INVALID_TYPE:
+    return "CUFFT_INVALID_TYPE";
+  case CUFFT_INVALID_VALUE:
+    return "CUFFT_INVALID_VALUE";
+  case CUFFT_INTERNAL_ERROR:
+    return "CUFFT_INTERNAL_ERROR";
+  case CUFFT_EXEC_FAILED:
+    return "CUFFT_EXEC_FAILED";
+  case CUFFT_SETUP_FAILED:
+    return "CUFFT_SETUP_FAILED";
+  case CUFFT_INVALID_SIZE:
+    return "CUFFT_INVALID_SIZE";
+  case CUFFT_UNALIGNED_DATA:
+    return "CUFFT_UNALIGNED_DATA";
+  case CUFFT_INVALID_DEVICE:
+    return "CUFFT_INVALID_DEVICE";
+  case CUFFT_NO_WORKSPACE:
+    return "CUFFT_NO_WORKSPACE";
+  case CUFFT_NOT_IMPLEMENTED:
+    return "CUFFT_NOT_IMPLEMENTED";
+  case CUFFT_NOT_SUPPORTED:
+    return "CUFFT_NOT_SUPPORTED";
+  case CUFFT_MISSING_DEPENDENCY:
+    return "CUFFT_MISSING_DEPENDENCY";
+  default:
+    return "unknown cuFFT error";
+  }
+}
+
+convoy_status gc_cufft_fail(cufftResult r, const char *what, char *err, size_t err_size) {
+  /* cuFFT reports CUDA failures in its own codes; the runtime may hold one too. */
+  cudaError_t e = cudaGetLastError();
+  convoy_status st = r == CUFFT_ALLOC_FAILED ? CONVOY_ERR_OUT_OF_MEMORY : CONVOY_ERR_BACKEND;
+  if (e != cudaSuccess)
+    return gc_fail(err, err_size, st, "%s: cuFFT %s (%d); CUDA: %s", what, cufft_name(r), (int)r,
+                   cudaGetErrorString(e));
+  return gc_fail(err, err_size, st, "%s: cuFFT %s (%d)", what, cufft_name(r), (int)r);
+}
+
+/* ------------------------------------------------------------- device */
+
+convoy_status gc_device_query(int index, gc_device *dev, char *err, size_t err_size) {
+  int sms = 0, clock_khz = 0, mem_khz = 0, bus_bits = 0, l2 = 0;
+  GC_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, index),
+          "cudaDeviceGetAttribute");
+  GC_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, index),
+          "cudaDeviceGetAttribute");
+  GC_CUDA(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, index),
+          "cudaDeviceGetAttribute");
+  GC_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, index),
+          "cudaDeviceGetAttribute");
+  GC_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, index), "cudaDeviceGetAttribute");
+  dev->index = index;
+  dev->sms = sms > 0 ? sms : 1;
+  /* 128 fp32 lanes per multiprocessor from Volta on; the estimates only rank
+   * engines against each other, timing decides where it is asked to. */
+  dev->fma_per_s = (double)dev->sms * 128.0 * (clock_khz > 0 ? clock_khz : 1500000) * 1e3;
+  double bw = 2.0 * (mem_khz > 0 ? mem_khz : 2600000) * 1e3 * (bus_bits > 0 ? bus_bits : 5120) / 8;
+  dev->bytes_per_s = bw;
+  dev->l2_bytes = l2 > 0 ? l2 : (32 << 20);
+  return CONVOY_OK;
+}
+
+/* ------------------------------------------------------------- timing */
+
+__global__ void fill_pattern_kernel(float *p, int64_t n) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    uint32_t h = (uint32_t)i * 2654435761u;
+    h ^= h >> 15;
+    h *= 2246822519u;
+    h ^= h >> 13;
+    p[i] = (float)(h >> 8) * (1.0f / 8388608.0f) - 1.0f;
+  }
+}
+
+convoy_status gc_fill_pattern(float *p, int64_t n, cudaStream_t stream, char *err,
+                              size_t err_size) {
+  if (n <= 0) return CONVOY_OK;
+  int64_t blocks = (n + 255) / 256;
+  fill_pattern_kernel<<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(p, n);
+  GC_LAUNCHED("fill kernel");
+  return CONVOY_OK;
+}
+
+double gc_time_best(gc_timed_fn fn, void *arg, int reps, char *err, size_t err_size) {
+  cudaStream_t s = NULL;
+  cudaEvent_t a = NULL, b = NULL;
+  double best = -1.0;
+  convoy_status st = CONVOY_OK;
+  cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = cudaEventCreate(&a);
+  if (e == cudaSuccess) e = cudaEventCreate(&b);
+  if (e != cudaSuccess) {
+    gc_cuda_fail(e, "timing setup", err, err_size);
+    goto done;
+  }
+  for (int i = 0; i <= reps; i++) {
+    if ((e = cudaEventRecord(a, s)) != cudaSuccess) break;
+    if ((st = fn(arg, s, err, err_size)) != CONVOY_OK) break;
+    if ((e = cudaEventRecord(b, s)) != cudaSuccess) break;
+    if ((e = cudaEventSynchronize(b)) != cudaSuccess) break;
+    float ms = 0.0f;
+    if ((e = cudaEventElapsedTime(&ms, a, b)) != cudaSuccess) break;
+    if (i > 0 && (best < 0.0 || ms * 1e-3 < best)) best = ms * 1e-3; /* run 0 warms up */
+  }
+  if (e != cudaSuccess) gc_cuda_fail(e, "timing", err, err_size);
+  if (e != cudaSuccess || st != CONVOY_OK) best = -1.0;
+done:
+  if (s) cudaStreamSynchronize(s);
+  if (a) cudaEventDestroy(a);
+  if (b) cudaEventDestroy(b);
+  if (s) cudaStreamDestroy(s);
+  return best;
+}
+
+/* ------------------------------------------------------------- choice cache */
+
+/* Plans chosen by timing, per process, so that streams made again with the
+ * same filter shape skip the timing. */
+namespace {
+struct choice {
+  gpu_conv_kind wanted;
+  int32_t device, channels;
+  int64_t taps_len, max_out;
+  gpu_conv_kind kind;
+  int64_t fft_size;
+};
+constexpr int kCacheSize = 64;
+choice cache[kCacheSize];
+int cache_used = 0, cache_next = 0;
+std::mutex cache_mutex;
+
+bool cache_find(const gpu_conv_config *c, int32_t device, choice *out) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  for (int i = 0; i < cache_used; i++) {
+    const choice &k = cache[i];
+    if (k.wanted == c->kind && k.device == device && k.channels == c->channels &&
+        k.taps_len == c->taps_len && k.max_out == c->max_out) {
+      *out = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+void cache_store(const choice &k) {
+  std::lock_guard<std::mutex> lock(cache_mutex);
+  cache[cache_next] = k;
+  cache_next = (cache_next + 1) % kCacheSize;
+  if (cache_used < kCacheSize) cache_used++;
+}
+
+/* Restores the calling thread's current device on scope exit. */
+struct device_guard {
+  int previous = -1;
+  convoy_status enter(int device, char *err, size_t err_size) {
+    GC_CUDA(cudaGetDevice(&previous), "cudaGetDevice");
+    if (previous != device) GC_CUDA(cudaSetDevice(device), "cudaSetDevice");
+    return CONVOY_OK;
+  }
+  ~device_guard() {
+    int now = -1;
+    if (previous >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous)
+      cudaSetDevice(previous);
+    (void)cudaGetLastError();
+  }
+};
+} // namespace
+
+/* ------------------------------------------------------------- handle */
+
+extern "C" void gpu_conv_config_init(gpu_conv_config *config) {
+  if (!config) return;
+  memset(config, 0, sizeof *config);
+  config->channels = 1;
+  config->kind = GPU_CONV_AUTO;
+  config->device = -1;
+  config->lanes = 1;
+}
+
+static void filters_free(gc_filters *f) {
+  free(f->of_channel);
+  free(f->taps);
+  f->of_channel = NULL;
+  f->taps = NULL;
+}
+
+/* Groups channels whose taps are equal (the same pointer or the same values). */
+static convoy_status filters_make(const gpu_conv_config *cfg, gc_filters *f, char *err,
+                                  size_t err_size) {
+  f->count = 0;
+  f->of_channel = (int32_t *)malloc(sizeof(int32_t) * (size_t)cfg->channels);
+  f->taps = (const float **)malloc(sizeof(float *) * (size_t)cfg->channels);
+  if (!f->of_channel || !f->taps) {
+    filters_free(f);
+    return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
+  }
+  size_t bytes = sizeof(float) * (size_t)cfg->taps_len;
+  for (int32_t c = 0; c < cfg->channels; c++) {
+    const float *t = cfg->taps[c];
+    int32_t found = -1;
+    for (int32_t i = 0; i < f->count && found < 0; i++)
+      if (f->taps[i] == t || memcmp(f->taps[i], t, bytes) == 0) found = i;
+    if (found < 0) {
+      found = f->count++;
+      f->taps[found] = t;
+    }
+    f->of_channel[c] = found;
+  }
+  return CONVOY_OK;
+}
+
+static convoy_status check_config(const gpu_conv_config *c, char *err, size_t err_size) {
+  if (!c) return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: config is NULL");
+  if (c->channels < 1 || c->channels > CONVOY_MAX_CHANNELS)
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                   "gpu_conv: %d channels (expected 1 .. %d)", (int)c->channels,
+                   CONVOY_MAX_CHANNELS);
+  if (c->taps_len < 1 || c->taps_len > ((int64_t)1 << 31))
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                   "gpu_conv: %lld taps (expected 1 .. 2^31)", (long long)c->taps_len);
+  if (!c->taps)
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: taps is NULL");
+  for (int32_t i = 0; i < c->channels; i++)
+    if (!c->taps[i])
+      return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                     "gpu_conv: taps of channel %d is NULL", (int)i);
+  if (c->max_out < 1 || c->max_out > ((int64_t)1 << 40))
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                   "gpu_conv: max_out %lld out of range (1 .. 2^40)", (long long)c->max_out);
+  if (c->kind != GPU_CONV_AUTO && c->kind != GPU_CONV_DIRECT && c->kind != GPU_CONV_FFT)
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: unknown engine kind %d",
+                   (int)c->kind);
+  if (c->lanes < 0 || c->lanes > 64)
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                   "gpu_conv: %d lanes (expected 0 .. 64)", (int)c->lanes);
+  if (c->kind == GPU_CONV_FFT && c->taps_len > GPU_CONV_FFT_MAX_TAPS)
+    return gc_fail(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                   "gpu_conv: the FFT engine takes at most 2^25 taps, not %lld",
+                   (long long)c->taps_len);
+  return CONVOY_OK;
+}
+
+/* Timing workload for the AUTO choice: one engine over a synthetic signal
+ * of every channel. */
+struct auto_probe {
+  gpu_conv *conv;
+  const float *in;
+  int64_t in_stride;
+  float *out;
+  int64_t n;
+};
+
+static convoy_status probe_run(void *arg, cudaStream_t s, char *err, size_t err_size) {
+  auto_probe *p = (auto_probe *)arg;
+  if (p->conv->kind == GPU_CONV_DIRECT)
+    return gc_direct_run(p->conv->direct, p->in, p->in_stride, p->out, p->n, p->n, s, err,
+                         err_size);
+  return gc_fft_run(p->conv->fft, 0, p->in, p->in_stride, p->out, p->n, p->n, s, err, err_size);
+}
+
+/* Times both engines and keeps the faster per output; sets *pick. */
+static convoy_status time_engines(gpu_conv *g, int64_t taps_len, int64_t max_out,
+                                  gpu_conv_kind *pick, char *err, size_t err_size) {
+  /* At most 2^24 outputs over all channels; the direct probe is also cut so
+   * that it stays well under a second. */
+  int64_t n_fft = ((int64_t)1 << 24) / g->channels;
+  if (n_fft > max_out) n_fft = max_out;
+  int64_t n_dir = n_fft;
+  int64_t cap = ((int64_t)1 << 33) / (taps_len * g->channels);
+  if (n_dir > cap) n_dir = cap > 4096 ? cap : 4096;
+  if (n_dir > max_out) n_dir = max_out;
+  int64_t n = n_fft > n_dir ? n_fft : n_dir;
+  int64_t in_stride = n + taps_len - 1;
+  float *in = NULL, *out = NULL;
+  double t_dir = -1, t_fft = -1;
+  convoy_status st = CONVOY_OK;
+  cudaError_t e = cudaMalloc((void **)&in, sizeof(float) * (size_t)(in_stride * g->channels));
+  if (e == cudaSuccess) e = cudaMalloc((void **)&out, sizeof(float) * (size_t)(n * g->channels));
+  if (e != cudaSuccess) st = gc_cuda_fail(e, "gpu_conv: timing buffers", err, err_size);
+  if (st == CONVOY_OK) st = gc_fill_pattern(in, in_stride * g->channels, 0, err, err_size);
+  if (st == CONVOY_OK && (e = cudaStreamSynchronize(0)) != cudaSuccess)
+    st = gc_cuda_fail(e, "gpu_conv: timing buffers", err, err_size);
+  if (st == CONVOY_OK) {
+    auto_probe p = {g, in, in_stride, out, n_dir};
+    g->kind = GPU_CONV_DIRECT;
+    t_dir = gc_time_best(probe_run, &p, 2, err, err_size);
+    p.n = n_fft;
+    g->kind = GPU_CONV_FFT;
+    if (t_dir >= 0) t_fft = gc_time_best(probe_run, &p, 2, err, err_size);
+    if (t_dir < 0 || t_fft < 0) st = CONVOY_ERR_BACKEND;
+  }
+  cudaFree(in);
+  cudaFree(out);
+  if (st != CONVOY_OK) return st;
+  *pick = t_dir / (double)n_dir <= t_fft / (double)n_fft ? GPU_CONV_DIRECT : GPU_CONV_FFT;
+  return CONVOY_OK;
+}
+
+static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t device, gpu_conv *g,
+                                      char *err, size_t err_size) {
+  gpu_conv_config cfg = *cfg_in;
+  gc_device dev;
+  convoy_status st = gc_device_query(device, &dev, err, err_size);
+  if (st != CONVOY_OK) return st;
+  gc_filters filters = {0, NULL, NULL};
+  if ((st = filters_make(&cfg, &filters, err, err_size)) != CONVOY_OK) return st;
+
+  choice cached;
+  bool have = cfg.plan_effort > 0 && cfg.fft_size == 0 && cache_find(&cfg, device, &cached);
+  gpu_conv_kind kind = cfg.kind;
+  bool time_both = false;
+  if (have) {
+    if (kind == GPU_CONV_AUTO) kind = cached.kind;
+    if (kind == GPU_CONV_FFT && cached.fft_size > 0) {
+      cfg.fft_size = cached.fft_size;
+      cfg.plan_effort = 0; /* already timed */
+    }
+  } else if (kind == GPU_CONV_AUTO) {
+    double c_dir = gc_direct_model_cost(&dev, cfg.taps_len);
+    double c_fft = gc_fft_model_cost(&dev, cfg.taps_len, cfg.max_out);
+    if (c_fft < 0) {
+      kind = GPU_CONV_DIRECT;
+    } else {
+      kind = c_dir <= c_fft ? GPU_CONV_DIRECT : GPU_CONV_FFT;
+      /* Time both when the model cannot tell them apart with confidence. */
+      time_both = cfg.plan_effort > 0 && c_dir < 8 * c_fft && c_fft < 8 * c_dir;
+    }
+  }
+
+  if (kind == GPU_CONV_DIRECT || time_both)
+    st = gc_direct_create(&cfg, &filters, &dev, &g->direct, err, err_size);
+  if (st == CONVOY_OK && (kind == GPU_CONV_FFT || time_both))
+    st = gc_fft_create(&cfg, &filters, &dev, &g->fft, err, err_size);
+  if (st == CONVOY_OK && time_both) {
+    st = time_engines(g, cfg.taps_len, cfg.max_out, &kind, err, err_size);
+    g->tuned = st == CONVOY_OK;
+  }
+  filters_free(&filters);
+  if (st != CONVOY_OK) return st;
+  if (kind == GPU_CONV_DIRECT && g->fft) {
+    gc_fft_destroy(g->fft);
+    g->fft = NULL;
+  } else if (kind == GPU_CONV_FFT && g->direct) {
+    gc_direct_destroy(g->direct);
+    g->direct = NULL;
+  }
+  g->kind = kind;
+  /* Copies from pageable host memory and memsets on the legacy stream may
+   * still be in flight; runs go to the caller's streams, which need not
+   * wait for the legacy stream. */
+  GC_CUDA(cudaDeviceSynchronize(), "gpu_conv: setup");
+  if (cfg_in->plan_effort > 0 && cfg_in->fft_size == 0 && !have) {
+    choice k = {cfg_in->kind,
+                device,
+                cfg.channels,
+                cfg.taps_len,
+                cfg.max_out,
+                kind,
+                kind == GPU_CONV_FFT ? gc_fft_size(g->fft) : 0};
+    cache_store(k);
+  }
+  return CONVOY_OK;
+}
+
+extern "C" convoy_status gpu_conv_create(const gpu_conv_config *config, gpu_conv **conv, char *err,
+                                         size_t err_size) {
+  if (err && err_size) err[0] = '\0';
+  if (!conv) return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: conv is NULL");
+  *conv = NULL;
+  convoy_status st = check_config(config, err, err_size);
+  if (st != CONVOY_OK) return st;
+
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) return gc_cuda_fail(e, "gpu_conv: no usable CUDA device", err, err_size);
+  int32_t device = config->device;
+  if (device < 0) GC_CUDA(cudaGetDevice(&device), "cudaGetDevice");
+  if (device >= count)
+    return gc_fail(err, err_size, CONVOY_ERR_NO_DEVICE, "gpu_conv: no GPU %d (%d present)",
+                   (int)device, count);
+
+  device_guard guard;
+  if ((st = guard.enter(device, err, err_size)) != CONVOY_OK) return st;
+
+  gpu_conv *g = new (std::nothrow) gpu_conv();
+  if (!g) return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
+  g->device = device;
+  g->channels = config->channels;
+  g->lanes = config->lanes > 0 ? config->lanes : 1;
+  g->taps_len = config->taps_len;
+  g->max_out = config->max_out;
+  st = create_on_device(config, device, g, err, err_size);
+  if (st != CONVOY_OK) {
+    gc_direct_destroy(g->direct);
+    gc_fft_destroy(g->fft);
+    delete g;
+    return st;
+  }
+  *conv = g;
+  return CONVOY_OK;
+}
+
+static bool ranges_overlap(const float *a, int64_t a_len, const float *b, int64_t b_len) {
+  uintptr_t a0 = (uintptr_t)a, a1 = a0 + sizeof(float) * (uint64_t)a_len;
+  uintptr_t b0 = (uintptr_t)b, b1 = b0 + sizeof(float) * (uint64_t)b_len;
+  return a0 < b1 && b0 < a1;
+}
+
+extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float *d_in,
+                                      int64_t in_stride, float *d_out, int64_t out_stride,
+                                      int64_t n_out, void *cuda_stream, char *err,
+                                      size_t err_size) {
+  if (!conv) return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: conv is NULL");
+  if (n_out < 0 || n_out > conv->max_out)
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                   "gpu_conv: n_out %lld out of range (0 .. max_out %lld)", (long long)n_out,
+                   (long long)conv->max_out);
+  if (lane < 0 || lane >= conv->lanes)
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                   "gpu_conv: lane %d out of range (0 .. %d)", (int)lane, (int)conv->lanes - 1);
+  if (n_out == 0) return CONVOY_OK;
+  int64_t n_in = n_out + conv->taps_len - 1;
+  if (!d_in || !d_out)
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
+                   d_in ? "d_out" : "d_in");
+  if (conv->channels > 1 && (in_stride < n_in || out_stride < n_out))
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                   "gpu_conv: strides %lld/%lld too small for %lld outputs and %lld taps",
+                   (long long)in_stride, (long long)out_stride, (long long)n_out,
+                   (long long)conv->taps_len);
+  int64_t in_span = (conv->channels - 1) * in_stride + n_in;
+  int64_t out_span = (conv->channels - 1) * out_stride + n_out;
+  if (ranges_overlap(d_in, in_span, d_out, out_span))
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                   "gpu_conv: input and output overlap (in-place is not supported)");
+
+  device_guard guard;
+  convoy_status st = guard.enter(conv->device, err, err_size);
+  if (st != CONVOY_OK) return st;
+  cudaStream_t s = (cudaStream_t)cuda_stream;
+  if (conv->kind == GPU_CONV_DIRECT)
+    return gc_direct_run(conv->direct, d_in, in_stride, d_out, out_stride, n_out, s, err, err_size);
+  return gc_fft_run(conv->fft, lane, d_in, in_stride, d_out, out_stride, n_out, s, err, err_size);
+}
+
+extern "C" void gpu_conv_destroy(gpu_conv *conv) {
+  if (!conv) return;
+  device_guard guard;
+  if (guard.enter(conv->device, NULL, 0) == CONVOY_OK) {
+    gc_direct_destroy(conv->direct);
+    gc_fft_destroy(conv->fft);
+  }
+  delete conv;
+}
+
+extern "C" gpu_conv_kind gpu_conv_kind_of(const gpu_conv *conv) {
+  return conv ? conv->kind : GPU_CONV_AUTO;
+}
+
+extern "C" int64_t gpu_conv_granule(const gpu_conv *conv) {
+  if (!conv) return 0;
+  return conv->kind == GPU_CONV_FFT ? gc_fft_granule(conv->fft) : 1;
+}
+
+extern "C" int64_t gpu_conv_fft_size(const gpu_conv *conv) {
+  return conv && conv->kind == GPU_CONV_FFT ? gc_fft_size(conv->fft) : 0;
+}
+
+extern "C" int32_t gpu_conv_device(const gpu_conv *conv) {
+  return conv ? conv->device : -1;
+}
+
+extern "C" void gpu_conv_describe(const gpu_conv *conv, char *buf, size_t buf_size) {
+  if (!buf || buf_size == 0) return;
+  if (!conv) {
+    snprintf(buf, buf_size, "(none)");
+    return;
+  }
+  char detail[192];
+  if (conv->kind == GPU_CONV_DIRECT)
+    gc_direct_describe(conv->direct, detail, sizeof detail);
+  else
+    gc_fft_describe(conv->fft, detail, sizeof detail);
+  snprintf(buf, buf_size, "%s on GPU %d, %lld taps, %d channel%s, %d lane%s%s", detail,
+           (int)conv->device, (long long)conv->taps_len, (int)conv->channels,
+           conv->channels == 1 ? "" : "s", (int)conv->lanes, conv->lanes == 1 ? "" : "s",
+           conv->tuned ? ", chosen by timing" : "");
+}

@@ -1,0 +1,144 @@
+/*
+ * gpu_conv.h - device-resident convolution on one CUDA GPU (internal, C boundary).
+ *
+ * A gpu_conv turns planar float32 input that already lives in device memory
+ * into planar float32 output in device memory, for every channel at once, on
+ * a caller's CUDA stream. It is the GPU counterpart of an engine's run() in
+ * pipeline/engine.h; the stream pipeline (chunking, host transfers, history)
+ * is built on top of it. No CUDA type crosses this header: a CUDA stream is
+ * passed as `void *` (a cudaStream_t; NULL is the legacy default stream).
+ *
+ * Engines
+ *   GPU_CONV_DIRECT  direct form. Up to 64 taps the taps live in registers
+ *                    (one kernel per tap count); above that, or on request,
+ *                    they are staged through shared memory in blocks of
+ *                    2048. Any tap count; cost grows with taps.
+ *   GPU_CONV_FFT     overlap-save on cuFFT: batched real FFTs of size N over
+ *                    segments of L = granule outputs each. Any tap count up to
+ *                    2^25; device memory is bounded by max_out, never by the
+ *                    signal length.
+ *   GPU_CONV_AUTO    the cheaper of the two for this filter and max_out, by a
+ *                    cost model, refined by timing both on the device at
+ *                    create when plan_effort is 1.
+ *
+ * Results
+ *   out[c][k] = sum_j taps[c][j] * in[c][k + taps_len - 1 - j],  0 <= k < n_out,
+ * accumulated in float32. Every output depends only on its own inputs and on
+ * where it sits relative to the granule grid: splitting n_out into several
+ * calls whose starts are multiples of gpu_conv_granule() (the history being
+ * the taps_len - 1 input frames before each call's first output) gives
+ * bitwise the same output as one call. The direct engine's granule is 1.
+ * The direct engine sums taps in index order, in blocks of 2048 taps
+ * (partial sums added in order), so the register and shared-memory kernels
+ * agree bitwise.
+ *
+ * Errors: every call returns a convoy_status and, on failure, writes one
+ * line (naming the CUDA or cuFFT error) into err when err is not NULL and
+ * err_size > 0. CUDA's last error is cleared after a failure. Nothing here
+ * prints or exits.
+ *
+ * Thread safety: different handles may be used concurrently. A handle's runs
+ * on one lane must be ordered (one host thread at a time, and on one CUDA
+ * stream or streams ordered by events): each lane owns scratch memory that a
+ * run uses until its work on the stream completes. Runs on different lanes
+ * may overlap on different streams.
+ */
+#ifndef CONVOY_GPU_CONV_H
+#define CONVOY_GPU_CONV_H
+
+#include "convoy.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum gpu_conv_kind {
+  GPU_CONV_AUTO = 0,
+  GPU_CONV_DIRECT = 1,
+  GPU_CONV_FFT = 2
+} gpu_conv_kind;
+
+/* Largest tap count the FFT engine accepts (its FFT size is at most 2^26). */
+#define GPU_CONV_FFT_MAX_TAPS ((int64_t)1 << 25)
+
+typedef struct gpu_conv_config {
+  int32_t channels;         /* 1 .. CONVOY_MAX_CHANNELS */
+  int64_t taps_len;         /* >= 1; every channel's filter has this length */
+  const float *const *taps; /* [channels] host pointers, taps_len floats each, copied at
+                               create; channels whose taps are equal share one copy */
+  int64_t max_out;          /* most outputs per channel one run may ask for, >= 1 */
+  gpu_conv_kind kind;
+  int32_t device;      /* CUDA device index; -1 = the calling thread's current one */
+  int32_t lanes;       /* runs that may be in flight at once on different streams;
+                          0 = 1 */
+  int32_t plan_effort; /* 0 = cost model only (fast create); 1 = also time
+                          candidates on the device (adds tens of ms, cached per
+                          process for the same device, taps, channels, max_out) */
+  int64_t fft_size;    /* FFT: 0 = choose; else a power of two, 64 .. 2^26,
+                          >= taps_len + 3 */
+
+  /* Tuning overrides, 0 = default. Used by the benchmark; others leave them 0. */
+  int32_t direct_outputs;     /* outputs per thread of the register kernel: 4, 8 or 16
+                                 (4 and 16 only for 16 taps) */
+  int32_t direct_store;       /* 1 = each thread stores its own outputs, 2 = through
+                                 shared memory, fully coalesced */
+  int32_t direct_shared_taps; /* 1 = use the shared-memory-taps kernel at any tap count */
+  int64_t fft_batch_bytes;    /* FFT scratch per launch per lane (segments per launch) */
+} gpu_conv_config;
+
+typedef struct gpu_conv gpu_conv;
+
+/* Fills *config with defaults (mono, AUTO, device -1, one lane, everything
+ * else 0); the caller sets taps, taps_len and max_out. */
+void gpu_conv_config_init(gpu_conv_config *config);
+
+/* Makes the plan: copies the taps to the device, computes filter spectra,
+ * allocates every lane's scratch and FFT plans. Blocks until that setup work
+ * is done. On success *conv owns everything; on failure *conv is NULL. */
+convoy_status gpu_conv_create(const gpu_conv_config *config, gpu_conv **conv, char *err,
+                              size_t err_size);
+
+/* Enqueues the filtering of n_out outputs per channel on cuda_stream and
+ * returns without waiting.
+ *   d_in   device memory; channel c starts at d_in + c * in_stride and holds
+ *          taps_len - 1 history frames then n_out frames (in_stride >=
+ *          n_out + taps_len - 1). Nothing outside those frames is read.
+ *   d_out  device memory; channel c is written at d_out + c * out_stride, n_out
+ *          frames (out_stride >= n_out). Nothing else is written.
+ * 0 <= n_out <= max_out; n_out == 0 does nothing. Strides are in floats; any
+ * 4-byte alignment is accepted (16-byte aligned channel starts are fastest).
+ * d_in and d_out must not overlap. lane is 0 .. lanes-1. Errors of the
+ * asynchronous work itself show at the caller's next synchronisation. */
+convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float *d_in, int64_t in_stride,
+                           float *d_out, int64_t out_stride, int64_t n_out, void *cuda_stream,
+                           char *err, size_t err_size);
+
+/* Frees everything. Device memory goes back through cudaFree, which waits
+ * for the work in flight on the device (the handle's included). NULL is a
+ * no-op. */
+void gpu_conv_destroy(gpu_conv *conv);
+
+/* The engine actually used (never GPU_CONV_AUTO). */
+gpu_conv_kind gpu_conv_kind_of(const gpu_conv *conv);
+
+/* Outputs per FFT segment (calls starting on multiples of it are bitwise
+ * chunk-invariant); 1 for the direct engine. */
+int64_t gpu_conv_granule(const gpu_conv *conv);
+
+/* FFT size N, 0 for the direct engine. */
+int64_t gpu_conv_fft_size(const gpu_conv *conv);
+
+/* The device the handle runs on. */
+int32_t gpu_conv_device(const gpu_conv *conv);
+
+/* One line: engine, taps, and plan parameters, into buf (NUL-terminated). */
+void gpu_conv_describe(const gpu_conv *conv, char *buf, size_t buf_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONVOY_GPU_CONV_H */

@@ -1,0 +1,397 @@
+/*
+ * gpu_conv_direct.cu - direct-form convolution kernels.
+ *
+ * Both kernels give each block a tile of T consecutive outputs of one channel
+ * (a persistent grid walks the tiles), stage the tile's T + taps - 1 inputs
+ * in shared memory with 16-byte coalesced loads, and let each thread compute
+ * R consecutive outputs from 16-byte shared-memory reads.
+ *
+ *   direct_reg<M, R, STAGED>  taps in registers, M = 1..64, every loop
+ *                             unrolled at compile time.
+ *   direct_smem<STAGED>       any tap count: taps staged through shared memory
+ *                             2048 at a time, 8 taps per register chunk.
+ *
+ * Every output is the fused multiply-add chain acc = fma(h_rev[i], x[k+i], acc)
+ * for i = 0, 1, ... from acc = 0, per block of 2048 taps, block sums added in
+ * order. The order never depends on where the output sits, so results are
+ * bitwise independent of tiling and call splits, and both kernels agree.
+ * STAGED stores pass the outputs through shared memory so that each warp
+ * writes whole contiguous 512-byte runs; otherwise each thread writes its own
+ * R outputs with 16-byte stores.
+ */
+#include "gpu_conv_internal.cuh"
+
+#include <array>
+#include <new>
+#include <utility>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kDefaultOutputs = 8;
+/* Measured on an H200 at 16 taps: 8 outputs per thread with per-thread
+ * 16-byte stores reach 74% of the copy rate; staged stores 65%, 4 or 16
+ * outputs per thread 45-59%. */
+constexpr bool kDefaultStaged = false;
+constexpr int kRegMaxTaps = 64;
+
+/* Shared-memory-taps kernel: outputs per thread, taps per register chunk,
+ * taps per shared-memory block. */
+constexpr int kSmOutputs = 8;
+constexpr int kSmChunk = 8;
+constexpr int kSmTapBlock = 2048;
+
+struct direct_args {
+  const float *in;
+  int64_t in_stride;
+  int64_t n_in; /* valid input frames per channel */
+  float *out;
+  int64_t out_stride;
+  int64_t n_out;
+  int64_t tiles_per_channel;
+  int64_t tiles;     /* channels * tiles_per_channel */
+  const float *taps; /* reversed taps, [filters][taps_stride], zero-padded */
+  int64_t taps_stride;
+  const int32_t *filter_of; /* [channels] */
+  int64_t taps_len;
+};
+
+/* xs[p] = x[k0 + p] for 0 <= p < count, zero where k0 + p is outside
+ * [0, n_in); positions up to the next multiple of 4 may be written too (W must
+ * cover them). Reads only inside [0, n_in), 16 bytes at a time where the
+ * 16-byte granule lies wholly inside. */
+template <int W>
+__device__ __forceinline__ void stage_input(float *xs, const float *x, int64_t k0, int count,
+                                            int64_t n_in) {
+  const int s = (int)((reinterpret_cast<uintptr_t>(x + k0) >> 2) & 3);
+  const int granules = (s + count + 3) >> 2;
+  for (int gi = threadIdx.x; gi < granules; gi += kThreads) {
+    const int64_t gx = k0 - s + 4 * (int64_t)gi;
+    float v[4];
+    if (gx >= 0 && gx + 4 <= n_in) {
+      const float4 q = __ldg(reinterpret_cast<const float4 *>(x + gx));
+      v[0] = q.x;
+      v[1] = q.y;
+      v[2] = q.z;
+      v[3] = q.w;
+    } else {
+#pragma unroll
+      for (int u = 0; u < 4; u++) v[u] = (gx + u >= 0 && gx + u < n_in) ? __ldg(x + gx + u) : 0.0f;
+    }
+    const int p = 4 * gi - s;
+    if (s == 0) {
+      *reinterpret_cast<float4 *>(xs + p) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+      for (int u = 0; u < 4; u++)
+        if (p + u >= 0 && p + u < W) xs[p + u] = v[u];
+    }
+  }
+}
+
+/* Writes this thread's R outputs (starting at tile position t*R) of a tile
+ * of T outputs starting at k0. When STAGED, xs (>= T floats) is reused: the
+ * caller must have synchronised after its last read of xs, and must
+ * synchronise before writing xs again. */
+template <int R, int T, bool STAGED>
+__device__ __forceinline__ void store_outputs(float *xs, const float (&acc)[R], float *y,
+                                              int64_t k0, int64_t n_out) {
+  const int t = threadIdx.x;
+  if (STAGED) {
+#pragma unroll
+    for (int q = 0; q < R / 4; q++)
+      *reinterpret_cast<float4 *>(xs + t * R + 4 * q) =
+          make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+    __syncthreads();
+    const int64_t left = n_out - k0;
+    const int count = left < T ? (int)left : T;
+    if (count == T && (reinterpret_cast<uintptr_t>(y + k0) & 15) == 0) {
+      for (int p = t; p < T / 4; p += kThreads)
+        __stcs(reinterpret_cast<float4 *>(y + k0) + p, reinterpret_cast<const float4 *>(xs)[p]);
+    } else {
+      for (int p = t; p < count; p += kThreads) y[k0 + p] = xs[p];
+    }
+  } else {
+    const int64_t kb = k0 + (int64_t)t * R;
+    if (kb + R <= n_out && (reinterpret_cast<uintptr_t>(y + kb) & 15) == 0) {
+#pragma unroll
+      for (int q = 0; q < R / 4; q++)
+        __stcs(reinterpret_cast<float4 *>(y + kb) + q,
+               make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; r++)
+        if (kb + r < n_out) y[kb + r] = acc[r];
+    }
+  }
+}
+
+template <int M, int R, bool STAGED>
+__global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
+  constexpr int T = kThreads * R;
+  constexpr int Q = (R + M - 1 + 3) / 4; /* 16-byte reads per thread */
+  constexpr int W = T - R + 4 * Q;       /* >= T + M - 1 rounded up to 4, and >= T */
+  __shared__ __align__(16) float xs[W];
+  float g[M];
+  int32_t loaded = -1;
+  const int t = threadIdx.x;
+
+  for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
+    const int64_t c = tile / a.tiles_per_channel;
+    const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
+    const int32_t f = a.filter_of[c];
+    if (f != loaded) { /* uniform across the block */
+      const float4 *tp = reinterpret_cast<const float4 *>(a.taps + f * a.taps_stride);
+#pragma unroll
+      for (int q = 0; q < (M + 3) / 4; q++) {
+        const float4 v = __ldg(tp + q);
+        if (4 * q + 0 < M) g[4 * q + 0] = v.x;
+        if (4 * q + 1 < M) g[4 * q + 1] = v.y;
+        if (4 * q + 2 < M) g[4 * q + 2] = v.z;
+        if (4 * q + 3 < M) g[4 * q + 3] = v.w;
+      }
+      loaded = f;
+    }
+    stage_input<W>(xs, a.in + c * a.in_stride, k0, T + M - 1, a.n_in);
+    __syncthreads();
+
+    float acc[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) acc[r] = 0.0f;
+#pragma unroll
+    for (int q = 0; q < Q; q++) {
+      const float4 v = *reinterpret_cast<const float4 *>(xs + t * R + 4 * q);
+      const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+      for (int u = 0; u < 4; u++) {
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+          const int i = 4 * q + u - r; /* tap index, ascending for each r */
+          if (i >= 0 && i < M) acc[r] = __fmaf_rn(g[i], e[u], acc[r]);
+        }
+      }
+    }
+    if (STAGED) __syncthreads();
+    store_outputs<R, T, STAGED>(xs, acc, a.out + c * a.out_stride, k0, a.n_out);
+    __syncthreads();
+  }
+}
+
+template <bool STAGED> __global__ void __launch_bounds__(kThreads) direct_smem(direct_args a) {
+  constexpr int R = kSmOutputs;
+  constexpr int C = kSmChunk;
+  static_assert(R == C, "the register window slides by one chunk");
+  constexpr int T = kThreads * R;
+  constexpr int W = T + kSmTapBlock + 4;
+  __shared__ __align__(16) float xs[W];
+  __shared__ __align__(16) float gs[kSmTapBlock];
+  const int t = threadIdx.x;
+
+  for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
+    const int64_t c = tile / a.tiles_per_channel;
+    const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
+    const float *tp = a.taps + a.filter_of[c] * a.taps_stride;
+    const float *x = a.in + c * a.in_stride;
+    float total[R];
+
+    for (int64_t j0 = 0; j0 < a.taps_len; j0 += kSmTapBlock) {
+      const int mb = (int)(a.taps_len - j0 < kSmTapBlock ? a.taps_len - j0 : kSmTapBlock);
+      const float4 *tq = reinterpret_cast<const float4 *>(tp + j0);
+      for (int i = t; i < (mb + 3) / 4; i += kThreads)
+        reinterpret_cast<float4 *>(gs)[i] = __ldg(tq + i);
+      stage_input<W>(xs, x, k0 + j0, T + mb - 1, a.n_in);
+      __syncthreads();
+
+      float acc[R];
+#pragma unroll
+      for (int r = 0; r < R; r++) acc[r] = 0.0f;
+      const float *xw = xs + t * R;
+      float w[R + C];
+      {
+        const float4 w0 = *reinterpret_cast<const float4 *>(xw);
+        const float4 w1 = *reinterpret_cast<const float4 *>(xw + 4);
+        w[0] = w0.x, w[1] = w0.y, w[2] = w0.z, w[3] = w0.w;
+        w[4] = w1.x, w[5] = w1.y, w[6] = w1.z, w[7] = w1.w;
+      }
+      const int chunks = mb / C;
+      for (int ci = 0; ci < chunks; ci++) {
+        const int i0 = ci * C;
+        const float4 w2 = *reinterpret_cast<const float4 *>(xw + i0 + R);
+        const float4 w3 = *reinterpret_cast<const float4 *>(xw + i0 + R + 4);
+        w[8] = w2.x, w[9] = w2.y, w[10] = w2.z, w[11] = w2.w;
+        w[12] = w3.x, w[13] = w3.y, w[14] = w3.z, w[15] = w3.w;
+        const float4 g0 = *reinterpret_cast<const float4 *>(gs + i0);
+        const float4 g1 = *reinterpret_cast<const float4 *>(gs + i0 + 4);
+        const float gc[C] = {g0.x, g0.y, g0.z, g0.w, g1.x, g1.y, g1.z, g1.w};
+#pragma unroll
+        for (int u = 0; u < C; u++) {
+#pragma unroll
+          for (int r = 0; r < R; r++) acc[r] = __fmaf_rn(gc[u], w[r + u], acc[r]);
+        }
+#pragma unroll
+        for (int r = 0; r < R; r++) w[r] = w[r + C];
+      }
+      for (int i = chunks * C; i < mb; i++) {
+        const float gv = gs[i];
+#pragma unroll
+        for (int r = 0; r < R; r++) acc[r] = __fmaf_rn(gv, xw[r + i], acc[r]);
+      }
+#pragma unroll
+      for (int r = 0; r < R; r++) total[r] = j0 == 0 ? acc[r] : total[r] + acc[r];
+      __syncthreads();
+    }
+    store_outputs<R, T, STAGED>(xs, total, a.out + c * a.out_stride, k0, a.n_out);
+    __syncthreads();
+  }
+}
+
+using kernel_fn = void (*)(direct_args);
+
+template <int... I>
+constexpr std::array<kernel_fn, sizeof...(I)> reg_table(std::integer_sequence<int, I...>) {
+  return {{&direct_reg<I + 1, kDefaultOutputs, kDefaultStaged>...}};
+}
+const std::array<kernel_fn, kRegMaxTaps> kRegKernels =
+    reg_table(std::make_integer_sequence<int, kRegMaxTaps>{});
+
+/* The benchmark's alternatives for the model case of 16 taps. */
+kernel_fn reg16_variant(int outputs, bool staged) {
+  switch (outputs) {
+  case 4:
+    return staged ? &direct_reg<16, 4, true> : &direct_reg<16, 4, false>;
+  case 8:
+    return staged ? &direct_reg<16, 8, true> : &direct_reg<16, 8, false>;
+  case 16:
+    return staged ? &direct_reg<16, 16, true> : &direct_reg<16, 16, false>;
+  default:
+    return nullptr;
+  }
+}
+
+} // namespace
+
+struct gc_direct {
+  int64_t taps_len;
+  int32_t channels;
+  float *d_taps; /* reversed, padded */
+  int64_t taps_stride;
+  int32_t *d_filter_of;
+  kernel_fn kernel;
+  int outputs_per_thread;
+  bool staged;
+  bool shared_taps;
+  int64_t max_blocks; /* resident blocks on the whole device */
+};
+
+double gc_direct_model_cost(const gc_device *dev, int64_t taps_len) {
+  /* The register kernel reaches about half the FMA peak, the shared-memory
+   * one about a third; neither beats moving 8 bytes per output. */
+  double eff = taps_len <= kRegMaxTaps ? 0.5 : 0.33;
+  double compute = (double)taps_len / (dev->fma_per_s * eff);
+  double memory = 8.0 / dev->bytes_per_s;
+  return compute > memory ? compute : memory;
+}
+
+convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *filters,
+                               const gc_device *dev, gc_direct **out, char *err, size_t err_size) {
+  *out = NULL;
+  const int64_t m = cfg->taps_len;
+  const bool staged = cfg->direct_store ? cfg->direct_store == 2 : kDefaultStaged;
+  const int outputs = cfg->direct_outputs ? cfg->direct_outputs : kDefaultOutputs;
+  kernel_fn kernel = nullptr;
+  bool shared_taps = cfg->direct_shared_taps != 0 || m > kRegMaxTaps;
+  if (shared_taps) {
+    if (cfg->direct_outputs && cfg->direct_outputs != kSmOutputs)
+      return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                     "gpu_conv: the shared-memory-taps kernel computes %d outputs per thread",
+                     kSmOutputs);
+    kernel = staged ? &direct_smem<true> : &direct_smem<false>;
+  } else if (m == 16 && (cfg->direct_outputs || cfg->direct_store)) {
+    kernel = reg16_variant(outputs, staged);
+  } else if (outputs == kDefaultOutputs && staged == kDefaultStaged) {
+    kernel = kRegKernels[(size_t)(m - 1)];
+  }
+  if (!kernel)
+    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                   "gpu_conv: no direct kernel variant with %d outputs per thread%s for %lld taps",
+                   outputs, staged ? " (staged stores)" : "", (long long)m);
+
+  gc_direct *d = (gc_direct *)calloc(1, sizeof *d);
+  if (!d) return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
+  *out = d;
+  d->taps_len = m;
+  d->channels = cfg->channels;
+  d->kernel = kernel;
+  d->outputs_per_thread = shared_taps ? kSmOutputs : outputs;
+  d->staged = staged;
+  d->shared_taps = shared_taps;
+  d->taps_stride = (m + 3) / 4 * 4;
+
+  /* Reversed taps, so that output k is the dot product with x[k .. k+m-1]. */
+  size_t n_taps = (size_t)d->taps_stride * (size_t)filters->count;
+  float *host = (float *)calloc(n_taps, sizeof(float));
+  if (!host)
+    return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
+  for (int32_t f = 0; f < filters->count; f++)
+    for (int64_t i = 0; i < m; i++)
+      host[(size_t)f * d->taps_stride + i] = filters->taps[f][m - 1 - i];
+  cudaError_t e = cudaMalloc((void **)&d->d_taps, n_taps * sizeof(float));
+  if (e == cudaSuccess)
+    e = cudaMemcpy(d->d_taps, host, n_taps * sizeof(float), cudaMemcpyHostToDevice);
+  free(host);
+  GC_CUDA(e, "gpu_conv: direct taps to the device");
+  GC_CUDA(cudaMalloc((void **)&d->d_filter_of, sizeof(int32_t) * (size_t)cfg->channels),
+          "gpu_conv: channel map");
+  GC_CUDA(cudaMemcpy(d->d_filter_of, filters->of_channel, sizeof(int32_t) * (size_t)cfg->channels,
+                     cudaMemcpyHostToDevice),
+          "gpu_conv: channel map to the device");
+
+  int per_sm = 0;
+  GC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel, kThreads, 0),
+          "gpu_conv: direct kernel occupancy");
+  d->max_blocks = (int64_t)dev->sms * (per_sm > 0 ? per_sm : 1);
+  return CONVOY_OK;
+}
+
+convoy_status gc_direct_run(gc_direct *d, const float *in, int64_t in_stride, float *out,
+                            int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
+                            size_t err_size) {
+  const int64_t tile = (int64_t)kThreads * d->outputs_per_thread;
+  direct_args a;
+  a.in = in;
+  a.in_stride = in_stride;
+  a.n_in = n_out + d->taps_len - 1;
+  a.out = out;
+  a.out_stride = out_stride;
+  a.n_out = n_out;
+  a.tiles_per_channel = (n_out + tile - 1) / tile;
+  a.tiles = a.tiles_per_channel * d->channels;
+  a.taps = d->d_taps;
+  a.taps_stride = d->taps_stride;
+  a.filter_of = d->d_filter_of;
+  a.taps_len = d->taps_len;
+  int64_t blocks = a.tiles < d->max_blocks ? a.tiles : d->max_blocks;
+  void *args[] = {&a};
+  GC_CUDA(cudaLaunchKernel((const void *)d->kernel, dim3((unsigned)blocks), dim3(kThreads), args, 0,
+                           stream),
+          "gpu_conv: direct kernel launch");
+  return CONVOY_OK;
+}
+
+void gc_direct_describe(const gc_direct *d, char *buf, size_t buf_size) {
+  snprintf(buf, buf_size, "gpu-direct (%s taps, %d outputs/thread, %s stores)",
+           d->shared_taps ? "shared-memory" : "register", d->outputs_per_thread,
+           d->staged ? "staged" : "per-thread");
+}
+
+void gc_direct_destroy(gc_direct *d) {
+  if (!d) return;
+  cudaFree(d->d_taps);
+  cudaFree(d->d_filter_of);
+  (void)cudaGetLastError();
+  free(d);
+}

@@ -1,0 +1,114 @@
+/*
+ * gpu_conv_internal.cuh - what the gpu_conv translation units share (CUDA C++
+ * only): error translation, device facts, and the two engines' interfaces.
+ */
+#ifndef CONVOY_GPU_CONV_INTERNAL_CUH
+#define CONVOY_GPU_CONV_INTERNAL_CUH
+
+#include "gpu_conv.h"
+
+#include <cuda_runtime.h>
+#include <cufft.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------- errors */
+
+/* Writes a one-line message into err (if any) and returns status. */
+convoy_status gc_fail(char *err, size_t err_size, convoy_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Translates a failed CUDA call: clears the runtime's last error, writes
+ * "what: <CUDA message> (<error name>)" into err, and returns the matching
+ * status (out of memory, no device, or backend). */
+convoy_status gc_cuda_fail(cudaError_t e, const char *what, char *err, size_t err_size);
+
+/* The same for cuFFT results. */
+convoy_status gc_cufft_fail(cufftResult r, const char *what, char *err, size_t err_size);
+
+#define GC_CUDA(call, what)                                                                        \
+  do {                                                                                             \
+    cudaError_t gc_e_ = (call);                                                                    \
+    if (gc_e_ != cudaSuccess) return gc_cuda_fail(gc_e_, (what), err, err_size);                   \
+  } while (0)
+
+#define GC_CUFFT(call, what)                                                                       \
+  do {                                                                                             \
+    cufftResult gc_r_ = (call);                                                                    \
+    if (gc_r_ != CUFFT_SUCCESS) return gc_cufft_fail(gc_r_, (what), err, err_size);                \
+  } while (0)
+
+/* Checks that the kernel just launched was accepted. */
+#define GC_LAUNCHED(what) GC_CUDA(cudaGetLastError(), (what))
+
+/* ------------------------------------------------------------- device */
+
+typedef struct gc_device {
+  int index;
+  int sms;            /* multiprocessors */
+  double fma_per_s;   /* peak fp32 fused multiply-adds per second (estimate) */
+  double bytes_per_s; /* peak DRAM bytes per second (estimate) */
+  int64_t l2_bytes;
+} gc_device;
+
+/* Reads the facts the cost models use. */
+convoy_status gc_device_query(int index, gc_device *dev, char *err, size_t err_size);
+
+/* ------------------------------------------------------------- filters */
+
+/* The distinct filters of a config and which one each channel uses. */
+typedef struct gc_filters {
+  int32_t count;       /* distinct filters */
+  int32_t *of_channel; /* [channels] host, index into the distinct filters */
+  const float **taps;  /* [count] host pointers into the caller's taps */
+} gc_filters;
+
+/* ------------------------------------------------------------- direct engine */
+
+typedef struct gc_direct gc_direct;
+
+/* Per output per channel, seconds: the model the AUTO choice starts from. */
+double gc_direct_model_cost(const gc_device *dev, int64_t taps_len);
+
+convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *filters,
+                               const gc_device *dev, gc_direct **out, char *err, size_t err_size);
+convoy_status gc_direct_run(gc_direct *d, const float *in, int64_t in_stride, float *out,
+                            int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
+                            size_t err_size);
+void gc_direct_describe(const gc_direct *d, char *buf, size_t buf_size);
+void gc_direct_destroy(gc_direct *d);
+
+/* ------------------------------------------------------------- FFT engine */
+
+typedef struct gc_fft gc_fft;
+
+/* Per output per channel, seconds, of the best FFT size by the model, or a
+ * negative value when taps_len is out of the engine's range. */
+double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out);
+
+convoy_status gc_fft_create(const gpu_conv_config *cfg, const gc_filters *filters,
+                            const gc_device *dev, gc_fft **out, char *err, size_t err_size);
+convoy_status gc_fft_run(gc_fft *f, int32_t lane, const float *in, int64_t in_stride, float *out,
+                         int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
+                         size_t err_size);
+int64_t gc_fft_size(const gc_fft *f);
+int64_t gc_fft_granule(const gc_fft *f);
+void gc_fft_describe(const gc_fft *f, char *buf, size_t buf_size);
+void gc_fft_destroy(gc_fft *f);
+
+/* ------------------------------------------------------------- timing */
+
+/* Median-free quick timing used at create: runs fn(arg, stream) reps times
+ * after one warm-up on a private stream and returns the fastest run in
+ * seconds, or a negative value after a failure (message in err). */
+typedef convoy_status (*gc_timed_fn)(void *arg, cudaStream_t stream, char *err, size_t err_size);
+double gc_time_best(gc_timed_fn fn, void *arg, int reps, char *err, size_t err_size);
+
+/* Fills n floats at p with a deterministic non-zero pattern in [-1, 1). */
+convoy_status gc_fill_pattern(float *p, int64_t n, cudaStream_t stream, char *err, size_t err_size);
+
+#endif /* CONVOY_GPU_CONV_INTERNAL_CUH */

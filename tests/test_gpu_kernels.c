@@ -1,0 +1,463 @@
+/*
+ * test_gpu_kernels.c - the device-resident convolution kernels (cuda/gpu_conv.h)
+ * against a double-precision reference, on device buffers.
+ *
+ * Checks: every register-tap kernel (1..64 taps) and the shared-memory-taps
+ * kernel, bitwise equal to each other; the FFT engine up to 2^20 taps; several
+ * channels with distinct, shared and equal taps; odd strides and misaligned
+ * channel starts; nothing written outside the outputs; splitting a run into
+ * calls at granule multiples (on one lane or two lanes on two streams) gives
+ * bitwise the one-call output; argument errors. Skips (77) without a GPU.
+ */
+#include "test_support.h"
+
+#ifndef CONVOY_HAVE_CUDA
+
+int main(void) {
+  printf("test_gpu_kernels: built without CUDA: skipped\n");
+  return TS_SKIP;
+}
+
+#else
+
+#include "gpu_conv.h"
+
+#include <cuda_runtime_api.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POISON_BYTE 0xFF /* every float made of it is a NaN */
+
+static ts_rng rng;
+
+/* A problem on the host and on the device: channels of history + n_out
+ * inputs at d_in + in_offset + c * in_stride; outputs at d_out + c * out_stride. */
+typedef struct tcase {
+  int32_t channels;
+  int64_t taps, n_out, n_in, in_stride, out_stride, in_offset;
+  float **taps_of; /* [channels] pointers into taps_buf (may repeat) */
+  float *taps_buf; /* distinct filters */
+  float *in;       /* host, channels * in_stride */
+  double *ref;     /* [channels][n_in + taps - 1] full convolution */
+  float *d_in, *d_out;
+  size_t out_floats; /* d_out size, guard included */
+} tcase;
+
+enum taps_mode { TAPS_DISTINCT, TAPS_SHARED, TAPS_EQUAL };
+
+static int cuda_ok(cudaError_t e, const char *what) {
+  TS_CHECK(e == cudaSuccess, "%s: %s", what, cudaGetErrorString(e));
+  return e == cudaSuccess;
+}
+
+static void case_free(tcase *t) {
+  free(t->taps_of);
+  free(t->taps_buf);
+  free(t->in);
+  free(t->ref);
+  cudaFree(t->d_in);
+  cudaFree(t->d_out);
+  memset(t, 0, sizeof *t);
+}
+
+static int case_make(tcase *t, int32_t channels, int64_t taps, int64_t n_out, int mode,
+                     int odd_layout) {
+  memset(t, 0, sizeof *t);
+  t->channels = channels;
+  t->taps = taps;
+  t->n_out = n_out;
+  t->n_in = n_out + taps - 1;
+  t->in_stride = t->n_in + (odd_layout ? ts_range(&rng, 1, 7) : 0);
+  t->out_stride = n_out + (odd_layout ? ts_range(&rng, 1, 5) : 3);
+  t->in_offset = odd_layout ? ts_range(&rng, 1, 3) : 0;
+  int32_t distinct = mode == TAPS_DISTINCT ? channels : 1;
+  t->taps_of = malloc(sizeof(float *) * (size_t)channels);
+  t->taps_buf = malloc(sizeof(float) * (size_t)(taps * (mode == TAPS_EQUAL ? channels : distinct)));
+  t->in = malloc(sizeof(float) * (size_t)(t->in_stride * channels));
+  t->ref = malloc(sizeof(double) * (size_t)((t->n_in + taps - 1) * channels));
+  if (!t->taps_of || !t->taps_buf || !t->in || !t->ref) {
+    TS_CHECK(0, "out of host memory for %lld taps x %lld outputs", (long long)taps,
+             (long long)n_out);
+    case_free(t);
+    return 0;
+  }
+  ts_fill_uniform(&rng, t->taps_buf, taps * distinct);
+  for (int32_t c = 0; c < channels; c++) {
+    if (mode == TAPS_EQUAL) { /* same values, different memory */
+      t->taps_of[c] = t->taps_buf + taps * c;
+      if (c > 0) memcpy(t->taps_of[c], t->taps_buf, sizeof(float) * (size_t)taps);
+    } else {
+      t->taps_of[c] = t->taps_buf + (mode == TAPS_DISTINCT ? taps * c : 0);
+    }
+  }
+  ts_fill_uniform(&rng, t->in, t->in_stride * channels);
+  for (int32_t c = 0; c < channels; c++)
+    ts_reference_conv(t->in + c * t->in_stride, t->n_in, t->taps_of[c], taps,
+                      t->ref + c * (t->n_in + taps - 1));
+
+  size_t in_floats = (size_t)(t->in_offset + t->in_stride * channels);
+  t->out_floats = (size_t)(t->out_stride * channels + 64);
+  if (!cuda_ok(cudaMalloc((void **)&t->d_in, in_floats * sizeof(float)), "cudaMalloc in") ||
+      !cuda_ok(cudaMalloc((void **)&t->d_out, t->out_floats * sizeof(float)), "cudaMalloc out") ||
+      !cuda_ok(cudaMemcpy(t->d_in + t->in_offset, t->in,
+                          sizeof(float) * (size_t)(t->in_stride * channels),
+                          cudaMemcpyHostToDevice),
+               "copy in") ||
+      !cuda_ok(cudaDeviceSynchronize(), "copy in")) {
+    case_free(t);
+    return 0;
+  }
+  return 1;
+}
+
+static void config_for(const tcase *t, gpu_conv_kind kind, gpu_conv_config *cfg) {
+  gpu_conv_config_init(cfg);
+  cfg->channels = t->channels;
+  cfg->taps_len = t->taps;
+  cfg->taps = (const float *const *)t->taps_of;
+  cfg->max_out = t->n_out;
+  cfg->kind = kind;
+}
+
+/* Runs n_out as calls of the given sizes (NULL: one call), alternating
+ * lanes/streams when lanes is 2, and returns the whole output buffer
+ * (malloc'd) or NULL after a failure. */
+static float *run_split(const tcase *t, gpu_conv *g, const int64_t *sizes, int n_sizes, int lanes) {
+  cudaStream_t s[2] = {NULL, NULL};
+  float *host = malloc(t->out_floats * sizeof(float));
+  int ok = host != NULL;
+  ok = ok && cuda_ok(cudaMemset(t->d_out, POISON_BYTE, t->out_floats * sizeof(float)), "poison");
+  ok = ok && cuda_ok(cudaDeviceSynchronize(), "poison"); /* the streams do not wait for it */
+  for (int i = 0; ok && i < lanes; i++)
+    ok = cuda_ok(cudaStreamCreateWithFlags(&s[i], cudaStreamNonBlocking), "stream");
+  int64_t one[1] = {t->n_out};
+  if (!sizes) {
+    sizes = one;
+    n_sizes = 1;
+  }
+  int64_t pos = 0;
+  for (int i = 0; ok && i < n_sizes; i++) {
+    char err[256] = "";
+    int lane = i % lanes;
+    convoy_status st =
+        gpu_conv_run(g, lane, t->d_in + t->in_offset + pos, t->in_stride, t->d_out + pos,
+                     t->out_stride, sizes[i], s[lane], err, sizeof err);
+    TS_CHECK(st == CONVOY_OK, "run %d of %d (%lld outputs at %lld): %s", i, n_sizes,
+             (long long)sizes[i], (long long)pos, err);
+    ok = st == CONVOY_OK;
+    pos += sizes[i];
+  }
+  for (int i = 0; i < lanes; i++)
+    if (s[i]) ok = cuda_ok(cudaStreamSynchronize(s[i]), "synchronize") && ok;
+  ok = ok &&
+       cuda_ok(cudaMemcpy(host, t->d_out, t->out_floats * sizeof(float), cudaMemcpyDeviceToHost),
+               "copy out");
+  for (int i = 0; i < lanes; i++)
+    if (s[i]) cudaStreamDestroy(s[i]);
+  if (!ok) {
+    free(host);
+    return NULL;
+  }
+  return host;
+}
+
+static int is_poison(float v) {
+  uint32_t u;
+  memcpy(&u, &v, sizeof u);
+  return u == 0xFFFFFFFFu;
+}
+
+/* Reference error and untouched gaps between/after the channels. */
+static void check_output(const tcase *t, const float *out, const char *label) {
+  double worst = 0.0;
+  for (int32_t c = 0; c < t->channels; c++) {
+    double e = ts_rel_l2(out + c * t->out_stride, 1,
+                         t->ref + c * (t->n_in + t->taps - 1) + (t->taps - 1), t->n_out);
+    if (!(e <= worst)) worst = e;
+  }
+  TS_CHECK(worst < 1e-5, "%s: %lld taps, %d ch, %lld outputs: rel L2 error %.3g", label,
+           (long long)t->taps, (int)t->channels, (long long)t->n_out, worst);
+  int64_t stray = 0;
+  for (int32_t c = 0; c < t->channels; c++)
+    for (int64_t k = t->n_out; k < t->out_stride; k++)
+      stray += !is_poison(out[c * t->out_stride + k]);
+  for (size_t k = (size_t)(t->out_stride * t->channels); k < t->out_floats; k++)
+    stray += !is_poison(out[k]);
+  TS_CHECK(stray == 0, "%s: %lld floats written outside the outputs", label, (long long)stray);
+}
+
+static int same_outputs(const tcase *t, const float *a, const float *b) {
+  for (int32_t c = 0; c < t->channels; c++)
+    if (memcmp(a + c * t->out_stride, b + c * t->out_stride, sizeof(float) * (size_t)t->n_out))
+      return 0;
+  return 1;
+}
+
+static gpu_conv *create(const gpu_conv_config *cfg, const char *label) {
+  gpu_conv *g = NULL;
+  char err[256] = "";
+  convoy_status st = gpu_conv_create(cfg, &g, err, sizeof err);
+  TS_CHECK(st == CONVOY_OK, "%s: create (%lld taps, %d ch): %s: %s", label,
+           (long long)cfg->taps_len, (int)cfg->channels, convoy_strerror(st), err);
+  return g;
+}
+
+/* Random call sizes that are multiples of granule (the last one takes the
+ * rest); returns their count. */
+static int random_split(int64_t n_out, int64_t granule, int64_t *sizes, int max_sizes) {
+  int n = 0;
+  int64_t left = n_out;
+  while (left > 0 && n < max_sizes - 1) {
+    int64_t units = (left + granule - 1) / granule;
+    int64_t take = granule * ts_log_range(&rng, 1, units > 1 ? units - 1 : 1);
+    if (take >= left) break;
+    sizes[n++] = take;
+    left -= take;
+  }
+  sizes[n++] = left;
+  return n;
+}
+
+/* One engine on one case: reference, bounds, and (split) chunk invariance. */
+static float *check_engine(const tcase *t, const gpu_conv_config *cfg, const char *label,
+                           int split) {
+  gpu_conv *g = create(cfg, label);
+  if (!g) return NULL;
+  float *whole = run_split(t, g, NULL, 0, 1);
+  if (whole) check_output(t, whole, label);
+  if (whole && split) {
+    int64_t sizes[16];
+    int n = random_split(t->n_out, gpu_conv_granule(g), sizes, 16);
+    float *parts = run_split(t, g, sizes, n, cfg->lanes > 1 ? 2 : 1);
+    if (parts) {
+      check_output(t, parts, label);
+      TS_CHECK(same_outputs(t, whole, parts),
+               "%s: %lld taps: %d calls (granule %lld, %d lanes) differ from one call", label,
+               (long long)t->taps, n, (long long)gpu_conv_granule(g), cfg->lanes > 1 ? 2 : 1);
+    }
+    free(parts);
+  }
+  gpu_conv_destroy(g);
+  return whole;
+}
+
+/* Every register-tap kernel, checked against the shared-memory kernel too. */
+static void test_register_counts(void) {
+  for (int64_t m = 1; m <= 64; m++) {
+    tcase t;
+    int64_t n_out = ts_log_range(&rng, 16, ts_quick() ? 3000 : 40000);
+    if (!case_make(&t, (int32_t)(1 + m % 3), m, n_out, TAPS_DISTINCT, m % 2 == 0)) return;
+    gpu_conv_config cfg;
+    config_for(&t, GPU_CONV_DIRECT, &cfg);
+    float *reg = check_engine(&t, &cfg, "direct registers", m % 8 == 0);
+    cfg.direct_shared_taps = 1;
+    float *sm = check_engine(&t, &cfg, "direct shared taps", 0);
+    if (reg && sm)
+      TS_CHECK(same_outputs(&t, reg, sm), "%lld taps: register and shared-memory kernels differ",
+               (long long)m);
+    free(reg);
+    free(sm);
+    config_for(&t, GPU_CONV_FFT, &cfg);
+    free(check_engine(&t, &cfg, "fft", m % 16 == 1));
+    case_free(&t);
+  }
+}
+
+/* The benchmark's variants of the 16-tap kernel give the default's bits. */
+static void test_direct16_variants(void) {
+  tcase t;
+  if (!case_make(&t, 2, 16, ts_log_range(&rng, 5000, 70000), TAPS_DISTINCT, 1)) return;
+  gpu_conv_config cfg;
+  config_for(&t, GPU_CONV_DIRECT, &cfg);
+  float *base = check_engine(&t, &cfg, "direct 16", 0);
+  const int outputs[3] = {4, 8, 16};
+  for (int i = 0; i < 3 && base; i++) {
+    for (int store = 1; store <= 2; store++) {
+      cfg.direct_outputs = outputs[i];
+      cfg.direct_store = store;
+      float *v = check_engine(&t, &cfg, "direct 16 variant", 0);
+      if (v)
+        TS_CHECK(same_outputs(&t, base, v),
+                 "16 taps, %d outputs/thread, store mode %d: bits differ", outputs[i], store);
+      free(v);
+    }
+  }
+  free(base);
+  case_free(&t);
+}
+
+/* Longer filters, both engines, chunk invariance on some. */
+static void test_long_filters(void) {
+  const int64_t taps[] = {65, 100, 127, 128, 1000, 1024, 2047, 2048, 2049, 4097, 65536, 1 << 20};
+  const int n_taps = (int)(sizeof taps / sizeof taps[0]);
+  /* Direct work (taps x outputs) per case stays bounded. */
+  const double budget = ts_quick() ? 1 << 26 : 1ll << 33;
+  for (int i = 0; i < n_taps; i++) {
+    int64_t m = taps[i];
+    int64_t n_out = ts_log_range(&rng, 16, ts_quick() ? 20000 : 1 << 20);
+    int64_t cap = (int64_t)(budget / (double)m);
+    if (n_out > cap) n_out = cap > 16 ? cap : 16;
+    if (i % 4 == 2) n_out = ts_range(&rng, 8, 40); /* taps longer than the signal */
+    int32_t ch = (int32_t)ts_range(&rng, 1, m >= 65536 ? 2 : 3);
+    tcase t;
+    if (!case_make(&t, ch, m, n_out, i % 2 ? TAPS_DISTINCT : TAPS_SHARED, i % 2)) return;
+    gpu_conv_config cfg;
+    config_for(&t, GPU_CONV_DIRECT, &cfg);
+    /* Under the sanitizers (quick) the direct kernel's 2^20 taps take too long. */
+    if (!ts_quick() || m <= 65536) free(check_engine(&t, &cfg, "direct shared taps", i % 4 == 0));
+    config_for(&t, GPU_CONV_FFT, &cfg);
+    free(check_engine(&t, &cfg, "fft", 1));
+    case_free(&t);
+  }
+}
+
+/* Eight channels, distinct and equal filters, odd layouts. */
+static void test_channels(void) {
+  const int64_t taps[] = {16, 300, 1024};
+  for (int i = 0; i < 3; i++) {
+    for (int mode = TAPS_DISTINCT; mode <= TAPS_EQUAL; mode++) {
+      tcase t;
+      int64_t n_out = ts_log_range(&rng, 1000, ts_quick() ? 8000 : 200000);
+      if (!case_make(&t, 8, taps[i], n_out, mode, 1)) return;
+      gpu_conv_config cfg;
+      config_for(&t, GPU_CONV_DIRECT, &cfg);
+      free(check_engine(&t, &cfg, "direct 8 channels", 1));
+      config_for(&t, GPU_CONV_FFT, &cfg);
+      free(check_engine(&t, &cfg, "fft 8 channels", 1));
+      case_free(&t);
+    }
+  }
+}
+
+/* FFT batches with few slots: calls span several launches and end in part
+ * batches; two lanes on two streams; a size chosen by timing; AUTO. */
+static void test_fft_batches_and_lanes(void) {
+  tcase t;
+  int64_t n_out = ts_quick() ? 30000 : 400000;
+  if (!case_make(&t, 3, 1024, n_out, TAPS_DISTINCT, 1)) return;
+  gpu_conv_config cfg;
+  config_for(&t, GPU_CONV_FFT, &cfg);
+  cfg.fft_size = 4096;
+  cfg.fft_batch_bytes = 3 * (4096 + 2) * 4; /* three segments per launch */
+  free(check_engine(&t, &cfg, "fft small batches", 1));
+  cfg.lanes = 2;
+  free(check_engine(&t, &cfg, "fft two lanes", 1));
+
+  config_for(&t, GPU_CONV_FFT, &cfg);
+  cfg.plan_effort = 1;
+  gpu_conv *g = create(&cfg, "fft timed");
+  if (g) {
+    int64_t n = gpu_conv_fft_size(g);
+    TS_CHECK(n >= 1024 + 3 && (n & (n - 1)) == 0, "timed FFT size %lld", (long long)n);
+    gpu_conv_destroy(g);
+  }
+  free(check_engine(&t, &cfg, "fft timed", 1));
+
+  for (int effort = 0; effort <= 1; effort++) {
+    config_for(&t, GPU_CONV_AUTO, &cfg);
+    cfg.plan_effort = effort;
+    g = create(&cfg, "auto");
+    if (g) {
+      char line[256] = "";
+      gpu_conv_describe(g, line, sizeof line);
+      printf("auto, 1024 taps, effort %d: %s\n", effort, line);
+      TS_CHECK(gpu_conv_kind_of(g) == GPU_CONV_DIRECT || gpu_conv_kind_of(g) == GPU_CONV_FFT,
+               "auto resolved to %d", (int)gpu_conv_kind_of(g));
+      TS_CHECK(strlen(line) > 10, "describe: '%s'", line);
+      gpu_conv_destroy(g);
+    }
+    free(check_engine(&t, &cfg, "auto", 0));
+  }
+  case_free(&t);
+}
+
+static void expect_status(convoy_status got, convoy_status want, const char *err,
+                          const char *what) {
+  TS_CHECK(got == want, "%s: got %s, want %s (%s)", what, convoy_strerror(got),
+           convoy_strerror(want), err);
+  TS_CHECK(got == CONVOY_OK || strlen(err) > 0, "%s: no message", what);
+}
+
+static void test_errors(void) {
+  float taps[4] = {1, 2, 3, 4};
+  const float *tp[1] = {taps};
+  gpu_conv_config cfg;
+  gpu_conv *g = NULL;
+  char err[256];
+
+  gpu_conv_config_init(&cfg);
+  cfg.taps = tp;
+  cfg.taps_len = 4;
+  cfg.max_out = 100;
+
+  gpu_conv_config c = cfg;
+  c.channels = 0;
+  err[0] = '\0';
+  expect_status(gpu_conv_create(&c, &g, err, sizeof err), CONVOY_ERR_INVALID_ARGUMENT, err,
+                "0 channels");
+  TS_CHECK(g == NULL, "handle set after a failed create");
+  c = cfg;
+  c.taps_len = 0;
+  expect_status(gpu_conv_create(&c, &g, err, sizeof err), CONVOY_ERR_INVALID_ARGUMENT, err,
+                "0 taps");
+  c = cfg;
+  c.taps = NULL;
+  expect_status(gpu_conv_create(&c, &g, err, sizeof err), CONVOY_ERR_INVALID_ARGUMENT, err,
+                "NULL taps");
+  c = cfg;
+  c.max_out = 0;
+  expect_status(gpu_conv_create(&c, &g, err, sizeof err), CONVOY_ERR_INVALID_ARGUMENT, err,
+                "max_out 0");
+  c = cfg;
+  c.kind = GPU_CONV_FFT;
+  c.fft_size = 48;
+  expect_status(gpu_conv_create(&c, &g, err, sizeof err), CONVOY_ERR_INVALID_ARGUMENT, err,
+                "FFT size not a power of two");
+  c = cfg;
+  c.device = 1000;
+  expect_status(gpu_conv_create(&c, &g, err, sizeof err), CONVOY_ERR_NO_DEVICE, err, "device 1000");
+  expect_status(gpu_conv_create(NULL, &g, err, sizeof err), CONVOY_ERR_INVALID_ARGUMENT, err,
+                "NULL config");
+
+  c = cfg;
+  c.kind = GPU_CONV_DIRECT;
+  g = create(&c, "errors");
+  float *d = NULL;
+  if (g && cuda_ok(cudaMalloc((void **)&d, sizeof(float) * 1024), "cudaMalloc")) {
+    expect_status(gpu_conv_run(g, 0, d, 103, d + 512, 100, 101, NULL, err, sizeof err),
+                  CONVOY_ERR_INVALID_ARGUMENT, err, "n_out > max_out");
+    expect_status(gpu_conv_run(g, 1, d, 103, d + 512, 100, 100, NULL, err, sizeof err),
+                  CONVOY_ERR_INVALID_ARGUMENT, err, "lane 1 of 1");
+    expect_status(gpu_conv_run(g, 0, d, 103, d + 50, 100, 100, NULL, err, sizeof err),
+                  CONVOY_ERR_INVALID_ARGUMENT, err, "overlapping buffers");
+    expect_status(gpu_conv_run(g, 0, NULL, 103, d + 512, 100, 100, NULL, err, sizeof err),
+                  CONVOY_ERR_INVALID_ARGUMENT, err, "NULL input");
+    err[0] = '\0';
+    expect_status(gpu_conv_run(g, 0, NULL, 0, NULL, 0, 0, NULL, err, sizeof err), CONVOY_OK, err,
+                  "zero outputs");
+    TS_CHECK(cudaGetLastError() == cudaSuccess, "CUDA error left set after argument errors");
+  }
+  cudaFree(d);
+  gpu_conv_destroy(g);
+  gpu_conv_destroy(NULL);
+}
+
+int main(void) {
+  ts_rng_init(&rng, ts_seed("test_gpu_kernels"));
+  int gpus = convoy_gpu_count();
+  if (gpus == 0) {
+    printf("test_gpu_kernels: no GPU (%s): skipped\n", convoy_last_error());
+    return TS_SKIP;
+  }
+  test_errors();
+  test_register_counts();
+  test_direct16_variants();
+  test_channels();
+  test_fft_batches_and_lanes();
+  test_long_filters();
+  return ts_finish();
+}
+
+#endif /* CONVOY_HAVE_CUDA */
