@@ -32,7 +32,10 @@ typedef struct engine_ops {
   convoy_engine id;
 
   /* Relative cost per output frame per channel, in nanoseconds on a typical
-   * core, for choosing an engine; negative when the engine cannot serve r. */
+   * core, for choosing an engine; negative when the engine cannot serve r.
+   * Scale: one core of the machine at hand, the engine's run() plus about
+   * 0.3 ns for the stream's (de)interleaving, which both CPU engines add; a
+   * GPU engine should include its host transfers on the same scale. */
   double (*cost)(const engine_request *r);
 
   /* Makes the plan: all allocation and FFT planning happens here. On failure

@@ -1,0 +1,67 @@
+/* error.c - status names, the per-thread last-error message, the version. */
+#include "error_internal.h"
+
+#include <stdio.h>
+
+#ifndef CONVOY_VERSION_STRING
+#error "CONVOY_VERSION_STRING must be defined by the build"
+#endif
+
+static _Thread_local char thread_error[CONVOY_ERROR_SIZE];
+
+const char *convoy_strerror(convoy_status status) {
+  switch (status) {
+  case CONVOY_OK:
+    return "success";
+  case CONVOY_ERR_INVALID_ARGUMENT:
+    return "invalid argument";
+  case CONVOY_ERR_OUT_OF_MEMORY:
+    return "out of memory";
+  case CONVOY_ERR_UNSUPPORTED:
+    return "not supported by this build";
+  case CONVOY_ERR_NO_DEVICE:
+    return "no usable GPU";
+  case CONVOY_ERR_STATE:
+    return "call not allowed in the current state";
+  case CONVOY_ERR_BACKEND:
+    return "backend (FFTW, CUDA, cuFFT) failure";
+  case CONVOY_ERR_IO:
+    return "input/output error";
+  case CONVOY_ERR_FORMAT:
+    return "invalid file contents";
+  case CONVOY_ERR_INTERNAL:
+    return "internal error (please report)";
+  }
+  return "unknown status";
+}
+
+const char *convoy_last_error(void) {
+  return thread_error;
+}
+
+const char *convoy_version(void) {
+  return CONVOY_VERSION_STRING;
+}
+
+void convoy_error_vformat(char *buf, size_t size, const char *fmt, va_list ap) {
+  if (!buf || size == 0) return;
+  int n = vsnprintf(buf, size, fmt, ap);
+  if (n < 0) buf[0] = '\0';
+}
+
+convoy_status convoy_error_set(convoy_status status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  convoy_error_vformat(thread_error, sizeof thread_error, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+convoy_status convoy_error_format(char *buf, size_t size, convoy_status status, const char *fmt,
+                                  ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  convoy_error_vformat(buf, size, fmt, ap);
+  va_end(ap);
+  return status;
+}

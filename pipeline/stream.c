@@ -1,0 +1,295 @@
+/* stream.c - convoy_stream: configuration, create/destroy and queries. */
+#include "filter_internal.h"
+#include "stream_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The work buffer holds at least this many samples (frames x channels), so
+ * that one engine run amortises its fixed costs, while memory stays a few
+ * megabytes whatever the signal's length. */
+#define WORK_SAMPLES ((int64_t)1 << 17)
+#define WORK_MIN_FRAMES 1024
+/* Channel buffers start on cache-line boundaries. */
+#define ALIGN_FLOATS 16
+
+void convoy_stream_config_init(convoy_stream_config *config) {
+  if (!config) return;
+  memset(config, 0, sizeof *config);
+  config->channels = 1;
+  config->engine = CONVOY_ENGINE_AUTO;
+  config->sample = CONVOY_SAMPLE_F32;
+  config->threads = 0;
+  config->fft_size = 0;
+  config->plan_effort = 0;
+  config->device = -1;
+  config->gpu_streams = 0;
+  config->chunk_frames = 0;
+}
+
+convoy_status stream_fail(convoy_stream *s, convoy_status status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  convoy_error_vformat(s->err, sizeof s->err, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+static convoy_status check_config(const convoy_stream_config *c) {
+  const char *fn = "convoy_stream_create";
+  if (c->channels < 1 || c->channels > CONVOY_MAX_CHANNELS)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: channels %d is outside 1 .. %d", fn,
+                            (int)c->channels, CONVOY_MAX_CHANNELS);
+  if ((int)c->engine < (int)CONVOY_ENGINE_AUTO || (int)c->engine > (int)CONVOY_ENGINE_GPU_FFT)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: unknown engine id %d", fn,
+                            (int)c->engine);
+  if (c->sample == CONVOY_SAMPLE_CF32)
+    return convoy_error_set(CONVOY_ERR_UNSUPPORTED, "%s: complex samples are not supported yet",
+                            fn);
+  if (c->sample != CONVOY_SAMPLE_F32)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: unknown sample type %d", fn,
+                            (int)c->sample);
+  if (c->threads < 0)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: threads %d is negative (0 means all CPU threads)", fn,
+                            (int)c->threads);
+  if (c->fft_size < 0)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: fft_size %lld is negative (0 means the cost model)", fn,
+                            (long long)c->fft_size);
+  if (c->plan_effort != 0 && c->plan_effort != 1)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: plan_effort %d is not 0 (estimate) or 1 (measure)", fn,
+                            (int)c->plan_effort);
+  if (c->device < -1)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: device %d is invalid (-1 means the default GPU)", fn,
+                            (int)c->device);
+  if (c->gpu_streams < 0)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: gpu_streams %d is negative", fn,
+                            (int)c->gpu_streams);
+  if (c->chunk_frames < 0)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: chunk_frames %lld is negative", fn,
+                            (long long)c->chunk_frames);
+  return CONVOY_OK;
+}
+
+/* Status for an engine request that engine_choose() turned down. */
+static convoy_status unavailable_status(convoy_engine wanted) {
+  int gpu = wanted == CONVOY_ENGINE_GPU || wanted == CONVOY_ENGINE_GPU_DIRECT ||
+            wanted == CONVOY_ENGINE_GPU_FFT;
+#ifdef CONVOY_HAVE_GPU_ENGINES
+  /* GPU engines are built in; unavailable means no usable device. */
+  if (gpu && !convoy_engine_available(wanted)) return CONVOY_ERR_NO_DEVICE;
+#else
+  (void)gpu;
+#endif
+  return CONVOY_ERR_UNSUPPORTED;
+}
+
+void convoy_stream_destroy(convoy_stream *stream) {
+  convoy_stream *s = stream;
+  if (!s) return;
+  if (s->ops && s->impl) s->ops->destroy(s->impl);
+  if (s->filters) {
+    for (int32_t i = 0; i < s->n_filters; i++) filter_release(s->filters[i]);
+  }
+  free(s->filters);
+  free(s->padded);
+  free(s->taps);
+  free(s->in_mem);
+  free(s->out_mem);
+  free(s->in_buf);
+  free(s->out_buf);
+  free(s);
+}
+
+/* Per-channel taps, zero-padding filters shorter than the longest. */
+static convoy_status setup_taps(convoy_stream *s) {
+  int64_t n_short = 0;
+  for (int32_t i = 0; i < s->n_filters; i++)
+    n_short += convoy_filter_length(s->filters[i]) < s->taps_len;
+  s->taps = malloc(sizeof(float *) * (size_t)s->channels);
+  if (!s->taps) return CONVOY_ERR_OUT_OF_MEMORY;
+  if (n_short > 0) {
+    if ((uint64_t)s->taps_len > SIZE_MAX / sizeof(float) / (uint64_t)n_short)
+      return CONVOY_ERR_OUT_OF_MEMORY;
+    s->padded = calloc((size_t)n_short * (size_t)s->taps_len, sizeof(float));
+    if (!s->padded) return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  int64_t next = 0;
+  for (int32_t c = 0; c < s->channels; c++) {
+    const convoy_filter *f = s->filters[s->n_filters == 1 ? 0 : c];
+    int64_t len = convoy_filter_length(f);
+    if (len == s->taps_len) {
+      s->taps[c] = convoy_filter_taps(f);
+    } else {
+      float *t = s->padded + next++ * s->taps_len;
+      memcpy(t, convoy_filter_taps(f), sizeof(float) * (size_t)len);
+      s->taps[c] = t;
+    }
+  }
+  return CONVOY_OK;
+}
+
+static int64_t round_up(int64_t n, int64_t to) {
+  return (n + to - 1) / to * to;
+}
+
+/* The planar buffers; sizes fixed here for the stream's life. */
+static convoy_status setup_buffers(convoy_stream *s) {
+  int64_t work = WORK_SAMPLES / s->channels;
+  if (work < WORK_MIN_FRAMES) work = WORK_MIN_FRAMES;
+  if (work < 2 * s->hist) work = 2 * s->hist; /* history copies stay a small overhead */
+  if (work < s->granule) work = s->granule;
+  s->work = round_up(work, s->granule);
+  int64_t in_stride = round_up(s->hist + s->work + CONVOY_ENGINE_SLACK, ALIGN_FLOATS);
+  int64_t out_stride = round_up(s->work, ALIGN_FLOATS);
+  uint64_t limit = SIZE_MAX / sizeof(float) / (uint64_t)s->channels;
+  if ((uint64_t)in_stride > limit || (uint64_t)out_stride > limit) return CONVOY_ERR_OUT_OF_MEMORY;
+  size_t in_bytes = sizeof(float) * (size_t)in_stride * (size_t)s->channels;
+  size_t out_bytes = sizeof(float) * (size_t)out_stride * (size_t)s->channels;
+  s->in_mem = aligned_alloc(sizeof(float) * ALIGN_FLOATS, in_bytes);
+  s->out_mem = aligned_alloc(sizeof(float) * ALIGN_FLOATS, out_bytes);
+  s->in_buf = malloc(sizeof(float *) * (size_t)s->channels);
+  s->out_buf = malloc(sizeof(float *) * (size_t)s->channels);
+  if (!s->in_mem || !s->out_mem || !s->in_buf || !s->out_buf) return CONVOY_ERR_OUT_OF_MEMORY;
+  memset(s->in_mem, 0, in_bytes);
+  for (int32_t c = 0; c < s->channels; c++) {
+    s->in_buf[c] = s->in_mem + (size_t)c * (size_t)in_stride;
+    s->out_buf[c] = s->out_mem + (size_t)c * (size_t)out_stride;
+  }
+  return CONVOY_OK;
+}
+
+convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_config *config,
+                                   convoy_filter *const *filters, int32_t n_filters) {
+  const char *fn = "convoy_stream_create";
+  if (!stream) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: stream is NULL", fn);
+  *stream = NULL;
+  convoy_stream_config cfg;
+  if (config)
+    cfg = *config;
+  else
+    convoy_stream_config_init(&cfg);
+  convoy_status st = check_config(&cfg);
+  if (st != CONVOY_OK) return st;
+  if (!filters) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: filters is NULL", fn);
+  if (n_filters != 1 && n_filters != cfg.channels)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: n_filters %d must be 1 or the channel count %d", fn,
+                            (int)n_filters, (int)cfg.channels);
+  int64_t taps_len = 0;
+  for (int32_t i = 0; i < n_filters; i++) {
+    if (!filters[i])
+      return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: filters[%d] is NULL", fn, (int)i);
+    int64_t len = convoy_filter_length(filters[i]);
+    if (len > taps_len) taps_len = len;
+  }
+  if (cfg.fft_size != 0 && cfg.fft_size < taps_len)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: fft_size %lld is shorter than the filter (%lld taps)", fn,
+                            (long long)cfg.fft_size, (long long)taps_len);
+
+  convoy_stream *s = calloc(1, sizeof *s);
+  if (!s) return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
+  s->channels = cfg.channels;
+  s->taps_len = taps_len;
+  s->hist = taps_len - 1;
+  s->filters = calloc((size_t)n_filters, sizeof *s->filters);
+  if (!s->filters) {
+    convoy_stream_destroy(s);
+    return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
+  }
+  s->n_filters = n_filters;
+  for (int32_t i = 0; i < n_filters; i++) s->filters[i] = filter_retain(filters[i]);
+  if (setup_taps(s) != CONVOY_OK) {
+    convoy_stream_destroy(s);
+    return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: cannot allocate %d x %lld taps", fn,
+                            (int)cfg.channels, (long long)taps_len);
+  }
+
+  engine_request req = {
+      .channels = cfg.channels,
+      .taps_len = taps_len,
+      .taps = s->taps,
+      .threads = cfg.threads > 0 ? cfg.threads : convoy_cpu_threads(),
+      .fft_size = cfg.fft_size,
+      .plan_effort = cfg.plan_effort,
+      .device = cfg.device,
+  };
+  char msg[CONVOY_ERROR_SIZE] = "";
+  s->ops = engine_choose(cfg.engine, &req, msg, sizeof msg);
+  if (!s->ops) {
+    convoy_stream_destroy(s);
+    return convoy_error_set(unavailable_status(cfg.engine), "%s: %s", fn, msg);
+  }
+  st = s->ops->create(&req, &s->impl, msg, sizeof msg);
+  if (st != CONVOY_OK) {
+    s->impl = NULL;
+    convoy_stream_destroy(s);
+    return convoy_error_set(st, "%s: %s", fn, msg);
+  }
+  s->granule = s->ops->granule(s->impl);
+  if (s->granule < 1) {
+    int64_t g = s->granule;
+    convoy_stream_destroy(s);
+    return convoy_error_set(CONVOY_ERR_INTERNAL, "%s: engine '%s' reported granule %lld", fn,
+                            convoy_engine_name(cfg.engine), (long long)g);
+  }
+  if (setup_buffers(s) != CONVOY_OK) {
+    convoy_stream_destroy(s);
+    return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY,
+                            "%s: cannot allocate stream buffers (%d channels, %lld taps)", fn,
+                            (int)cfg.channels, (long long)taps_len);
+  }
+  *stream = s;
+  return CONVOY_OK;
+}
+
+int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames) {
+  const convoy_stream *s = stream;
+  if (!s || in_frames < 0 || s->flushed) return 0;
+  int64_t total = in_frames > INT64_MAX - s->pending ? INT64_MAX : s->pending + in_frames;
+  return total / s->granule * s->granule;
+}
+
+int64_t convoy_stream_flush_frames(const convoy_stream *stream) {
+  const convoy_stream *s = stream;
+  if (!s || s->flushed) return 0;
+  return s->pending + s->hist;
+}
+
+int64_t convoy_stream_latency(const convoy_stream *stream) {
+  return stream ? stream->granule - 1 : 0;
+}
+
+int64_t convoy_stream_taps(const convoy_stream *stream) {
+  return stream ? stream->taps_len : 0;
+}
+
+int32_t convoy_stream_channels(const convoy_stream *stream) {
+  return stream ? stream->channels : 0;
+}
+
+convoy_engine convoy_stream_engine(const convoy_stream *stream) {
+  return stream ? stream->ops->id : CONVOY_ENGINE_AUTO;
+}
+
+convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, size_t buf_size) {
+  const char *fn = "convoy_stream_describe";
+  if (!stream) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: stream is NULL", fn);
+  convoy_stream *s = (convoy_stream *)stream; /* only its message buffer is written */
+  if (!buf || buf_size == 0)
+    return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: buf is NULL or buf_size is 0", fn);
+  char line[CONVOY_ERROR_SIZE] = "";
+  s->ops->describe(s->impl, line, sizeof line);
+  snprintf(buf, buf_size, "%s; %d channel%s, %lld-frame work buffer", line, (int)s->channels,
+           s->channels == 1 ? "" : "s", (long long)s->work);
+  return CONVOY_OK;
+}
+
+const char *convoy_stream_last_error(const convoy_stream *stream) {
+  return stream ? stream->err : "";
+}

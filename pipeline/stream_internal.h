@@ -1,0 +1,51 @@
+/*
+ * stream_internal.h - the convoy_stream object (internal), shared by
+ * stream.c (create, destroy, queries) and stream_process.c (process, flush,
+ * reset).
+ *
+ * Per channel the stream keeps one planar input buffer laid out as
+ *   [ history: taps_len - 1 | pending: 0 .. work | slack: CONVOY_ENGINE_SLACK ]
+ * and one planar output buffer of work frames. Input is deinterleaved into
+ * the pending region; whenever at least a granule is pending, the engine runs
+ * on the largest whole number of granules present, the outputs are
+ * interleaved into the caller's buffer, and the last taps_len - 1 frames
+ * consumed plus any leftover pending frames move to the front. Every run
+ * therefore starts a whole number of granules after the start of the stream,
+ * which is what makes the output independent of how the input is cut.
+ * Memory is fixed at create and independent of the signal's length.
+ */
+#ifndef CONVOY_STREAM_INTERNAL_H
+#define CONVOY_STREAM_INTERNAL_H
+
+#include "engine.h"
+#include "error_internal.h"
+
+struct convoy_stream {
+  int32_t channels;
+  int32_t n_filters;
+  convoy_filter **filters; /* [n_filters], each retained for the stream's life */
+  float *padded;           /* zero-padded copies of the shorter filters, or NULL */
+  const float **taps;      /* [channels] -> taps_len floats each */
+  int64_t taps_len;        /* longest filter */
+  int64_t hist;            /* taps_len - 1 */
+
+  const engine_ops *ops;
+  void *impl;
+  int64_t granule; /* engine output granule, >= 1 */
+  int64_t work;    /* most frames per engine run: a multiple of granule, >= granule */
+
+  float *in_mem, *out_mem; /* one allocation each for all channels */
+  float **in_buf;          /* [channels] -> hist + work + CONVOY_ENGINE_SLACK frames */
+  float **out_buf;         /* [channels] -> work frames */
+  int64_t pending;         /* input frames after the history, < granule between calls */
+
+  int flushed; /* flush() done: process/flush refused until reset() */
+  int failed;  /* an engine run failed: state unknown until reset() */
+  char err[CONVOY_ERROR_SIZE];
+};
+
+/* Formats the stream's last-error message; returns status. */
+convoy_status stream_fail(convoy_stream *s, convoy_status status, const char *fmt, ...)
+    CONVOY_PRINTF(3, 4);
+
+#endif /* CONVOY_STREAM_INTERNAL_H */

@@ -1,0 +1,153 @@
+/* stream_process.c - convoy_stream process, flush and reset: the hot path.
+ * Nothing here allocates. */
+#include "interleave.h"
+#include "stream_internal.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* 1 when the byte ranges [a, a + a_len) and [b, b + b_len) intersect. */
+static int overlaps(const void *a, uint64_t a_len, const void *b, uint64_t b_len) {
+  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+  return a_len > 0 && b_len > 0 && a0 < b0 + b_len && b0 < a0 + a_len;
+}
+
+/* Runs the engine on the first n frames of pending input (n a multiple of
+ * granule, n <= pending), writes the first `keep` outputs interleaved to out,
+ * and shifts the buffers so that the last taps_len - 1 consumed frames become
+ * the history in front of the frames still pending. */
+static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, float *out) {
+  const int64_t valid = s->hist + s->pending;
+  for (int32_t c = 0; c < s->channels; c++)
+    memset(s->in_buf[c] + valid, 0, sizeof(float) * CONVOY_ENGINE_SLACK);
+  char msg[CONVOY_ERROR_SIZE] = "";
+  convoy_status st =
+      s->ops->run(s->impl, (const float *const *)s->in_buf, s->out_buf, n, msg, sizeof msg);
+  if (st != CONVOY_OK) {
+    s->failed = 1;
+    return stream_fail(s, st, "%s: %s", convoy_engine_name(s->ops->id),
+                       msg[0] ? msg : convoy_strerror(st));
+  }
+  interleave_frames((const float *const *)s->out_buf, s->channels, keep, out);
+  for (int32_t c = 0; c < s->channels; c++)
+    memmove(s->in_buf[c], s->in_buf[c] + n, sizeof(float) * (size_t)(valid - n));
+  s->pending -= n;
+  return CONVOY_OK;
+}
+
+/* Checks shared by process and flush. */
+static convoy_status check_usable(convoy_stream *s, const char *fn) {
+  if (s->flushed)
+    return stream_fail(s, CONVOY_ERR_STATE, "%s: the stream was flushed; call convoy_stream_reset",
+                       fn);
+  if (s->failed)
+    return stream_fail(s, CONVOY_ERR_STATE,
+                       "%s: an earlier call failed (%s); call convoy_stream_reset", fn,
+                       convoy_engine_name(s->ops->id));
+  return CONVOY_OK;
+}
+
+convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int64_t in_frames,
+                                    float *out, int64_t out_capacity, int64_t *out_frames) {
+  const char *fn = "convoy_stream_process";
+  convoy_stream *s = stream;
+  if (!s) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: stream is NULL", fn);
+  if (!out_frames) return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out_frames is NULL", fn);
+  *out_frames = 0;
+  convoy_status st = check_usable(s, fn);
+  if (st != CONVOY_OK) return st;
+  const int32_t ch = s->channels;
+  if (in_frames < 0 || in_frames > INT64_MAX / ch)
+    return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: in_frames %lld is out of range", fn,
+                       (long long)in_frames);
+  if (!in && in_frames > 0)
+    return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: in is NULL with in_frames %lld", fn,
+                       (long long)in_frames);
+  const int64_t will = convoy_stream_max_output(s, in_frames);
+  if (out_capacity < will)
+    return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT,
+                       "%s: out_capacity %lld frames is less than the %lld this call writes "
+                       "(see convoy_stream_max_output)",
+                       fn, (long long)out_capacity, (long long)will);
+  if (!out && will > 0)
+    return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out is NULL and %lld frames are due",
+                       fn, (long long)will);
+  const uint64_t frame_bytes = sizeof(float) * (uint64_t)ch;
+  if (overlaps(in, (uint64_t)in_frames * frame_bytes, out, (uint64_t)will * frame_bytes))
+    return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT,
+                       "%s: in and out overlap (in-place filtering is not supported)", fn);
+
+  int64_t pos = 0, done = 0;
+  while (pos < in_frames) {
+    int64_t take = s->work - s->pending;
+    if (take > in_frames - pos) take = in_frames - pos;
+    deinterleave_frames(in + pos * ch, ch, take, s->in_buf, s->hist + s->pending);
+    s->pending += take;
+    pos += take;
+    if (s->pending >= s->granule) {
+      int64_t n = s->pending / s->granule * s->granule;
+      st = run_engine(s, n, n, out + done * ch);
+      if (st != CONVOY_OK) {
+        *out_frames = done;
+        return st;
+      }
+      done += n;
+    }
+  }
+  *out_frames = done;
+  return CONVOY_OK;
+}
+
+convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out_capacity,
+                                  int64_t *out_frames) {
+  const char *fn = "convoy_stream_flush";
+  convoy_stream *s = stream;
+  if (!s) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: stream is NULL", fn);
+  if (!out_frames) return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out_frames is NULL", fn);
+  *out_frames = 0;
+  convoy_status st = check_usable(s, fn);
+  if (st != CONVOY_OK) return st;
+  const int64_t total = s->pending + s->hist;
+  if (out_capacity < total)
+    return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT,
+                       "%s: out_capacity %lld frames is less than the %lld flush writes "
+                       "(see convoy_stream_flush_frames)",
+                       fn, (long long)out_capacity, (long long)total);
+  if (!out && total > 0)
+    return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out is NULL and %lld frames are due",
+                       fn, (long long)total);
+
+  /* The input continues with zeros: pad the pending frames up to whole
+   * granules, run, and keep only the outputs that exist. */
+  int64_t done = 0;
+  while (done < total) {
+    const int64_t remaining = total - done;
+    int64_t n = (remaining + s->granule - 1) / s->granule * s->granule;
+    if (n > s->work) n = s->work;
+    for (int32_t c = 0; c < s->channels; c++)
+      memset(s->in_buf[c] + s->hist + s->pending, 0, sizeof(float) * (size_t)(n - s->pending));
+    s->pending = n;
+    const int64_t keep = n < remaining ? n : remaining;
+    st = run_engine(s, n, keep, out + done * s->channels);
+    if (st != CONVOY_OK) {
+      *out_frames = done;
+      return st;
+    }
+    done += keep;
+  }
+  s->flushed = 1;
+  *out_frames = done;
+  return CONVOY_OK;
+}
+
+convoy_status convoy_stream_reset(convoy_stream *stream) {
+  convoy_stream *s = stream;
+  if (!s)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "convoy_stream_reset: stream is NULL");
+  for (int32_t c = 0; c < s->channels; c++)
+    memset(s->in_buf[c], 0, sizeof(float) * (size_t)s->hist);
+  s->pending = 0;
+  s->flushed = 0;
+  s->failed = 0;
+  return CONVOY_OK;
+}

@@ -1,0 +1,43 @@
+/*
+ * worker_pool.h - a small fork/join pool for the engines' parallel loops
+ * (internal).
+ *
+ * pool_run() hands out task indices 0 .. tasks-1 to whichever threads ask
+ * first: the calling thread always takes part, and the workers join in as
+ * soon as they are awake. It returns when every task has finished, but it
+ * never waits for a worker that has not started: a worker the OS has
+ * descheduled (the machine is busy) costs at most the task it holds, not
+ * the whole run. This is what an OpenMP parallel loop cannot promise, since
+ * its closing barrier waits for every thread of the team.
+ *
+ * Workers are created in pool_create() and wait between runs: they spin for
+ * a few tens of microseconds (back-to-back runs of one process() call pick
+ * up at once), then sleep on a condition variable (an idle stream burns no
+ * CPU). pool_run() allocates nothing. One pool serves one caller at a time
+ * (a stream is used by one thread at a time); pools are independent.
+ */
+#ifndef CONVOY_WORKER_POOL_H
+#define CONVOY_WORKER_POOL_H
+
+#include <stdint.h>
+
+typedef struct worker_pool worker_pool;
+
+/* Runs task `task` of a job; tasks of one job may run concurrently. */
+typedef void (*pool_task_fn)(void *ctx, int64_t task);
+
+/* A pool of threads - 1 workers (threads >= 1; 1 makes a pool that runs
+ * everything on the caller). Returns NULL when threads cannot be created. */
+worker_pool *pool_create(int threads);
+
+/* Threads that run jobs, the caller included. */
+int pool_threads(const worker_pool *pool);
+
+/* Runs fn(ctx, t) for t = 0 .. tasks - 1 and returns when all are done.
+ * tasks <= 2^31. */
+void pool_run(worker_pool *pool, int64_t tasks, pool_task_fn fn, void *ctx);
+
+/* Stops and joins the workers. NULL-safe. */
+void pool_destroy(worker_pool *pool);
+
+#endif /* CONVOY_WORKER_POOL_H */
