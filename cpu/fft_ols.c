@@ -1,0 +1,294 @@
+/*
+ * fft_ols.c - the CPU FFT overlap-save engine (long filters), on FFTW single
+ * precision.
+ *
+ * With FFT size n and taps_len taps, one block takes n input frames (the
+ * taps_len - 1 frames of history before it and block = n - taps_len + 1 new
+ * ones), transforms them (r2c), multiplies by the filter's spectrum, and
+ * transforms back (c2r); the last block frames of the circular convolution
+ * are exactly the linear convolution outputs, the first taps_len - 1 are
+ * wrapped and dropped. The spectrum, with FFTW's 1/n scale folded in, is
+ * computed once per distinct taps array at create.
+ *
+ * Determinism: a block's result depends only on its n input frames. Every
+ * block runs the same two plans on buffers of the same alignment, whatever
+ * thread runs it, and the stream cuts runs at whole blocks from the start of
+ * the signal, so output is bitwise independent of chunking and thread count.
+ *
+ * Threads: the (channel, block) pairs of one run are spread over OpenMP
+ * threads, each with its own work buffers made at create; plans run through
+ * FFTW's new-array execute functions, which are thread-safe. Plan creation
+ * and destruction hold the FFTW planner lock (fftw_lock.h).
+ */
+#include "engine.h"
+#include "error_internal.h"
+#include "fft_size.h"
+#include "fftw_lock.h"
+
+#include <fftw3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CONVOY_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+/* Below this much estimated single-thread work per run, threads cost more
+ * (fork and join, a few microseconds) than they save; each thread gets at
+ * least this much. */
+#define PER_THREAD_MIN_NS 25000.0
+/* Work buffers (about 12 x N bytes each) are made for at most this many
+ * threads. */
+#define MAX_THREADS 1024
+
+typedef struct ols_plan {
+  int32_t channels;
+  int64_t taps_len;
+  int64_t n;      /* FFT size */
+  int64_t block;  /* outputs per block: n - taps_len + 1 */
+  int64_t n_bins; /* n / 2 + 1 */
+  int32_t threads;
+  double block_ns; /* model estimate of one block, for the thread count */
+  fftwf_plan forward, inverse;
+  float *spectra;            /* n_spectra * n_bins interleaved (re, im), scaled by 1/n */
+  const float **spectrum_of; /* [channels] -> n_bins complex values */
+  float **time;              /* [threads] -> n floats */
+  fftwf_complex **freq;      /* [threads] -> n_bins complex values */
+} ols_plan;
+
+/* x[j] *= h[j] over n_bins interleaved complex values. Plain multiplies and
+ * adds in a fixed order, written on floats so that the compiler vectorises
+ * it. */
+static void multiply_spectrum(float *restrict x, const float *restrict h, int64_t n_bins) {
+  for (int64_t j = 0; j < n_bins; j++) {
+    float a = x[2 * j], b = x[2 * j + 1], c = h[2 * j], d = h[2 * j + 1];
+    x[2 * j] = a * c - b * d;
+    x[2 * j + 1] = a * d + b * c;
+  }
+}
+
+/* Counts the distinct taps arrays (channels sharing a pointer share one). */
+static int32_t count_spectra(const engine_request *r) {
+  if (!r->taps) return r->channels;
+  int32_t distinct = 0;
+  for (int32_t c = 0; c < r->channels; c++) {
+    int seen = 0;
+    for (int32_t d = 0; d < c && !seen; d++) seen = r->taps[d] == r->taps[c];
+    distinct += !seen;
+  }
+  return distinct;
+}
+
+/* The FFT size for r, or 0 when the engine cannot serve it. */
+static int64_t request_size(const engine_request *r) {
+  if (r->channels < 1 || r->taps_len < 1 || r->taps_len > FFT_SIZE_LIMIT) return 0;
+  if (r->fft_size != 0) {
+    if (r->fft_size < r->taps_len || r->fft_size > FFT_SIZE_LIMIT) return 0;
+    return r->fft_size;
+  }
+  return fft_choose_size(r->taps_len, count_spectra(r), r->plan_effort);
+}
+
+static double ols_cost(const engine_request *r) {
+  int64_t n = request_size(r);
+  return n > 0 ? fft_output_ns(n, r->taps_len, r->plan_effort) : -1.0;
+}
+
+static void ols_destroy(void *impl) {
+  ols_plan *p = impl;
+  if (!p) return;
+  if (p->forward || p->inverse) {
+    convoy_fftw_lock();
+    if (p->forward) fftwf_destroy_plan(p->forward);
+    if (p->inverse) fftwf_destroy_plan(p->inverse);
+    convoy_fftw_unlock();
+  }
+  if (p->time)
+    for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->time[t]);
+  if (p->freq)
+    for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->freq[t]);
+  free(p->time);
+  free(p->freq);
+  fftwf_free(p->spectra);
+  free(p->spectrum_of);
+  free(p);
+}
+
+/* Fills p->spectra and p->spectrum_of from the taps, using thread 0's
+ * buffers (after planning, which may overwrite them). */
+static void compute_spectra(ols_plan *p, const engine_request *r) {
+  float *x = p->time[0];
+  fftwf_complex *xf = p->freq[0];
+  const float scale = (float)(1.0 / (double)p->n);
+  int32_t next = 0;
+  for (int32_t c = 0; c < p->channels; c++) {
+    int32_t same = -1;
+    for (int32_t d = 0; d < c && same < 0; d++) same = r->taps[d] == r->taps[c] ? d : -1;
+    if (same >= 0) {
+      p->spectrum_of[c] = p->spectrum_of[same];
+      continue;
+    }
+    memcpy(x, r->taps[c], sizeof(float) * (size_t)p->taps_len);
+    memset(x + p->taps_len, 0, sizeof(float) * (size_t)(p->n - p->taps_len));
+    fftwf_execute_dft_r2c(p->forward, x, xf);
+    float *h = p->spectra + (size_t)next++ * 2 * (size_t)p->n_bins;
+    for (int64_t j = 0; j < p->n_bins; j++) {
+      h[2 * j] = xf[j][0] * scale;
+      h[2 * j + 1] = xf[j][1] * scale;
+    }
+    p->spectrum_of[c] = h;
+  }
+}
+
+static convoy_status ols_create(const engine_request *r, void **impl, char *err, size_t err_size) {
+  *impl = NULL;
+  if (r->channels < 1 || r->taps_len < 1 || !r->taps)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "cpu-fft: invalid request (%d channels, %lld taps)",
+                               (int)r->channels, (long long)r->taps_len);
+  if (r->taps_len > FFT_SIZE_LIMIT)
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "cpu-fft: %lld taps is more than the %lld this engine can plan",
+                               (long long)r->taps_len, (long long)FFT_SIZE_LIMIT);
+  if (r->fft_size < 0 || (r->fft_size > 0 && r->fft_size < r->taps_len))
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "cpu-fft: fft_size %lld is smaller than the filter (%lld taps)",
+                               (long long)r->fft_size, (long long)r->taps_len);
+  if (r->fft_size > FFT_SIZE_LIMIT)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "cpu-fft: fft_size %lld is larger than the limit %lld",
+                               (long long)r->fft_size, (long long)FFT_SIZE_LIMIT);
+  int64_t n = request_size(r);
+  if (n <= 0)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL,
+                               "cpu-fft: no FFT size for %lld taps", (long long)r->taps_len);
+
+  ols_plan *p = calloc(1, sizeof *p);
+  if (!p) goto oom;
+  p->channels = r->channels;
+  p->taps_len = r->taps_len;
+  p->n = n;
+  p->block = n - r->taps_len + 1;
+  p->n_bins = n / 2 + 1;
+  p->block_ns = fft_block_ns(n, r->plan_effort);
+  p->threads = r->threads < 1 ? 1 : (r->threads > MAX_THREADS ? MAX_THREADS : r->threads);
+#ifndef CONVOY_HAVE_OPENMP
+  p->threads = 1;
+#endif
+  int32_t n_spectra = count_spectra(r);
+  p->spectra = fftwf_malloc(sizeof(float) * 2 * (size_t)p->n_bins * (size_t)n_spectra);
+  p->spectrum_of = calloc((size_t)p->channels, sizeof *p->spectrum_of);
+  p->time = calloc((size_t)p->threads, sizeof *p->time);
+  p->freq = calloc((size_t)p->threads, sizeof *p->freq);
+  if (!p->spectra || !p->spectrum_of || !p->time || !p->freq) goto oom;
+  for (int32_t t = 0; t < p->threads; t++) {
+    p->time[t] = fftwf_malloc(sizeof(float) * (size_t)n);
+    p->freq[t] = fftwf_malloc(sizeof(fftwf_complex) * (size_t)p->n_bins);
+    if (!p->time[t] || !p->freq[t]) goto oom;
+  }
+
+  /* Every buffer comes from fftwf_malloc, so all share the alignment the
+   * plans were made for, as the new-array execute functions require. */
+  unsigned flags = (r->plan_effort >= 1 ? FFTW_MEASURE : FFTW_ESTIMATE) | FFTW_DESTROY_INPUT;
+  convoy_fftw_lock();
+  p->forward = fftwf_plan_dft_r2c_1d((int)n, p->time[0], p->freq[0], flags);
+  p->inverse = fftwf_plan_dft_c2r_1d((int)n, p->freq[0], p->time[0], flags);
+  convoy_fftw_unlock();
+  if (!p->forward || !p->inverse) {
+    ols_destroy(p);
+    return convoy_error_format(err, err_size, CONVOY_ERR_BACKEND,
+                               "cpu-fft: FFTW could not plan a real transform of size %lld",
+                               (long long)n);
+  }
+  compute_spectra(p, r);
+#ifdef CONVOY_HAVE_OPENMP
+  /* Start the thread team now, so that run() does not create threads. */
+  if (p->threads > 1) {
+#pragma omp parallel num_threads(p->threads)
+    {}
+  }
+#endif
+  *impl = p;
+  return CONVOY_OK;
+
+oom:
+  ols_destroy(p);
+  return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                             "cpu-fft: cannot allocate buffers for FFT size %lld, %d channels, "
+                             "%d threads",
+                             (long long)n, (int)r->channels, (int)r->threads);
+}
+
+static int64_t ols_granule(const void *impl) {
+  return ((const ols_plan *)impl)->block;
+}
+
+/* Block b of channel c on thread tid's buffers. */
+static void run_block(const ols_plan *p, int tid, const float *in, const float *h, float *out) {
+  float *x = p->time[tid];
+  fftwf_complex *xf = p->freq[tid];
+  memcpy(x, in, sizeof(float) * (size_t)p->n);
+  fftwf_execute_dft_r2c(p->forward, x, xf);
+  multiply_spectrum((float *)xf, h, p->n_bins);
+  fftwf_execute_dft_c2r(p->inverse, xf, x);
+  memcpy(out, x + p->taps_len - 1, sizeof(float) * (size_t)p->block);
+}
+
+static convoy_status ols_run(void *impl, const float *const *in, float *const *out, int64_t n_out,
+                             char *err, size_t err_size) {
+  const ols_plan *p = impl;
+  if (n_out <= 0) return CONVOY_OK;
+  if (n_out % p->block != 0)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL,
+                               "cpu-fft: %lld outputs is not a multiple of the block of %lld",
+                               (long long)n_out, (long long)p->block);
+  int64_t blocks = n_out / p->block;
+  int64_t tasks = blocks * p->channels;
+  int64_t threads = 1;
+  if (p->threads > 1) {
+    double by_work = (double)tasks * p->block_ns / PER_THREAD_MIN_NS;
+    threads = by_work < (double)p->threads ? (int64_t)by_work : p->threads;
+    if (threads > tasks) threads = tasks;
+    if (threads < 1) threads = 1;
+  }
+  if (threads == 1) {
+    for (int64_t t = 0; t < tasks; t++) {
+      int32_t c = (int32_t)(t / blocks);
+      int64_t off = (t % blocks) * p->block;
+      run_block(p, 0, in[c] + off, p->spectrum_of[c], out[c] + off);
+    }
+    return CONVOY_OK;
+  }
+#ifdef CONVOY_HAVE_OPENMP
+  /* Static schedule: each thread takes a contiguous run of blocks, mostly of
+   * one channel. Which thread runs a block does not change its result. */
+#pragma omp parallel for num_threads((int)threads) schedule(static)
+  for (int64_t t = 0; t < tasks; t++) {
+    int32_t c = (int32_t)(t / blocks);
+    int64_t off = (t % blocks) * p->block;
+    run_block(p, omp_get_thread_num(), in[c] + off, p->spectrum_of[c], out[c] + off);
+  }
+#endif
+  return CONVOY_OK;
+}
+
+static void ols_describe(const void *impl, char *buf, size_t buf_size) {
+  const ols_plan *p = impl;
+  snprintf(buf, buf_size, "cpu-fft N=%lld block=%lld threads=%d", (long long)p->n,
+           (long long)p->block, (int)p->threads);
+}
+
+static const engine_ops ols_ops = {
+    .id = CONVOY_ENGINE_CPU_FFT,
+    .cost = ols_cost,
+    .create = ols_create,
+    .granule = ols_granule,
+    .run = ols_run,
+    .describe = ols_describe,
+    .destroy = ols_destroy,
+};
+
+const engine_ops *engine_cpu_fft(void) {
+  return &ols_ops;
+}

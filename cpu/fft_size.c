@@ -1,0 +1,140 @@
+/* fft_size.c - cost model and FFT size choice of the CPU overlap-save engine. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "fft_size.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <unistd.h>
+
+/*
+ * The model of one block of size n, in nanoseconds on one core:
+ *
+ *   block_ns(n) = per_block + per_butterfly * n log2(n) * (1 + spill * s^2) * shape(n)
+ *
+ * where s = log2(working set / L2 size) once the working set (about 12n
+ * bytes: the real buffer, the complex buffer and the spectrum) is larger
+ * than the L2 cache, else 0; spill grows with s^2 because each level passed
+ * (L2, then L3, then memory) costs more than the last.
+ *
+ * How the constants were measured (AMD EPYC Zen 5, 2 vCPUs, 1 MiB L2 per
+ * core, gcc 12 -O3, FFTW 3.3.10 from Debian): a throwaway program created
+ * this engine with a forced fft_size, 1 channel and 1 thread, and timed
+ * run() over a work buffer of about 131072 frames reused (input in cache, as
+ * the stream hands it over), best of three, per block. A least-squares fit
+ * weighted by 1/time over the candidate sizes below, from 64 to 2^22 with
+ * FFTW_ESTIMATE plans (to 2^21 with FFTW_MEASURE), gave the constants; the
+ * residuals are 11 % rms (estimate) and 9 % (measure), within +-20 % for
+ * nearly all sizes from 1024 up. A term linear in n (the copies and the
+ * pointwise multiply) fitted to zero, so the n log n term carries it.
+ *
+ * shape(n), from a first sweep over every 2^a 3^b 5^c size:
+ *  - Sizes with fewer than three factors of 2 ran 1.5x (a = 1, 2) to 3.5x
+ *    (a = 0) slower than the formula; forced sizes are charged for it.
+ *  - Sizes with another prime factor (forced only) are charged 2x.
+ *  - Pure powers of two from 2^16 up ran slower than their neighbours:
+ *    35 % with FFTW_ESTIMATE (a poor estimated plan), 10 % with
+ *    FFTW_MEASURE.
+ *
+ * The result is on the same scale as the direct engine's cost (ns per
+ * output frame per channel, one core, stream interleaving included). On the
+ * machine above the models cross at about 100 taps (direct with AVX-512);
+ * measured through the stream the engines cross between 64 and 128 taps.
+ */
+typedef struct model {
+  double per_block, per_butterfly, spill, pow2_penalty;
+} model;
+
+static const model estimate_model = {62.3, 0.1695, 0.035, 0.35};
+static const model measure_model = {66.3, 0.1340, 0.0325, 0.10};
+
+/* What the stream adds per output frame per channel ((de)interleaving),
+ * counted as in the direct engine's cost. */
+#define STREAM_NS_PER_OUTPUT 0.3
+#define BYTES_PER_FRAME 12.0
+#define DEFAULT_L2_BYTES 1048576.0
+/* The size choice keeps the filter spectra under this many bytes when the
+ * filter allows it. */
+#define SPECTRA_BUDGET_BYTES 1073741824.0
+
+static double l2_bytes(void) {
+#ifdef _SC_LEVEL2_CACHE_SIZE
+  long s = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (s >= 65536 && s <= (1L << 30)) return (double)s;
+#endif
+  return DEFAULT_L2_BYTES;
+}
+
+int fft_size_is_smooth(int64_t n) {
+  if (n < 1) return 0;
+  while (n % 2 == 0) n /= 2;
+  while (n % 3 == 0) n /= 3;
+  while (n % 5 == 0) n /= 5;
+  return n == 1;
+}
+
+static double block_ns(int64_t n, int plan_effort, double l2) {
+  const model *k = plan_effort >= 1 ? &measure_model : &estimate_model;
+  if (n < 1) n = 1;
+  double dn = (double)n;
+  int64_t odd = n;
+  int twos = 0;
+  while (odd % 2 == 0) {
+    odd /= 2;
+    twos++;
+  }
+  double shape = twos >= 3 ? 1.0 : (twos == 0 ? 3.5 : 1.5);
+  if (!fft_size_is_smooth(n)) shape *= 2.0;
+  if (odd == 1 && n >= 65536) shape *= 1.0 + k->pow2_penalty;
+  double ratio = BYTES_PER_FRAME * dn / l2;
+  double s = ratio > 1.0 ? log2(ratio) : 0.0;
+  double butterflies = dn * (n > 1 ? log2(dn) : 1.0);
+  return k->per_block + k->per_butterfly * butterflies * (1.0 + k->spill * s * s) * shape;
+}
+
+double fft_block_ns(int64_t n, int plan_effort) {
+  return block_ns(n, plan_effort, l2_bytes());
+}
+
+static double output_ns(int64_t n, int64_t taps_len, int plan_effort, double l2) {
+  if (taps_len < 1 || n < taps_len) return -1.0;
+  return block_ns(n, plan_effort, l2) / (double)(n - taps_len + 1) + STREAM_NS_PER_OUTPUT;
+}
+
+double fft_output_ns(int64_t n, int64_t taps_len, int plan_effort) {
+  return output_ns(n, taps_len, plan_effort, l2_bytes());
+}
+
+/* The candidate sizes are 2^a * (one of these), a >= 3: the sizes whose
+ * measured time stayed within +-15 % of the model at every size tried from
+ * 4096 to 2^21 (small sizes scatter more, whatever their factors).
+ * Other 2^a 3^b 5^c sizes are as fast on average, but their estimated plans
+ * have outliers (odd part 3 or 9: up to 1.5x slower from 2^17 up; odd parts
+ * with many factors: up to 1.4x); the model cannot tell those apart. The
+ * family still leaves at most 25 % between neighbouring sizes. */
+static const int64_t odd_parts[] = {1, 5, 15, 25, 75};
+
+int64_t fft_choose_size(int64_t taps_len, int32_t n_spectra, int plan_effort) {
+  if (taps_len < 1 || taps_len > FFT_SIZE_LIMIT) return 0;
+  if (n_spectra < 1) n_spectra = 1;
+  int64_t upper = FFT_SIZE_CAP;
+  while (upper > 4096 && (double)n_spectra * 4.0 * (double)upper > SPECTRA_BUDGET_BYTES) upper /= 2;
+  if (upper < 2 * taps_len) upper = 2 * taps_len;
+  if (upper > FFT_SIZE_LIMIT) upper = FFT_SIZE_LIMIT;
+
+  double l2 = l2_bytes();
+  int64_t best = 0;
+  double best_ns = 0.0;
+  for (int64_t p2 = 8; p2 <= upper; p2 *= 2) {
+    for (size_t i = 0; i < sizeof odd_parts / sizeof odd_parts[0]; i++) {
+      int64_t n = p2 * odd_parts[i];
+      if (n < taps_len || n > upper) continue;
+      double ns = output_ns(n, taps_len, plan_effort, l2);
+      if (!best || ns < best_ns || (ns == best_ns && n < best)) {
+        best = n;
+        best_ns = ns;
+      }
+    }
+  }
+  return best;
+}

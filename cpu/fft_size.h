@@ -1,0 +1,48 @@
+/*
+ * fft_size.h - the cost model of the CPU overlap-save engine and its choice
+ * of FFT size (internal).
+ *
+ * One block of an FFT of size n turns n input frames (taps_len - 1 of history
+ * and n - taps_len + 1 new ones) into n - taps_len + 1 outputs with one real
+ * forward transform, a pointwise complex multiply and one inverse transform.
+ * The model estimates that block's time on one core, so the cost per output
+ * is block_ns(n) / (n - taps_len + 1): small n wastes work on the overlap,
+ * large n pays log2(n) per sample and falls out of cache. The functions
+ * depend only on their arguments and on the L2 cache size (sysconf), and are
+ * thread-safe.
+ */
+#ifndef CONVOY_FFT_SIZE_H
+#define CONVOY_FFT_SIZE_H
+
+#include <stdint.h>
+
+/* Largest size the cost model picks on its own when the taps fit in half of
+ * it: 2^22 frames, 16 MiB per real buffer. */
+#define FFT_SIZE_CAP (INT64_C(1) << 22)
+
+/* Largest size the engine plans at all (FFTW takes int sizes); longer filters
+ * are not served by the FFT engine. */
+#define FFT_SIZE_LIMIT (INT64_C(1) << 30)
+
+/* Estimated nanoseconds for one block of size n >= 1 on one core: both
+ * transforms, the multiply and the copies in and out. plan_effort as in
+ * engine_request (0 FFTW_ESTIMATE, 1 FFTW_MEASURE plans). */
+double fft_block_ns(int64_t n, int plan_effort);
+
+/* Estimated nanoseconds per output frame per channel with size n and
+ * taps_len taps, on the same scale as the direct engine's cost (it includes
+ * the stream's interleaving). Negative when n < taps_len. */
+double fft_output_ns(int64_t n, int64_t taps_len, int plan_effort);
+
+/* 1 when n >= 1 is of the form 2^a 3^b 5^c. */
+int fft_size_is_smooth(int64_t n);
+
+/* The size the engine uses for taps_len taps when none is forced: the
+ * cheapest size 2^a * {1, 5, 15, 25, 75} with a >= 3 (sizes FFTW plans
+ * well) in [taps_len, upper] by fft_output_ns, where upper is FFT_SIZE_CAP,
+ * lowered while n_spectra filter spectra of that size would pass 1 GiB, and
+ * raised to 2 * taps_len where the taps need it (never past FFT_SIZE_LIMIT). n_spectra >= 1 is the
+ * number of distinct filters. Returns 0 when taps_len < 1 or taps_len > FFT_SIZE_LIMIT. */
+int64_t fft_choose_size(int64_t taps_len, int32_t n_spectra, int plan_effort);
+
+#endif /* CONVOY_FFT_SIZE_H */
