@@ -67,11 +67,6 @@ int cmd_info(int argc, char **argv) {
   printf("Build:\n");
   printf("  %-18s %s\n", "FFTW", fftwf_version);
   printf("  %-18s %s\n", "libsndfile", sf_version_string());
-#ifdef _OPENMP
-  printf("  %-18s yes\n", "OpenMP");
-#else
-  printf("  %-18s no\n", "OpenMP");
-#endif
   printf("  %-18s %s\n", "CUDA engines", convoy_built_with_cuda() ? "yes" : "no");
   printf("Engines:\n");
   for (size_t i = 0; i < sizeof all_engines / sizeof all_engines[0]; i++) {

@@ -15,8 +15,10 @@
  * thread runs it, and the stream cuts runs at whole blocks from the start of
  * the signal, so output is bitwise independent of chunking and thread count.
  *
- * Threads: the (channel, block) pairs of one run are spread over OpenMP
- * threads, each with its own work buffers made at create; plans run through
+ * Threads: the (channel, block) pairs of one run are spread over a
+ * worker_pool (worker_pool.h; an OpenMP barrier stalls the whole run when the
+ * OS deschedules one thread of the team), each thread with its own work
+ * buffers made at create and picked by pool_worker_slot(); plans run through
  * FFTW's new-array execute functions, which are thread-safe. Plan creation
  * and destruction hold the FFTW planner lock (fftw_lock.h).
  */
@@ -24,15 +26,12 @@
 #include "error_internal.h"
 #include "fft_size.h"
 #include "fftw_lock.h"
+#include "worker_pool.h"
 
 #include <fftw3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifdef CONVOY_HAVE_OPENMP
-#include <omp.h>
-#endif
 
 /* Below this much estimated single-thread work per run, threads cost more
  * (fork and join, a few microseconds) than they save; each thread gets at
@@ -55,6 +54,7 @@ typedef struct ols_plan {
   const float **spectrum_of; /* [channels] -> n_bins complex values */
   float **time;              /* [threads] -> n floats */
   fftwf_complex **freq;      /* [threads] -> n_bins complex values */
+  worker_pool *pool;         /* NULL with one thread */
 } ols_plan;
 
 /* x[j] *= h[j] over n_bins interleaved complex values. Plain multiplies and
@@ -98,6 +98,7 @@ static double ols_cost(const engine_request *r) {
 static void ols_destroy(void *impl) {
   ols_plan *p = impl;
   if (!p) return;
+  pool_destroy(p->pool);
   if (p->forward || p->inverse) {
     convoy_fftw_lock();
     if (p->forward) fftwf_destroy_plan(p->forward);
@@ -173,9 +174,6 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
   p->n_bins = n / 2 + 1;
   p->block_ns = fft_block_ns(n, r->plan_effort);
   p->threads = r->threads < 1 ? 1 : (r->threads > MAX_THREADS ? MAX_THREADS : r->threads);
-#ifndef CONVOY_HAVE_OPENMP
-  p->threads = 1;
-#endif
   int32_t n_spectra = count_spectra(r);
   p->spectra = fftwf_malloc(sizeof(float) * 2 * (size_t)p->n_bins * (size_t)n_spectra);
   p->spectrum_of = calloc((size_t)p->channels, sizeof *p->spectrum_of);
@@ -202,13 +200,14 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
                                (long long)n);
   }
   compute_spectra(p, r);
-#ifdef CONVOY_HAVE_OPENMP
-  /* Start the thread team now, so that run() does not create threads. */
   if (p->threads > 1) {
-#pragma omp parallel num_threads(p->threads)
-    {}
+    p->pool = pool_create(p->threads);
+    if (!p->pool) {
+      ols_destroy(p);
+      return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                                 "cpu-fft: cannot start %d threads", (int)p->threads);
+    }
   }
-#endif
   *impl = p;
   return CONVOY_OK;
 
@@ -235,6 +234,20 @@ static void run_block(const ols_plan *p, int tid, const float *in, const float *
   memcpy(out, x + p->taps_len - 1, sizeof(float) * (size_t)p->block);
 }
 
+typedef struct ols_job {
+  const ols_plan *p;
+  const float *const *in;
+  float *const *out;
+  int64_t blocks; /* per channel */
+} ols_job;
+
+static void ols_task(void *ctx, int64_t task) {
+  const ols_job *j = ctx;
+  int32_t c = (int32_t)(task / j->blocks);
+  int64_t off = (task % j->blocks) * j->p->block;
+  run_block(j->p, pool_worker_slot(), j->in[c] + off, j->p->spectrum_of[c], j->out[c] + off);
+}
+
 static convoy_status ols_run(void *impl, const float *const *in, float *const *out, int64_t n_out,
                              char *err, size_t err_size) {
   const ols_plan *p = impl;
@@ -252,24 +265,12 @@ static convoy_status ols_run(void *impl, const float *const *in, float *const *o
     if (threads > tasks) threads = tasks;
     if (threads < 1) threads = 1;
   }
+  ols_job job = {p, in, out, blocks};
   if (threads == 1) {
-    for (int64_t t = 0; t < tasks; t++) {
-      int32_t c = (int32_t)(t / blocks);
-      int64_t off = (t % blocks) * p->block;
-      run_block(p, 0, in[c] + off, p->spectrum_of[c], out[c] + off);
-    }
-    return CONVOY_OK;
+    for (int64_t t = 0; t < tasks; t++) ols_task(&job, t);
+  } else {
+    pool_run(p->pool, tasks, ols_task, &job); /* the thread that runs a block does not matter */
   }
-#ifdef CONVOY_HAVE_OPENMP
-  /* Static schedule: each thread takes a contiguous run of blocks, mostly of
-   * one channel. Which thread runs a block does not change its result. */
-#pragma omp parallel for num_threads((int)threads) schedule(static)
-  for (int64_t t = 0; t < tasks; t++) {
-    int32_t c = (int32_t)(t / blocks);
-    int64_t off = (t % blocks) * p->block;
-    run_block(p, omp_get_thread_num(), in[c] + off, p->spectrum_of[c], out[c] + off);
-  }
-#endif
   return CONVOY_OK;
 }
 

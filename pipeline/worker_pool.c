@@ -41,7 +41,15 @@ struct worker_pool {
   _Atomic uint64_t claim;
   _Atomic int64_t done;
   atomic_int stopping;
+  atomic_int next_slot; /* worker slots handed out: 1 .. threads - 1 */
 };
+
+/* 0 on every thread but a pool's workers, which hold 1 .. threads - 1. */
+static _Thread_local int worker_slot = 0;
+
+int pool_worker_slot(void) {
+  return worker_slot;
+}
 
 static void cpu_relax(void) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
@@ -88,6 +96,7 @@ static uint32_t spin_for_job(worker_pool *p, uint32_t seen) {
 
 static void *worker_main(void *arg) {
   worker_pool *p = arg;
+  worker_slot = atomic_fetch_add_explicit(&p->next_slot, 1, memory_order_relaxed);
   uint32_t seen = 0;
   for (;;) {
     if (spin_for_job(p, seen) == seen) {
@@ -148,6 +157,7 @@ worker_pool *pool_create(int threads) {
   atomic_init(&p->claim, 0);
   atomic_init(&p->done, 0);
   atomic_init(&p->stopping, 0);
+  atomic_init(&p->next_slot, 1);
   /* Workers block every signal, so that the program's handlers run on its
    * own threads. */
   sigset_t all, old;

@@ -37,6 +37,11 @@ int pool_threads(const worker_pool *pool);
  * tasks <= 2^31. */
 void pool_run(worker_pool *pool, int64_t tasks, pool_task_fn fn, void *ctx);
 
+/* The slot of the thread running a task: 0 for the thread that called
+ * pool_run(), 1 .. threads - 1 for the workers, so a task can index
+ * per-thread scratch memory made at create. */
+int pool_worker_slot(void);
+
 /* Stops and joins the workers. NULL-safe. */
 void pool_destroy(worker_pool *pool);
 

@@ -21,7 +21,7 @@ done
 
 run info
 expect_status 0 "info"
-for key in FFTW libsndfile OpenMP "CUDA engines" cpu-direct cpu-fft gpu-direct gpu-fft \
+for key in FFTW libsndfile "CUDA engines" cpu-direct cpu-fft gpu-direct gpu-fft \
   "CPU threads" GPUs; do
   check "info shows $key" grep -q "$key" stdout.txt
 done
