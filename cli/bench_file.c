@@ -1,0 +1,208 @@
+/* bench_file.c - times the convoy program filtering WAV files. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "bench_file.h"
+
+#include "bench_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sndfile.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* The set a SIGINT/SIGTERM removes before the program dies of the signal,
+ * so that an interrupted benchmark leaves no large files in TMPDIR. */
+static bench_files *volatile signal_files;
+
+static void remove_files(bench_files *files) {
+  unlink(files->input[BENCH_FILE_FLOAT]);
+  unlink(files->input[BENCH_FILE_PCM16]);
+  unlink(files->taps);
+  unlink(files->output);
+  rmdir(files->dir);
+}
+
+static void on_signal(int sig) {
+  bench_files *files = signal_files;
+  if (files) remove_files(files); /* unlink and rmdir are async-signal-safe */
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void catch_signals(bench_files *files) {
+  signal_files = files;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+static convoy_status write_wav(const char *path, const float *signal, int64_t frames,
+                               int32_t channels, int subtype, char *err, size_t err_size) {
+  SF_INFO info;
+  memset(&info, 0, sizeof info);
+  info.samplerate = BENCH_FILE_RATE;
+  info.channels = channels;
+  info.format = SF_FORMAT_WAV | subtype;
+  SNDFILE *f = sf_open(path, SFM_WRITE, &info);
+  if (!f) {
+    snprintf(err, err_size, "%s: %s", path, sf_strerror(NULL));
+    return CONVOY_ERR_IO;
+  }
+  sf_command(f, SFC_SET_CLIPPING, NULL, SF_TRUE);
+  sf_count_t written = sf_writef_float(f, signal, (sf_count_t)frames);
+  int close_err = sf_close(f);
+  if (written != (sf_count_t)frames || close_err != 0) {
+    snprintf(err, err_size, "%s: write failed (%lld of %lld frames)", path, (long long)written,
+             (long long)frames);
+    return CONVOY_ERR_IO;
+  }
+  return CONVOY_OK;
+}
+
+convoy_status bench_files_prepare(bench_files *files, const float *signal, int64_t frames,
+                                  int32_t channels, char *err, size_t err_size) {
+  memset(files, 0, sizeof *files);
+  files->frames = frames;
+  files->channels = channels;
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !tmp[0]) tmp = "/tmp";
+  if (strlen(tmp) + sizeof "/convoy-bench-XXXXXX" > sizeof files->dir) {
+    snprintf(err, err_size, "TMPDIR is too long for a temporary directory name");
+    return CONVOY_ERR_IO;
+  }
+  snprintf(files->dir, sizeof files->dir, "%s/convoy-bench-XXXXXX", tmp);
+  if (!mkdtemp(files->dir)) {
+    snprintf(err, err_size, "%s: cannot make a temporary directory: %s", files->dir,
+             strerror(errno));
+    files->dir[0] = '\0';
+    return CONVOY_ERR_IO;
+  }
+  catch_signals(files);
+  snprintf(files->input[BENCH_FILE_FLOAT], BENCH_FILE_PATH, "%s/in-float.wav", files->dir);
+  snprintf(files->input[BENCH_FILE_PCM16], BENCH_FILE_PATH, "%s/in-pcm16.wav", files->dir);
+  snprintf(files->output, sizeof files->output, "%s/out.wav", files->dir);
+  convoy_status st = write_wav(files->input[BENCH_FILE_FLOAT], signal, frames, channels,
+                               SF_FORMAT_FLOAT, err, err_size);
+  if (st == CONVOY_OK)
+    st = write_wav(files->input[BENCH_FILE_PCM16], signal, frames, channels, SF_FORMAT_PCM_16, err,
+                   err_size);
+  return st;
+}
+
+convoy_status bench_files_write_taps(bench_files *files, const float *taps, int64_t n_taps,
+                                     char *err, size_t err_size) {
+  snprintf(files->taps, sizeof files->taps, "%s/taps.txt", files->dir);
+  FILE *f = fopen(files->taps, "w");
+  if (!f) {
+    snprintf(err, err_size, "%s: %s", files->taps, strerror(errno));
+    return CONVOY_ERR_IO;
+  }
+  for (int64_t i = 0; i < n_taps; i++) fprintf(f, "%.9g\n", taps[i]);
+  if (fclose(f) != 0) {
+    snprintf(err, err_size, "%s: write failed", files->taps);
+    return CONVOY_ERR_IO;
+  }
+  return CONVOY_OK;
+}
+
+void bench_files_remove(bench_files *files) {
+  if (!files->dir[0]) return;
+  signal_files = NULL;
+  remove_files(files);
+  files->dir[0] = '\0';
+}
+
+/* Spawns argv with stdout on /dev/null (stderr stays, for error messages);
+ * returns the exit status, or -1 when it could not run or died of a signal. */
+static int spawn_wait(const char *program, char *const argv[]) {
+  posix_spawn_file_actions_t actions;
+  if (posix_spawn_file_actions_init(&actions) != 0) return -1;
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  int rc = posix_spawn(&pid, program, &actions, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static convoy_status check_output(const bench_files *files, char *err, size_t err_size) {
+  SF_INFO info;
+  memset(&info, 0, sizeof info);
+  SNDFILE *f = sf_open(files->output, SFM_READ, &info);
+  if (!f) {
+    snprintf(err, err_size, "%s: not written: %s", files->output, sf_strerror(NULL));
+    return CONVOY_ERR_IO;
+  }
+  sf_close(f);
+  if (info.frames != (sf_count_t)files->frames || info.channels != files->channels) {
+    snprintf(err, err_size, "%s: %lld frames x %d channels, expected %lld x %d", files->output,
+             (long long)info.frames, info.channels, (long long)files->frames, (int)files->channels);
+    return CONVOY_ERR_FORMAT;
+  }
+  return CONVOY_OK;
+}
+
+convoy_status bench_file_run(const bench_files *files, bench_file_subtype subtype,
+                             const char *program, convoy_engine engine, int32_t threads, int runs,
+                             bench_file_result *res, char *err, size_t err_size) {
+  memset(res, 0, sizeof *res);
+  char engine_name[32], input[BENCH_FILE_PATH], output[BENCH_FILE_PATH], taps[BENCH_FILE_PATH];
+  snprintf(engine_name, sizeof engine_name, "%s", convoy_engine_name(engine));
+  snprintf(input, sizeof input, "%s", files->input[subtype]);
+  snprintf(output, sizeof output, "%s", files->output);
+  snprintf(taps, sizeof taps, "%s", files->taps);
+  char arg0[] = "convoy", arg1[] = "filter", opt_taps[] = "--taps", opt_engine[] = "--engine",
+       opt_q[] = "-q", opt_y[] = "-y", opt_threads[] = "--threads", n_threads[16];
+  snprintf(n_threads, sizeof n_threads, "%d", (int)threads);
+  char *argv[] = {arg0,        arg1,  input, output, opt_taps, taps, opt_engine,
+                  engine_name, opt_q, opt_y, NULL,   NULL,     NULL};
+  if (threads > 0) {
+    argv[10] = opt_threads;
+    argv[11] = n_threads;
+  }
+
+  double *times = malloc(sizeof(double) * (size_t)runs);
+  if (!times) {
+    snprintf(err, err_size, "out of memory");
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  convoy_status st = CONVOY_OK;
+  for (int r = -1; r < runs; r++) { /* r = -1: warm-up and output check */
+    unlink(output);
+    double t0 = bench_now();
+    int rc = spawn_wait(program, argv);
+    double elapsed = bench_now() - t0;
+    if (rc != 0) {
+      snprintf(err, err_size, "convoy filter %s %s --taps %s --engine %s -q -y%s%s: %s %d", input,
+               output, taps, engine_name, threads > 0 ? " --threads " : "",
+               threads > 0 ? n_threads : "", rc < 0 ? "failed to run or killed," : "exit status",
+               rc);
+      st = CONVOY_ERR_IO;
+      break;
+    }
+    if (r < 0) {
+      st = check_output(files, err, err_size);
+      if (st != CONVOY_OK) break;
+    } else {
+      times[r] = elapsed;
+    }
+  }
+  unlink(output);
+  if (st == CONVOY_OK) bench_stats(times, runs, &res->median_s, &res->min_s, &res->max_s);
+  free(times);
+  return st;
+}

@@ -1,0 +1,355 @@
+/* cmd_bench.c - `convoy bench`: throughput of the engines on this machine. */
+#include "commands.h"
+
+#include "argparse.h"
+#include "bench_file.h"
+#include "bench_machine.h"
+#include "bench_memory.h"
+#include "bench_report.h"
+#include "bench_util.h"
+#include "diag.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_FRAMES ((int64_t)1 << 24)
+#define DEFAULT_CHUNK ((int64_t)1 << 20)
+#define DEFAULT_RUNS 5
+#define DEFAULT_LIMIT_S 20.0
+#define SIGNAL_SEED 0x636f6e766f79ull
+#define SIGNAL_AMPLITUDE 0.25f
+
+static const char usage_text[] =
+    "usage: convoy bench [options]\n"
+    "\n"
+    "Measures how fast each engine filters float32 samples on this machine:\n"
+    "in memory through a stream (process() calls of --chunk frames, then flush),\n"
+    "and with --file, file to file through `convoy filter` on WAV files.\n"
+    "Prints the machine, the build, and for each tap count and engine the plan,\n"
+    "the stream creation (planning) time and the throughput in MS/s (mega\n"
+    "samples per second = frames x channels / seconds / 1e6): the median of\n"
+    "--runs runs, with the fastest and slowest. Outputs are spot-checked against\n"
+    "a double-precision sum; a combination estimated to need more than --limit\n"
+    "seconds for its runs is skipped and its estimate printed.\n"
+    "\n"
+    "options:\n"
+    "  --taps LIST      tap counts, comma separated (default 16,1024,65536)\n"
+    "  --frames N       frames per run, a number or 2^K (default 2^24)\n"
+    "  --channels C     interleaved channels, one filter for all (default 1)\n"
+    "  --engine LIST    engine names, comma separated, or 'all' (default: every\n"
+    "                   available engine, then auto); see `convoy info`\n"
+    "  --runs R         timed runs per combination (default 5)\n"
+    "  --threads N      CPU threads for the engines (default: all)\n"
+    "  --chunk N        frames per process() call (default 2^20)\n"
+    "  --limit S        skip a combination whose runs would take over S seconds\n"
+    "                   (default 20)\n"
+    "  --file           also time file to file: a 48 kHz WAV of the same signal\n"
+    "                   (float32 and pcm16) filtered by `convoy filter`\n"
+    "  --json           print one JSON document instead of the tables\n"
+    "  -h, --help       this text\n"
+    "\n"
+    "examples:\n"
+    "  convoy bench\n"
+    "  convoy bench --taps 1024 --engine cpu-fft --runs 9\n"
+    "  convoy bench --taps 16,1024 --engine auto --file\n"
+    "  convoy bench --frames 2^20 --channels 8 --json > bench.json\n";
+
+enum {
+  OPT_TAPS = 1,
+  OPT_FRAMES,
+  OPT_CHANNELS,
+  OPT_ENGINE,
+  OPT_RUNS,
+  OPT_THREADS,
+  OPT_CHUNK,
+  OPT_LIMIT,
+  OPT_FILE,
+  OPT_JSON,
+  OPT_HELP
+};
+
+static const arg_option bench_options[] = {{"taps", 0, ARG_REQUIRED, OPT_TAPS},
+                                           {"frames", 0, ARG_REQUIRED, OPT_FRAMES},
+                                           {"channels", 0, ARG_REQUIRED, OPT_CHANNELS},
+                                           {"engine", 0, ARG_REQUIRED, OPT_ENGINE},
+                                           {"runs", 0, ARG_REQUIRED, OPT_RUNS},
+                                           {"threads", 0, ARG_REQUIRED, OPT_THREADS},
+                                           {"chunk", 0, ARG_REQUIRED, OPT_CHUNK},
+                                           {"limit", 0, ARG_REQUIRED, OPT_LIMIT},
+                                           {"file", 0, ARG_NONE, OPT_FILE},
+                                           {"json", 0, ARG_NONE, OPT_JSON},
+                                           {"help", 'h', ARG_NONE, OPT_HELP},
+                                           {NULL, 0, ARG_NONE, 0}};
+
+static const convoy_engine exact_engines[] = {CONVOY_ENGINE_CPU_DIRECT, CONVOY_ENGINE_CPU_FFT,
+                                              CONVOY_ENGINE_GPU_DIRECT, CONVOY_ENGINE_GPU_FFT};
+#define N_EXACT_ENGINES ((int)(sizeof exact_engines / sizeof exact_engines[0]))
+
+static void default_engines(bench_settings *s) {
+  s->n_engines = 0;
+  for (int i = 0; i < N_EXACT_ENGINES; i++)
+    if (convoy_engine_available(exact_engines[i])) s->engines[s->n_engines++] = exact_engines[i];
+  s->engines[s->n_engines++] = CONVOY_ENGINE_AUTO;
+}
+
+/* Splits a comma-separated list; calls item() on each non-empty element. */
+static int parse_list(const arg_parser *p, const char *text, bench_settings *s,
+                      int (*item)(const arg_parser *, const char *, bench_settings *)) {
+  char buf[512];
+  if (strlen(text) >= sizeof buf) return diag_usage(p->cmd, "%s: list too long", p->current);
+  snprintf(buf, sizeof buf, "%s", text);
+  int n = 0;
+  for (char *tok = buf, *next; tok; tok = next) {
+    next = strchr(tok, ',');
+    if (next) *next++ = '\0';
+    if (!*tok) continue;
+    if (item(p, tok, s) != 0) return CLI_EXIT_USAGE;
+    n++;
+  }
+  if (n == 0) return diag_usage(p->cmd, "%s: empty list", p->current);
+  return 0;
+}
+
+static int taps_item(const arg_parser *p, const char *tok, bench_settings *s) {
+  int64_t n;
+  if (bench_parse_count(tok, &n) != 0 || n > ((int64_t)1 << 31))
+    return diag_usage(p->cmd, "%s: '%s' is not a tap count in 1..2^31", p->current, tok);
+  for (int i = 0; i < s->n_taps; i++)
+    if (s->taps[i] == n) return 0;
+  if (s->n_taps == BENCH_MAX_TAP_COUNTS)
+    return diag_usage(p->cmd, "%s: at most %d tap counts", p->current, BENCH_MAX_TAP_COUNTS);
+  s->taps[s->n_taps++] = n;
+  return 0;
+}
+
+static int engine_item(const arg_parser *p, const char *tok, bench_settings *s) {
+  if (strcmp(tok, "all") == 0) {
+    default_engines(s);
+    return 0;
+  }
+  convoy_engine e;
+  if (convoy_engine_from_name(tok, &e) != CONVOY_OK)
+    return diag_usage(p->cmd, "%s: unknown engine '%s'", p->current, tok);
+  for (int i = 0; i < s->n_engines; i++)
+    if (s->engines[i] == e) return 0;
+  if (s->n_engines == BENCH_MAX_ENGINES)
+    return diag_usage(p->cmd, "%s: at most %d engines", p->current, BENCH_MAX_ENGINES);
+  s->engines[s->n_engines++] = e;
+  return 0;
+}
+
+static int parse_count_option(const arg_parser *p, const char *text, int64_t hi, int64_t *v) {
+  if (bench_parse_count(text, v) == 0 && *v <= hi) return 0;
+  return diag_usage(p->cmd, "%s: '%s' is not a count in 1..%lld (a number or 2^K)", p->current,
+                    text, (long long)hi);
+}
+
+static int parse_options(int argc, char **argv, bench_settings *s) {
+  memset(s, 0, sizeof *s);
+  s->frames = DEFAULT_FRAMES;
+  s->channels = 1;
+  s->chunk = DEFAULT_CHUNK;
+  s->runs = DEFAULT_RUNS;
+  s->limit_s = DEFAULT_LIMIT_S;
+  arg_parser p;
+  arg_init(&p, argc, argv, bench_options);
+  const char *v;
+  int id, rc = 0;
+  int64_t n;
+  while (rc == 0 && (id = arg_next(&p, &v)) != ARG_END) {
+    switch (id) {
+    case ARG_ERROR:
+      return CLI_EXIT_USAGE;
+    case ARG_POSITIONAL:
+      return diag_usage(p.cmd, "unexpected argument '%s'", v);
+    case OPT_HELP:
+      fputs(usage_text, stdout);
+      return -1;
+    case OPT_TAPS:
+      s->n_taps = 0;
+      rc = parse_list(&p, v, s, taps_item);
+      break;
+    case OPT_ENGINE:
+      s->n_engines = 0;
+      rc = parse_list(&p, v, s, engine_item);
+      break;
+    case OPT_FRAMES:
+      rc = parse_count_option(&p, v, (int64_t)1 << 40, &s->frames);
+      break;
+    case OPT_CHUNK:
+      rc = parse_count_option(&p, v, (int64_t)1 << 40, &s->chunk);
+      break;
+    case OPT_CHANNELS:
+      rc = arg_int64(&p, v, 1, CONVOY_MAX_CHANNELS, &n) ? CLI_EXIT_USAGE : 0;
+      s->channels = (int32_t)n;
+      break;
+    case OPT_RUNS:
+      rc = arg_int64(&p, v, 1, 1000, &n) ? CLI_EXIT_USAGE : 0;
+      s->runs = (int)n;
+      break;
+    case OPT_THREADS:
+      rc = arg_int64(&p, v, 1, 4096, &n) ? CLI_EXIT_USAGE : 0;
+      s->threads = (int32_t)n;
+      break;
+    case OPT_LIMIT:
+      rc = arg_double(&p, v, &s->limit_s) ? CLI_EXIT_USAGE : 0;
+      if (rc == 0 && s->limit_s <= 0)
+        rc = diag_usage(p.cmd, "%s: '%s' is not a positive number of seconds", p.current, v);
+      break;
+    case OPT_FILE:
+      s->file = 1;
+      break;
+    case OPT_JSON:
+      s->json = 1;
+      break;
+    }
+  }
+  if (rc) return rc;
+  if (s->n_taps == 0) {
+    s->taps[0] = 16;
+    s->taps[1] = 1024;
+    s->taps[2] = 65536;
+    s->n_taps = 3;
+  }
+  if (s->n_engines == 0) default_engines(s);
+  return 0;
+}
+
+/* Everything one invocation holds; freed by bench_state_free. */
+typedef struct bench_state {
+  bench_settings s;
+  bench_machine machine;
+  float *signal;
+  float *taps;
+  bench_memory_row *mem;
+  bench_file_row *file;
+  int n_mem, n_file;
+  bench_files files;
+  int files_ready;
+} bench_state;
+
+static void bench_state_free(bench_state *b) {
+  if (b->files_ready) bench_files_remove(&b->files);
+  free(b->signal);
+  free(b->taps);
+  free(b->mem);
+  free(b->file);
+}
+
+/* One engine at one tap count, in memory; returns the row. */
+static bench_memory_row *measure_memory(bench_state *b, convoy_filter *filter, int64_t taps,
+                                        convoy_engine engine) {
+  bench_memory_row *row = &b->mem[b->n_mem++];
+  row->taps = taps;
+  row->engine = engine;
+  if (!convoy_engine_available(engine)) {
+    row->state = BENCH_ROW_UNAVAILABLE;
+    return row;
+  }
+  bench_memory_config cfg = {b->s.frames, b->s.channels, b->s.chunk,  b->s.threads,
+                             engine,      b->s.runs,     b->s.limit_s};
+  convoy_status st =
+      bench_memory_run(&cfg, b->signal, filter, &row->r, row->message, sizeof row->message);
+  if (st != CONVOY_OK)
+    row->state = BENCH_ROW_FAILED;
+  else if (row->r.skipped)
+    row->state = BENCH_ROW_SKIPPED;
+  else if (!(row->r.check_rel_err <= BENCH_CHECK_LIMIT))
+    row->state = BENCH_ROW_WRONG;
+  return row;
+}
+
+static void measure_file(bench_state *b, int64_t taps, convoy_engine engine) {
+  for (int t = 0; t < 2; t++) {
+    bench_file_row *row = &b->file[b->n_file++];
+    row->taps = taps;
+    row->engine = engine;
+    row->subtype = (bench_file_subtype)t;
+    convoy_status st =
+        bench_file_run(&b->files, row->subtype, "/proc/self/exe", engine, b->s.threads, b->s.runs,
+                       &row->r, row->message, sizeof row->message);
+    row->state = st == CONVOY_OK ? BENCH_ROW_OK : BENCH_ROW_FAILED;
+    if (!b->s.json) bench_text_file_row(row, &b->s);
+  }
+}
+
+static int run_bench(bench_state *b) {
+  bench_settings *s = &b->s;
+  int failures = 0;
+  size_t samples = (size_t)s->frames * (size_t)s->channels;
+  int64_t max_taps = 0;
+  for (int i = 0; i < s->n_taps; i++)
+    if (s->taps[i] > max_taps) max_taps = s->taps[i];
+  b->signal = malloc(sizeof(float) * samples);
+  b->taps = malloc(sizeof(float) * (size_t)max_taps);
+  b->mem = calloc((size_t)(s->n_taps * s->n_engines), sizeof *b->mem);
+  b->file = calloc((size_t)(2 * s->n_taps * s->n_engines), sizeof *b->file);
+  if (!b->signal || !b->taps || !b->mem || !b->file) {
+    diag_error("bench: cannot allocate %lld samples", (long long)samples);
+    return CLI_EXIT_FAIL;
+  }
+  bench_fill_noise(b->signal, (int64_t)samples, SIGNAL_SEED, SIGNAL_AMPLITUDE);
+
+  if (!s->json) bench_text_header(&b->machine, s);
+  char err[BENCH_MESSAGE];
+  if (s->file) {
+    if (bench_files_prepare(&b->files, b->signal, s->frames, s->channels, err, sizeof err) !=
+        CONVOY_OK) {
+      diag_error("bench: %s", err);
+      return CLI_EXIT_FAIL;
+    }
+    b->files_ready = 1;
+  }
+
+  if (!s->json) bench_text_memory_title();
+  for (int i = 0; i < s->n_taps; i++) {
+    int64_t m = s->taps[i];
+    bench_lowpass_taps(b->taps, m);
+    convoy_filter *filter = NULL;
+    if (convoy_filter_create(&filter, b->taps, m) != CONVOY_OK) {
+      diag_error("bench: %lld taps: %s", (long long)m, convoy_last_error());
+      return CLI_EXIT_FAIL;
+    }
+    for (int e = 0; e < s->n_engines; e++) {
+      bench_memory_row *row = measure_memory(b, filter, m, s->engines[e]);
+      if (row->state == BENCH_ROW_FAILED || row->state == BENCH_ROW_WRONG) failures++;
+      if (!s->json) bench_text_memory_row(row, s);
+    }
+    convoy_filter_destroy(filter);
+  }
+
+  /* File to file for every combination that ran correctly in memory. */
+  if (s->file && !s->json) bench_text_file_title(&b->files);
+  for (int i = 0; s->file && i < s->n_taps; i++) {
+    int64_t m = s->taps[i];
+    bench_lowpass_taps(b->taps, m);
+    if (bench_files_write_taps(&b->files, b->taps, m, err, sizeof err) != CONVOY_OK) {
+      diag_error("bench: %s", err);
+      return CLI_EXIT_FAIL;
+    }
+    for (int r = 0; r < b->n_mem; r++) {
+      if (b->mem[r].taps != m || b->mem[r].state != BENCH_ROW_OK) continue;
+      int before = b->n_file;
+      measure_file(b, m, b->mem[r].engine);
+      for (int f = before; f < b->n_file; f++) failures += b->file[f].state != BENCH_ROW_OK;
+    }
+  }
+  if (s->json) bench_json(&b->machine, s, b->mem, b->n_mem, b->file, b->n_file);
+  if (failures)
+    diag_error("bench: %d measurement%s failed (see the report)", failures,
+               failures == 1 ? "" : "s");
+  return failures ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+int cmd_bench(int argc, char **argv) {
+  bench_state b;
+  memset(&b, 0, sizeof b);
+  int rc = parse_options(argc, argv, &b.s);
+  if (rc < 0) return CLI_EXIT_OK; /* --help */
+  if (rc) return rc;
+  bench_machine_probe(&b.machine);
+  rc = run_bench(&b);
+  bench_state_free(&b);
+  return rc;
+}
