@@ -25,6 +25,15 @@ struct atomic_file {
   char *name;    /* path as the caller wrote it, for messages */
 };
 
+void atomic_file_start_writeback(atomic_file *af) {
+#ifdef SYNC_FILE_RANGE_WRITE
+  if (af && af->fd >= 0) (void)sync_file_range(af->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)af;
+#endif
+}
+
+
 /* Longest part of the target's name copied into the temporary's name, so
  * that ".NAME.convoy-XXXXXX" stays within NAME_MAX (255). */
 #define TEMP_BASE_MAX 200

@@ -29,6 +29,11 @@ typedef struct atomic_file atomic_file;
 convoy_status atomic_file_create(atomic_file **af, const char *path, int overwrite, int *fd,
                                  char *err, size_t err_size);
 
+/* Starts writing what the temporary holds so far to disk, without waiting
+ * (Linux sync_file_range; a no-op elsewhere), so that the fsync at commit
+ * has little left to wait for. Best effort. */
+void atomic_file_start_writeback(atomic_file *af);
+
 /* fsyncs and closes the temporary, renames it over the target, fsyncs the
  * directory, and frees af. Without overwrite the rename does not replace a
  * target that appeared meanwhile. On failure the temporary is removed and the

@@ -13,8 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Frames converted per libsndfile call; the buffer is made at open. */
-#define CHUNK_FRAMES 4096
+/* Samples converted per libsndfile call (256 KiB of floats: few write
+ * calls, still cache-sized); the buffer is made at open. */
+#define CHUNK_SAMPLES 65536
+/* Output frames between starts of background writeback (see commit's fsync). */
+#define WRITEBACK_SAMPLES (4 << 20)
 
 struct audio_sink {
   SNDFILE *sf;
@@ -24,7 +27,9 @@ struct audio_sink {
   int channels;
   int failed; /* a write failed: the temporary is gone */
   int64_t frames;
-  void *buf;   /* CHUNK_FRAMES * channels shorts, ints or floats */
+  int64_t since_writeback; /* samples written since writeback last started */
+  int64_t chunk_frames; /* frames per libsndfile call */
+  void *buf;            /* chunk_frames * channels shorts, ints or floats */
   char name[]; /* for messages: the path, or "stdout" */
 };
 
@@ -75,7 +80,8 @@ convoy_status audio_sink_open(audio_sink **out, const char *path, const audio_si
   size_t width = sink->path.kind == SAMPLE_PATH_SHORT ? sizeof(short)
                  : sink->path.kind == SAMPLE_PATH_INT ? sizeof(int32_t)
                                                       : sizeof(float);
-  sink->buf = malloc(width * CHUNK_FRAMES * (size_t)opt->channels);
+  sink->chunk_frames = CHUNK_SAMPLES / opt->channels > 0 ? CHUNK_SAMPLES / opt->channels : 1;
+  sink->buf = malloc(width * (size_t)sink->chunk_frames * (size_t)opt->channels);
   if (!sink->buf) goto oom;
   quantizer_init(&sink->q, sink->path.kind == SAMPLE_PATH_FLOAT ? 32 : sink->path.bits, opt->dither,
                  opt->seed);
@@ -143,7 +149,8 @@ convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_
     return CONVOY_ERR_STATE;
   }
   for (int64_t done = 0; done < n_frames;) {
-    sf_count_t n = n_frames - done < CHUNK_FRAMES ? (sf_count_t)(n_frames - done) : CHUNK_FRAMES;
+    sf_count_t n = n_frames - done < sink->chunk_frames ? (sf_count_t)(n_frames - done)
+                                                        : (sf_count_t)sink->chunk_frames;
     const float *x = frames + done * sink->channels;
     sf_count_t wrote = write_chunk(sink, x, n);
     if (wrote != n) {
@@ -156,6 +163,11 @@ convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_
     }
     done += n;
     sink->frames += n;
+    sink->since_writeback += n * sink->channels;
+    if (sink->since_writeback >= WRITEBACK_SAMPLES) {
+      sink->since_writeback = 0;
+      atomic_file_start_writeback(sink->file);
+    }
   }
   return CONVOY_OK;
 }
