@@ -76,6 +76,7 @@ static int make_stream(filter_job *j) {
   cfg.engine = resolve_engine(j->opt.engine);
   cfg.threads = j->opt.threads > 0 ? j->opt.threads : default_threads();
   cfg.fft_size = j->opt.fft_size;
+  cfg.device = j->opt.device;
   convoy_status st = convoy_stream_create(&j->stream, &cfg, j->filters.filters, j->filters.count);
   if (st != CONVOY_OK) {
     diag_error("%s: cannot set up the filter: %s", j->in_name,

@@ -23,6 +23,7 @@ enum {
   OPT_OVERWRITE,
   OPT_THREADS,
   OPT_FFT_SIZE,
+  OPT_DEVICE,
   OPT_TYPE,
   OPT_HELP
 };
@@ -43,6 +44,7 @@ static const arg_option filter_opts[] = {{"taps", 0, ARG_REQUIRED, OPT_TAPS},
                                          {"overwrite", 'y', ARG_NONE, OPT_OVERWRITE},
                                          {"threads", 0, ARG_REQUIRED, OPT_THREADS},
                                          {"fft-size", 0, ARG_REQUIRED, OPT_FFT_SIZE},
+                                         {"device", 0, ARG_REQUIRED, OPT_DEVICE},
                                          {"type", 0, ARG_REQUIRED, OPT_TYPE},
                                          {"help", 'h', ARG_NONE, OPT_HELP},
                                          {NULL, 0, ARG_NONE, 0}};
@@ -112,6 +114,10 @@ static int handle(arg_parser *p, filter_options *o, int id, const char *val) {
     if (arg_int64(p, val, 2, (int64_t)1 << 40, &n)) return CLI_EXIT_USAGE;
     o->fft_size = n;
     return CLI_EXIT_OK;
+  case OPT_DEVICE:
+    if (arg_int64(p, val, 0, 1023, &n)) return CLI_EXIT_USAGE;
+    o->device = (int32_t)n;
+    return CLI_EXIT_OK;
   case OPT_TYPE:
     if (!*val || strchr(val, '/'))
       return diag_usage(p->cmd, "--type: '%s' is not a file type such as wav, flac or au", val);
@@ -130,6 +136,7 @@ int filter_options_parse(int argc, char **argv, filter_options *o) {
   o->subtype = AUDIO_SUBTYPE_SAME;
   o->dither = 1;
   o->normalize_dbfs = FILTER_NORMALIZE_DEFAULT_DBFS;
+  o->device = -1;
 
   arg_parser p;
   arg_init(&p, argc, argv, filter_opts);

@@ -34,6 +34,7 @@ typedef struct filter_options {
   int tail, align, dither, quiet, verbose, overwrite;
   int32_t threads;      /* 0 = library default */
   int64_t fft_size;     /* 0 = cost model */
+  int32_t device;       /* --device: GPU index, -1 = default */
   const char *out_type; /* --type: container of OUT when it is "-" (extension, e.g. "flac") */
   int help;             /* --help: print help and exit 0 */
 } filter_options;

@@ -182,8 +182,10 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
   pl->out_capacity = cap;
   size_t ch = (size_t)cfg->channels;
   for (int i = 0; i < RING_BUFFERS; i++) {
-    pl->in[i].data = malloc((size_t)cfg->chunk_frames * ch * sizeof(float));
-    pl->out[i].data = malloc((size_t)cap * ch * sizeof(float));
+    /* Pinned where a GPU is usable, so a GPU stream copies straight from
+     * and into these buffers instead of through its staging ring. */
+    pl->in[i].data = convoy_host_alloc((size_t)cfg->chunk_frames * ch * sizeof(float));
+    pl->out[i].data = convoy_host_alloc((size_t)cap * ch * sizeof(float));
     if (!pl->in[i].data || !pl->out[i].data) {
       snprintf(err, err_size, "out of memory for %d buffers of %lld frames", 2 * RING_BUFFERS,
                (long long)cap);
@@ -205,8 +207,8 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
 
 static void pipeline_free(pipeline *pl) {
   for (int i = 0; i < RING_BUFFERS; i++) {
-    free(pl->in[i].data);
-    free(pl->out[i].data);
+    convoy_host_free(pl->in[i].data);
+    convoy_host_free(pl->out[i].data);
   }
   if (pl->queues_made) {
     work_queue_destroy(&pl->free_in);

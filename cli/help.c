@@ -74,6 +74,7 @@ void help_filter(FILE *f) {
           "  --threads N       CPU threads for the filter (default: all but one, which\n"
           "                    reading and writing use)\n"
           "  --fft-size N      FFT size of the FFT engines (default: a cost model)\n"
+          "  --device N        GPU to run on (default 0; see convoy info)\n"
           "  -y, --overwrite   replace an existing OUT\n"
           "  -q, --quiet       print errors only\n"
           "  -v, --verbose     also print the filter plan\n"

@@ -156,13 +156,21 @@ typedef struct convoy_stream_config {
   int32_t channels;          /* 1 .. CONVOY_MAX_CHANNELS; default 1 */
   convoy_engine engine;      /* default CONVOY_ENGINE_AUTO */
   convoy_sample_type sample; /* default CONVOY_SAMPLE_F32 (the only one now) */
-  int32_t threads;           /* CPU threads; 0 = convoy_cpu_threads() */
-  int64_t fft_size;          /* FFT engines: 0 = cost model; else a size >= taps */
-  int32_t plan_effort;       /* FFT planning: 0 = estimate (fast create),
-                                1 = measure (slower create, faster run) */
-  int32_t device;            /* GPU index; -1 = default */
-  int32_t gpu_streams;       /* GPU pipeline depth; 0 = default */
-  int64_t chunk_frames;      /* GPU transfer chunk; 0 = default */
+  int32_t threads;           /* CPU threads; 0 = convoy_cpu_threads(). The GPU
+                                engines use up to 8 of them for host copies. */
+  int64_t fft_size;          /* FFT engines: 0 = cost model; else a size >= taps.
+                                gpu-fft rounds it up to a power of two, at least
+                                max(64, taps + 3) and at most 2^26. */
+  int32_t plan_effort;       /* 0 = estimate (fast create), 1 = measure (slower
+                                create, faster run): FFTW planning, and for the
+                                GPU the choice of engine and FFT size by timing */
+  int32_t device;            /* GPU index; -1 = default (GPU 0) */
+  int32_t gpu_streams;       /* GPU pipeline depth: CUDA streams, each carrying
+                                one chunk at a time, 2 .. 16; 0 = default (3);
+                                1 is taken as 2 */
+  int64_t chunk_frames;      /* GPU transfer chunk in frames; 0 = default (about
+                                2^21 samples over all channels). Rounded up to
+                                the GPU engine's granule (the FFT block). */
 } convoy_stream_config;
 
 /** Fills *config with the defaults above. */
@@ -173,7 +181,20 @@ typedef struct convoy_stream convoy_stream;
 /** Creates a stream. n_filters is 1 (one filter for every channel) or
  *  config->channels (filter c for channel c; lengths may differ). config may
  *  be NULL for the defaults (mono, auto engine). With CONVOY_ENGINE_AUTO a GPU
- *  engine is used only where it is cheaper by the cost model. */
+ *  engine is used only where it is cheaper by the cost model (which counts
+ *  the host transfers); without a usable GPU, AUTO and CPU quietly use a CPU
+ *  engine, while GPU, GPU_DIRECT and GPU_FFT fail with CONVOY_ERR_NO_DEVICE
+ *  (message in convoy_last_error()). A device index >= convoy_gpu_count()
+ *  with a GPU-capable engine is CONVOY_ERR_NO_DEVICE too.
+ *
+ *  GPU streams: input is cut into chunks of chunk_frames frames at fixed
+ *  positions from the start of the stream; each chunk crosses the bus in the
+ *  caller's sample format, is converted and deinterleaved on the GPU, filtered
+ *  and interleaved there, and comes back, on one of gpu_streams CUDA streams,
+ *  so that copies both ways overlap the filtering, across process() calls
+ *  too. Create allocates the pinned staging ring (2 x gpu_streams chunks) and
+ *  the device buffers once; if the device runs out of memory, create retries
+ *  with smaller chunks before failing with CONVOY_ERR_OUT_OF_MEMORY. */
 convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_config *config,
                                    convoy_filter *const *filters, int32_t n_filters);
 
@@ -182,10 +203,47 @@ void convoy_stream_destroy(convoy_stream *stream);
 /** Filters in_frames interleaved frames. Writes *out_frames frames to out,
  *  never more than convoy_stream_max_output(stream, in_frames) frames, which
  *  out_capacity (in frames) must cover. in and out must not overlap
- *  (in-place is not allowed). in may be NULL when in_frames is 0.
- *  Allocates nothing. After flush() it returns CONVOY_ERR_STATE until reset(). */
+ *  (in-place is not allowed). in may be NULL when in_frames is 0. in and out
+ *  are host memory; the caller may reuse both as soon as the call returns.
+ *  Allocates nothing. After flush() it returns CONVOY_ERR_STATE until reset().
+ *  After any other failure the stream's state is unknown: it returns
+ *  CONVOY_ERR_STATE until reset().
+ *
+ *  GPU engines: the call hands whole chunks to the GPU and returns the output
+ *  of the chunks that have completed, in order; it waits for the GPU only
+ *  when all gpu_streams chunks are in flight, and at the end for its own
+ *  transfers from in and to out. Output therefore lags input by up to about
+ *  gpu_streams + 1 chunks (convoy_stream_latency()); flush() returns the
+ *  rest. Buffers from convoy_host_alloc() (or otherwise pinned) travel over
+ *  the bus directly; others are copied through the pinned staging ring. */
 convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int64_t in_frames,
                                     float *out, int64_t out_capacity, int64_t *out_frames);
+
+/** Sample formats process_samples() accepts. Integers are native-endian and
+ *  scaled to float so that full scale is +-1.0. */
+typedef enum convoy_sample_format {
+  CONVOY_FORMAT_F32 = 0, /* float32, used as is */
+  CONVOY_FORMAT_S16 = 1, /* int16, times 1/32768 */
+  CONVOY_FORMAT_S32 = 2  /* int32, times 1/2^31; 24-bit PCM arrives left-justified
+                            in 32 bits, as libsndfile reads it */
+} convoy_sample_format;
+
+/** Bytes of one sample of fmt (4, 2 or 4); 0 for an unknown value. */
+size_t convoy_sample_format_bytes(convoy_sample_format fmt);
+
+/** convoy_stream_process() for input in any convoy_sample_format: in holds
+ *  in_frames interleaved frames of fmt. The output is float32, the same bits
+ *  that convoy_stream_process() gives for the input converted to float32
+ *  (the conversions are exact, except that int32 rounds to float32's 24-bit
+ *  mantissa, to nearest). Calls with different formats may be mixed on one
+ *  stream. A CPU engine converts while deinterleaving; a GPU engine moves the
+ *  samples over the bus in their own width (S16 carries half the bytes of
+ *  F32) and converts on the GPU. Everything else is as convoy_stream_process(),
+ *  in_frames and overlap counted in frames of fmt. Unknown fmt:
+ *  CONVOY_ERR_INVALID_ARGUMENT. */
+convoy_status convoy_stream_process_samples(convoy_stream *stream, convoy_sample_format fmt,
+                                            const void *in, int64_t in_frames, float *out,
+                                            int64_t out_capacity, int64_t *out_frames);
 
 /** Upper bound on the frames the next process() of in_frames may write. */
 int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames);
@@ -202,7 +260,8 @@ int64_t convoy_stream_flush_frames(const convoy_stream *stream);
 convoy_status convoy_stream_reset(convoy_stream *stream);
 
 /** Most input frames process() can hold back before producing their output
- *  (0 for the direct engines). Fixed for the stream's life. */
+ *  (0 for the CPU direct engine; (gpu_streams + 1) x chunk - 1 for the GPU
+ *  engines). Fixed for the stream's life. */
 int64_t convoy_stream_latency(const convoy_stream *stream);
 
 /** Longest filter's tap count. */
@@ -213,12 +272,33 @@ int32_t convoy_stream_channels(const convoy_stream *stream);
 /** The engine actually running (never AUTO, CPU or GPU). */
 convoy_engine convoy_stream_engine(const convoy_stream *stream);
 
-/** One line describing the plan (engine, FFT size, block, threads) into buf,
- *  always NUL-terminated. */
+/** One line describing the plan into buf, always NUL-terminated: engine,
+ *  FFT size, block, threads; for GPU engines also the chunk size, CUDA
+ *  streams and the device. */
 convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, size_t buf_size);
 
 /** Message of the last failed call on this stream; "" if none. */
 const char *convoy_stream_last_error(const convoy_stream *stream);
+
+/* ------------------------------------------------------------------ host memory */
+
+/** Allocates bytes of host memory for sample buffers, aligned to 64 bytes.
+ *  When a usable GPU is present the memory is page-locked (pinned, through
+ *  cudaHostAlloc, usable with every device), so that a GPU stream moves it
+ *  over the bus directly instead of through its staging ring: give the GPU
+ *  engines input and output buffers from here for the best throughput.
+ *  Otherwise, or if pinning fails, it is ordinary memory. Pinned memory is a
+ *  scarce system resource: allocate once, reuse. Returns NULL when bytes is 0
+ *  or on failure (message in convoy_last_error()). Thread-safe. */
+void *convoy_host_alloc(size_t bytes);
+
+/** Frees memory from convoy_host_alloc(); NULL is a no-op. Any other pointer
+ *  is undefined behaviour. Thread-safe. */
+void convoy_host_free(void *ptr);
+
+/** 1 when ptr, which must come from convoy_host_alloc(), is pinned; 0 for
+ *  NULL. */
+int convoy_host_is_pinned(const void *ptr);
 
 #ifdef __cplusplus
 }

@@ -75,6 +75,15 @@ static convoy_status check_config(const convoy_stream_config *c) {
   return CONVOY_OK;
 }
 
+static int is_gpu_engine(convoy_engine e) {
+  return e == CONVOY_ENGINE_GPU_DIRECT || e == CONVOY_ENGINE_GPU_FFT;
+}
+
+/* AUTO and the GPU family may run on a GPU. */
+static int may_use_gpu(convoy_engine e) {
+  return e == CONVOY_ENGINE_AUTO || e == CONVOY_ENGINE_GPU || is_gpu_engine(e);
+}
+
 /* Status for an engine request that engine_choose() turned down. */
 static convoy_status unavailable_status(convoy_engine wanted) {
   int gpu = wanted == CONVOY_ENGINE_GPU || wanted == CONVOY_ENGINE_GPU_DIRECT ||
@@ -92,6 +101,7 @@ void convoy_stream_destroy(convoy_stream *stream) {
   convoy_stream *s = stream;
   if (!s) return;
   if (s->ops && s->impl) s->ops->destroy(s->impl);
+  gpu_pipeline_destroy(s->gpu);
   if (s->filters) {
     for (int32_t i = 0; i < s->n_filters; i++) filter_release(s->filters[i]);
   }
@@ -103,6 +113,37 @@ void convoy_stream_destroy(convoy_stream *stream) {
   free(s->in_buf);
   free(s->out_buf);
   free(s);
+}
+
+/* The GPU pipeline in place of the engine impl and planar buffers. A family
+ * request (AUTO, GPU) lets the GPU layer pick direct or FFT by its own model,
+ * or by timing with plan_effort 1; the stream then reports what it picked. */
+static convoy_status create_gpu(convoy_stream *s, const convoy_stream_config *cfg,
+                                const engine_request *req, char *msg, size_t msg_size) {
+  gpu_pipeline_config pc = {
+      .channels = s->channels,
+      .taps_len = s->taps_len,
+      .taps = s->taps,
+      .kind = !is_gpu_engine(cfg->engine)               ? GPU_CONV_AUTO
+              : cfg->engine == CONVOY_ENGINE_GPU_DIRECT ? GPU_CONV_DIRECT
+                                                        : GPU_CONV_FFT,
+      .device = cfg->device,
+      .streams = cfg->gpu_streams,
+      .chunk_frames = cfg->chunk_frames,
+      .fft_size = cfg->fft_size,
+      .plan_effort = cfg->plan_effort,
+      .threads = req->threads,
+  };
+  convoy_status st = gpu_pipeline_create(&pc, &s->gpu, msg, msg_size);
+  if (st != CONVOY_OK) return st;
+  s->ops = engine_lookup(gpu_pipeline_kind(s->gpu) == GPU_CONV_DIRECT ? CONVOY_ENGINE_GPU_DIRECT
+                                                                      : CONVOY_ENGINE_GPU_FFT);
+  if (!s->ops) {
+    convoy_error_format(msg, msg_size, CONVOY_ERR_INTERNAL, "GPU engine table missing");
+    return CONVOY_ERR_INTERNAL;
+  }
+  s->granule = 1;
+  return CONVOY_OK;
 }
 
 /* Per-channel taps, zero-padding filters shorter than the longest. */
@@ -138,11 +179,15 @@ static int64_t round_up(int64_t n, int64_t to) {
 }
 
 /* The planar buffers; sizes fixed here for the stream's life. */
-static convoy_status setup_buffers(convoy_stream *s) {
+static convoy_status setup_buffers(convoy_stream *s, int32_t threads) {
   int64_t work = WORK_SAMPLES / s->channels;
   if (work < WORK_MIN_FRAMES) work = WORK_MIN_FRAMES;
   if (work < 2 * s->hist) work = 2 * s->hist; /* history copies stay a small overhead */
   if (work < s->granule) work = s->granule;
+  /* Enough whole granules per run that every thread gets some, when the
+   * channels alone do not spread the work. */
+  if (s->channels < threads && work < 2 * (int64_t)threads * s->granule)
+    work = 2 * (int64_t)threads * s->granule;
   s->work = round_up(work, s->granule);
   int64_t in_stride = round_up(s->hist + s->work + CONVOY_ENGINE_SLACK, ALIGN_FLOATS);
   int64_t out_stride = round_up(s->work, ALIGN_FLOATS);
@@ -220,10 +265,34 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
       .device = cfg.device,
   };
   char msg[CONVOY_ERROR_SIZE] = "";
+  if (cfg.device >= 0 && may_use_gpu(cfg.engine)) {
+    int n_gpus = convoy_gpu_count();
+    if (n_gpus > 0 && cfg.device >= n_gpus) {
+      convoy_stream_destroy(s);
+      return convoy_error_set(CONVOY_ERR_NO_DEVICE, "%s: no GPU %d (%d present: 0 .. %d)", fn,
+                              (int)cfg.device, n_gpus, n_gpus - 1);
+    }
+  }
   s->ops = engine_choose(cfg.engine, &req, msg, sizeof msg);
   if (!s->ops) {
+    convoy_status why = unavailable_status(cfg.engine);
     convoy_stream_destroy(s);
-    return convoy_error_set(unavailable_status(cfg.engine), "%s: %s", fn, msg);
+    if (why == CONVOY_ERR_NO_DEVICE) {
+      convoy_gpu_count(); /* leaves the reason for no GPU in convoy_last_error() */
+      char reason[CONVOY_ERROR_SIZE];
+      snprintf(reason, sizeof reason, "%s", convoy_last_error());
+      return convoy_error_set(why, "%s: %s (%s)", fn, msg, reason[0] ? reason : "no GPU");
+    }
+    return convoy_error_set(why, "%s: %s", fn, msg);
+  }
+  if (is_gpu_engine(s->ops->id)) {
+    st = create_gpu(s, &cfg, &req, msg, sizeof msg);
+    if (st != CONVOY_OK) {
+      convoy_stream_destroy(s);
+      return convoy_error_set(st, "%s: %s", fn, msg);
+    }
+    *stream = s;
+    return CONVOY_OK;
   }
   st = s->ops->create(&req, &s->impl, msg, sizeof msg);
   if (st != CONVOY_OK) {
@@ -238,7 +307,7 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
     return convoy_error_set(CONVOY_ERR_INTERNAL, "%s: engine '%s' reported granule %lld", fn,
                             convoy_engine_name(cfg.engine), (long long)g);
   }
-  if (setup_buffers(s) != CONVOY_OK) {
+  if (setup_buffers(s, req.threads) != CONVOY_OK) {
     convoy_stream_destroy(s);
     return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY,
                             "%s: cannot allocate stream buffers (%d channels, %lld taps)", fn,
@@ -251,6 +320,7 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
 int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames) {
   const convoy_stream *s = stream;
   if (!s || in_frames < 0 || s->flushed) return 0;
+  if (s->gpu) return gpu_pipeline_max_output(s->gpu, in_frames);
   int64_t total = in_frames > INT64_MAX - s->pending ? INT64_MAX : s->pending + in_frames;
   return total / s->granule * s->granule;
 }
@@ -258,11 +328,13 @@ int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames)
 int64_t convoy_stream_flush_frames(const convoy_stream *stream) {
   const convoy_stream *s = stream;
   if (!s || s->flushed) return 0;
+  if (s->gpu) return gpu_pipeline_flush_frames(s->gpu);
   return s->pending + s->hist;
 }
 
 int64_t convoy_stream_latency(const convoy_stream *stream) {
-  return stream ? stream->granule - 1 : 0;
+  if (!stream) return 0;
+  return stream->gpu ? gpu_pipeline_latency(stream->gpu) : stream->granule - 1;
 }
 
 int64_t convoy_stream_taps(const convoy_stream *stream) {
@@ -283,6 +355,12 @@ convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, siz
   convoy_stream *s = (convoy_stream *)stream; /* only its message buffer is written */
   if (!buf || buf_size == 0)
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: buf is NULL or buf_size is 0", fn);
+  if (s->gpu) {
+    char line[512] = "";
+    gpu_pipeline_describe(s->gpu, line, sizeof line);
+    snprintf(buf, buf_size, "%s: %s", convoy_engine_name(s->ops->id), line);
+    return CONVOY_OK;
+  }
   char line[CONVOY_ERROR_SIZE] = "";
   s->ops->describe(s->impl, line, sizeof line);
   snprintf(buf, buf_size, "%s; %d channel%s, %lld-frame work buffer", line, (int)s->channels,

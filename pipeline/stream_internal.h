@@ -13,12 +13,18 @@
  * therefore starts a whole number of granules after the start of the stream,
  * which is what makes the output independent of how the input is cut.
  * Memory is fixed at create and independent of the signal's length.
+ *
+ * A stream on a GPU engine (gpu != NULL) has none of the planar buffers nor
+ * an engine impl: process, flush and reset go to the GPU pipeline
+ * (cuda/gpu_pipeline.h), which does its own chunking; the stream keeps the
+ * argument checks and the flushed/failed state for both kinds.
  */
 #ifndef CONVOY_STREAM_INTERNAL_H
 #define CONVOY_STREAM_INTERNAL_H
 
 #include "engine.h"
 #include "error_internal.h"
+#include "gpu_pipeline.h"
 
 struct convoy_stream {
   int32_t channels;
@@ -38,6 +44,8 @@ struct convoy_stream {
   float **in_buf;          /* [channels] -> hist + work + CONVOY_ENGINE_SLACK frames */
   float **out_buf;         /* [channels] -> work frames */
   int64_t pending;         /* input frames after the history, < granule between calls */
+
+  gpu_pipeline *gpu; /* GPU engines: the host-to-host pipeline; NULL otherwise */
 
   int flushed; /* flush() done: process/flush refused until reset() */
   int failed;  /* an engine run failed: state unknown until reset() */

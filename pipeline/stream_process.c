@@ -1,6 +1,7 @@
 /* stream_process.c - convoy_stream process, flush and reset: the hot path.
  * Nothing here allocates. */
 #include "interleave.h"
+#include "sample_convert.h"
 #include "stream_internal.h"
 
 #include <stdint.h>
@@ -47,20 +48,31 @@ static convoy_status check_usable(convoy_stream *s, const char *fn) {
   return CONVOY_OK;
 }
 
-convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int64_t in_frames,
-                                    float *out, int64_t out_capacity, int64_t *out_frames) {
-  const char *fn = "convoy_stream_process";
-  convoy_stream *s = stream;
+/* A GPU pipeline failure: the stream needs a reset. */
+static convoy_status gpu_failed(convoy_stream *s, convoy_status st, const char *fn,
+                                const char *msg) {
+  s->failed = 1;
+  return stream_fail(s, st, "%s: %s: %s", fn, convoy_engine_name(s->ops->id),
+                     msg[0] ? msg : convoy_strerror(st));
+}
+
+static convoy_status process_any(convoy_stream *s, const char *fn, convoy_sample_format fmt,
+                                 const void *in_bytes, int64_t in_frames, float *out,
+                                 int64_t out_capacity, int64_t *out_frames) {
   if (!s) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: stream is NULL", fn);
   if (!out_frames) return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out_frames is NULL", fn);
   *out_frames = 0;
+  const size_t width = convoy_sample_format_bytes(fmt);
+  if (width == 0)
+    return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: unknown sample format %d", fn,
+                       (int)fmt);
   convoy_status st = check_usable(s, fn);
   if (st != CONVOY_OK) return st;
   const int32_t ch = s->channels;
-  if (in_frames < 0 || in_frames > INT64_MAX / ch)
+  if (in_frames < 0 || in_frames > INT64_MAX / ch / (int64_t)sizeof(float))
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: in_frames %lld is out of range", fn,
                        (long long)in_frames);
-  if (!in && in_frames > 0)
+  if (!in_bytes && in_frames > 0)
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: in is NULL with in_frames %lld", fn,
                        (long long)in_frames);
   const int64_t will = convoy_stream_max_output(s, in_frames);
@@ -72,16 +84,26 @@ convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int6
   if (!out && will > 0)
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out is NULL and %lld frames are due",
                        fn, (long long)will);
-  const uint64_t frame_bytes = sizeof(float) * (uint64_t)ch;
-  if (overlaps(in, (uint64_t)in_frames * frame_bytes, out, (uint64_t)will * frame_bytes))
+  const uint64_t in_frame_bytes = width * (uint64_t)ch;
+  const uint64_t out_frame_bytes = sizeof(float) * (uint64_t)ch;
+  if (overlaps(in_bytes, (uint64_t)in_frames * in_frame_bytes, out,
+               (uint64_t)will * out_frame_bytes))
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT,
                        "%s: in and out overlap (in-place filtering is not supported)", fn);
 
+  if (s->gpu) {
+    char msg[CONVOY_ERROR_SIZE] = "";
+    st = gpu_pipeline_process(s->gpu, fmt, in_bytes, in_frames, out, out_frames, msg, sizeof msg);
+    return st == CONVOY_OK ? st : gpu_failed(s, st, fn, msg);
+  }
+
+  const unsigned char *in = in_bytes;
   int64_t pos = 0, done = 0;
   while (pos < in_frames) {
     int64_t take = s->work - s->pending;
     if (take > in_frames - pos) take = in_frames - pos;
-    deinterleave_frames(in + pos * ch, ch, take, s->in_buf, s->hist + s->pending);
+    deinterleave_samples(fmt, in + (size_t)pos * in_frame_bytes, ch, take, s->in_buf,
+                         s->hist + s->pending);
     s->pending += take;
     pos += take;
     if (s->pending >= s->granule) {
@@ -98,6 +120,19 @@ convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int6
   return CONVOY_OK;
 }
 
+convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int64_t in_frames,
+                                    float *out, int64_t out_capacity, int64_t *out_frames) {
+  return process_any(stream, "convoy_stream_process", CONVOY_FORMAT_F32, in, in_frames, out,
+                     out_capacity, out_frames);
+}
+
+convoy_status convoy_stream_process_samples(convoy_stream *stream, convoy_sample_format fmt,
+                                            const void *in, int64_t in_frames, float *out,
+                                            int64_t out_capacity, int64_t *out_frames) {
+  return process_any(stream, "convoy_stream_process_samples", fmt, in, in_frames, out, out_capacity,
+                     out_frames);
+}
+
 convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out_capacity,
                                   int64_t *out_frames) {
   const char *fn = "convoy_stream_flush";
@@ -107,7 +142,7 @@ convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out
   *out_frames = 0;
   convoy_status st = check_usable(s, fn);
   if (st != CONVOY_OK) return st;
-  const int64_t total = s->pending + s->hist;
+  const int64_t total = convoy_stream_flush_frames(s);
   if (out_capacity < total)
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT,
                        "%s: out_capacity %lld frames is less than the %lld flush writes "
@@ -116,6 +151,14 @@ convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out
   if (!out && total > 0)
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out is NULL and %lld frames are due",
                        fn, (long long)total);
+
+  if (s->gpu) {
+    char msg[CONVOY_ERROR_SIZE] = "";
+    st = gpu_pipeline_flush(s->gpu, out, out_frames, msg, sizeof msg);
+    if (st != CONVOY_OK) return gpu_failed(s, st, fn, msg);
+    s->flushed = 1;
+    return CONVOY_OK;
+  }
 
   /* The input continues with zeros: pad the pending frames up to whole
    * granules, run, and keep only the outputs that exist. */
@@ -144,6 +187,16 @@ convoy_status convoy_stream_reset(convoy_stream *stream) {
   convoy_stream *s = stream;
   if (!s)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "convoy_stream_reset: stream is NULL");
+  if (s->gpu) {
+    char msg[CONVOY_ERROR_SIZE] = "";
+    convoy_status st = gpu_pipeline_reset(s->gpu, msg, sizeof msg);
+    s->flushed = 0;
+    s->failed = st != CONVOY_OK;
+    if (st != CONVOY_OK)
+      return stream_fail(s, st, "convoy_stream_reset: %s: %s", convoy_engine_name(s->ops->id),
+                         msg[0] ? msg : convoy_strerror(st));
+    return CONVOY_OK;
+  }
   for (int32_t c = 0; c < s->channels; c++)
     memset(s->in_buf[c], 0, sizeof(float) * (size_t)s->hist);
   s->pending = 0;

@@ -1,0 +1,327 @@
+/*
+ * convoy_cuda.cu - the device convolver of include/convoy_cuda.h on gpu_conv.
+ *
+ * Two planar work buffers per convolver, each channels rows of
+ * [history: taps - 1 | up to max_frames new frames]. A call converts and
+ * deinterleaves its input behind the history of the current buffer, filters,
+ * interleaves into the caller's output, and copies its last taps - 1 input
+ * frames into the other buffer's history, which the next call then uses. The
+ * two buffers never overlap, so the history copy is a plain 2-D copy even
+ * when a call is shorter than the history.
+ */
+#include "convoy_cuda.h"
+
+#include "gpu_conv.h"
+#include "gpu_layout.cuh"
+#include "gpu_util.cuh"
+
+extern "C" {
+#include "error_internal.h"
+}
+
+#include <new>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+namespace {
+constexpr int64_t kDefaultMaxFrames = (int64_t)1 << 20;
+constexpr int64_t kRowAlign = 64;
+constexpr int kMaxFftLog2 = 26;
+
+int64_t round_up(int64_t n, int64_t to) {
+  return (n + to - 1) / to * to;
+}
+} // namespace
+
+struct convoy_cuda_conv {
+  gpu_conv *conv = nullptr;
+  int32_t device = 0, channels = 1;
+  int64_t taps_len = 1, hist = 0, max_frames = 0;
+  int64_t stride = 0;     /* work rows: hist + max_frames, rounded */
+  int64_t out_stride = 0; /* planar output rows */
+  float *work[2] = {nullptr, nullptr};
+  int cur = 0;             /* the buffer whose history the next call uses */
+  float *planar = nullptr; /* planar output (several channels only) */
+  char err[CONVOY_ERROR_SIZE] = "";
+};
+
+extern "C" void convoy_cuda_config_init(convoy_cuda_config *config) {
+  if (!config) return;
+  memset(config, 0, sizeof *config);
+  config->channels = 1;
+  config->engine = CONVOY_ENGINE_AUTO;
+  config->device = -1;
+  config->max_frames = kDefaultMaxFrames;
+}
+
+extern "C" void convoy_cuda_conv_destroy(convoy_cuda_conv *c) {
+  if (!c) return;
+  gp_device_guard guard;
+  if (guard.enter(c->device, nullptr, 0) == CONVOY_OK) {
+    cudaFree(c->work[0]);
+    cudaFree(c->work[1]);
+    cudaFree(c->planar);
+    (void)cudaGetLastError();
+  }
+  gpu_conv_destroy(c->conv);
+  delete c;
+}
+
+/* Builds everything on the current device; messages go to msg. */
+static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
+                           convoy_filter *const *filters, int32_t n_filters, gpu_conv_kind kind,
+                           char *err, size_t err_size) {
+  const size_t ch = (size_t)c->channels;
+  /* Per-channel taps, shorter filters zero-padded (host copies, create only). */
+  float *padded = (float *)calloc(ch * (size_t)c->taps_len, sizeof(float));
+  const float **taps = (const float **)malloc(sizeof(float *) * ch);
+  if (!padded || !taps) {
+    free(padded);
+    free(taps);
+    return gp_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "out of host memory for the taps");
+  }
+  for (int32_t i = 0; i < c->channels; i++) {
+    const convoy_filter *f = filters[n_filters == 1 ? 0 : i];
+    const int64_t len = convoy_filter_length(f);
+    if (len == c->taps_len) {
+      taps[i] = convoy_filter_taps(f);
+    } else {
+      float *t = padded + (size_t)i * (size_t)c->taps_len;
+      memcpy(t, convoy_filter_taps(f), sizeof(float) * (size_t)len);
+      taps[i] = t;
+    }
+  }
+  gpu_conv_config gc;
+  gpu_conv_config_init(&gc);
+  gc.channels = c->channels;
+  gc.taps_len = c->taps_len;
+  gc.taps = taps;
+  gc.max_out = c->max_frames;
+  gc.kind = kind;
+  gc.device = c->device;
+  gc.plan_effort = cfg->plan_effort;
+  if (cfg->fft_size > 0) {
+    int64_t want = cfg->fft_size > c->taps_len + 3 ? cfg->fft_size : c->taps_len + 3;
+    int k = 6;
+    while (k <= kMaxFftLog2 && ((int64_t)1 << k) < want) k++;
+    gc.fft_size = k <= kMaxFftLog2 ? (int64_t)1 << k : -1;
+  }
+  convoy_status st = gc.fft_size < 0
+                         ? gp_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                                   "fft_size %lld with %lld taps needs an FFT above 2^%d points",
+                                   (long long)cfg->fft_size, (long long)c->taps_len, kMaxFftLog2)
+                         : gpu_conv_create(&gc, &c->conv, err, err_size);
+  free(padded);
+  free(taps);
+  if (st != CONVOY_OK) return st;
+
+  c->stride = round_up(c->hist + c->max_frames, kRowAlign);
+  c->out_stride = round_up(c->max_frames, kRowAlign);
+  const size_t work_bytes = sizeof(float) * ch * (size_t)c->stride;
+  GP_CUDA(cudaMalloc((void **)&c->work[0], work_bytes), "device work buffer (cudaMalloc)");
+  GP_CUDA(cudaMalloc((void **)&c->work[1], work_bytes), "device work buffer (cudaMalloc)");
+  if (ch > 1)
+    GP_CUDA(cudaMalloc((void **)&c->planar, sizeof(float) * ch * (size_t)c->out_stride),
+            "device work buffer (cudaMalloc)");
+  GP_CUDA(cudaMemset(c->work[0], 0, work_bytes), "cudaMemset");
+  GP_CUDA(cudaMemset(c->work[1], 0, work_bytes), "cudaMemset");
+  GP_CUDA(cudaDeviceSynchronize(), "device convolver setup");
+  return CONVOY_OK;
+}
+
+extern "C" convoy_status convoy_cuda_conv_create(convoy_cuda_conv **out,
+                                                 const convoy_cuda_config *config,
+                                                 convoy_filter *const *filters, int32_t n_filters) {
+  const char *fn = "convoy_cuda_conv_create";
+  if (!out) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: conv is NULL", fn);
+  *out = nullptr;
+  convoy_cuda_config cfg;
+  if (config)
+    cfg = *config;
+  else
+    convoy_cuda_config_init(&cfg);
+  if (cfg.channels < 1 || cfg.channels > CONVOY_MAX_CHANNELS)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: channels %d is outside 1 .. %d", fn,
+                            (int)cfg.channels, CONVOY_MAX_CHANNELS);
+  gpu_conv_kind kind;
+  switch (cfg.engine) {
+  case CONVOY_ENGINE_AUTO:
+  case CONVOY_ENGINE_GPU:
+    kind = GPU_CONV_AUTO;
+    break;
+  case CONVOY_ENGINE_GPU_DIRECT:
+    kind = GPU_CONV_DIRECT;
+    break;
+  case CONVOY_ENGINE_GPU_FFT:
+    kind = GPU_CONV_FFT;
+    break;
+  default:
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: engine '%s' is not a GPU engine (use auto, gpu, gpu-direct or "
+                            "gpu-fft)",
+                            fn, convoy_engine_name(cfg.engine));
+  }
+  if (cfg.max_frames < 1 || cfg.max_frames > ((int64_t)1 << 36) / cfg.channels)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: max_frames %lld is outside 1 .. 2^36 / channels", fn,
+                            (long long)cfg.max_frames);
+  if (cfg.fft_size < 0 || (cfg.plan_effort != 0 && cfg.plan_effort != 1))
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: fft_size must be >= 0 and plan_effort 0 or 1", fn);
+  if (!filters || (n_filters != 1 && n_filters != cfg.channels))
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: give 1 filter or one per channel (%d), not %d", fn,
+                            (int)cfg.channels, (int)n_filters);
+  int64_t taps_len = 0;
+  for (int32_t i = 0; i < n_filters; i++) {
+    if (!filters[i])
+      return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: filters[%d] is NULL", fn, (int)i);
+    if (convoy_filter_length(filters[i]) > taps_len) taps_len = convoy_filter_length(filters[i]);
+  }
+
+  char msg[CONVOY_ERROR_SIZE] = "";
+  if (gp_device_count() == 0)
+    return convoy_error_set(CONVOY_ERR_NO_DEVICE, "%s: no usable CUDA device", fn);
+  int device = cfg.device;
+  if (device < 0) {
+    cudaError_t e = cudaGetDevice(&device);
+    if (e != cudaSuccess) {
+      gp_cuda_fail(e, "cudaGetDevice", msg, sizeof msg);
+      return convoy_error_set(CONVOY_ERR_NO_DEVICE, "%s: %s", fn, msg);
+    }
+  }
+  if (device >= gp_device_count())
+    return convoy_error_set(CONVOY_ERR_NO_DEVICE, "%s: no GPU %d (%d present)", fn, device,
+                            gp_device_count());
+  gp_device_guard guard;
+  convoy_status st = guard.enter(device, msg, sizeof msg);
+  if (st != CONVOY_OK) return convoy_error_set(st, "%s: %s", fn, msg);
+
+  convoy_cuda_conv *c = new (std::nothrow) convoy_cuda_conv();
+  if (!c) return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
+  c->device = device;
+  c->channels = cfg.channels;
+  c->taps_len = taps_len;
+  c->hist = taps_len - 1;
+  c->max_frames = cfg.max_frames;
+  st = build(c, &cfg, filters, n_filters, kind, msg, sizeof msg);
+  if (st != CONVOY_OK) {
+    convoy_cuda_conv_destroy(c);
+    return convoy_error_set(st, "%s: %s", fn, msg);
+  }
+  *out = c;
+  return CONVOY_OK;
+}
+
+static bool overlap(const void *a, size_t a_len, const void *b, size_t b_len) {
+  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+  return a_len > 0 && b_len > 0 && a0 < b0 + b_len && b0 < a0 + a_len;
+}
+
+static convoy_status enqueue(convoy_cuda_conv *c, convoy_sample_format fmt, const void *d_in,
+                             float *d_out, int64_t frames, cudaStream_t stream, char *err,
+                             size_t err_size) {
+  float *work = c->work[c->cur], *next = c->work[1 - c->cur];
+  float *fresh = work + c->hist;
+  if (c->channels == 1 && fmt == CONVOY_FORMAT_F32) {
+    GP_CUDA(cudaMemcpyAsync(fresh, d_in, sizeof(float) * (size_t)frames, cudaMemcpyDeviceToDevice,
+                            stream),
+            "input copy");
+  } else {
+    convoy_status st = gp_deinterleave(fmt, d_in, c->channels, frames, frames, fresh, c->stride,
+                                       stream, err, err_size);
+    if (st != CONVOY_OK) return st;
+  }
+  float *dst = c->channels == 1 ? d_out : c->planar;
+  convoy_status st =
+      gpu_conv_run(c->conv, 0, work, c->stride, dst, c->out_stride, frames, stream, err, err_size);
+  if (st != CONVOY_OK) return st;
+  if (c->channels > 1) {
+    st = gp_interleave(c->planar, c->out_stride, c->channels, frames, d_out, stream, err, err_size);
+    if (st != CONVOY_OK) return st;
+  }
+  if (c->hist > 0) {
+    const size_t pitch = sizeof(float) * (size_t)c->stride;
+    GP_CUDA(cudaMemcpy2DAsync(next, pitch, work + frames, pitch, sizeof(float) * (size_t)c->hist,
+                              (size_t)c->channels, cudaMemcpyDeviceToDevice, stream),
+            "history copy");
+  }
+  c->cur = 1 - c->cur;
+  return CONVOY_OK;
+}
+
+extern "C" convoy_status convoy_cuda_conv_process(convoy_cuda_conv *c, convoy_sample_format fmt,
+                                                  const void *d_in, float *d_out, int64_t frames,
+                                                  cudaStream_t stream) {
+  const char *fn = "convoy_cuda_conv_process";
+  if (!c) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: conv is NULL", fn);
+  const size_t width = convoy_sample_format_bytes(fmt);
+  if (width == 0)
+    return gp_fail(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
+                   "%s: unknown sample format %d", fn, (int)fmt);
+  if (frames < 0 || frames > c->max_frames)
+    return gp_fail(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
+                   "%s: frames %lld is outside 0 .. max_frames %lld", fn, (long long)frames,
+                   (long long)c->max_frames);
+  if (frames == 0) return CONVOY_OK;
+  if (!d_in || !d_out)
+    return gp_fail(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
+                   d_in ? "d_out" : "d_in");
+  const size_t in_bytes = width * (size_t)c->channels * (size_t)frames;
+  const size_t out_bytes = sizeof(float) * (size_t)c->channels * (size_t)frames;
+  const bool in_place = fmt == CONVOY_FORMAT_F32 && (const void *)d_out == d_in;
+  if (!in_place && overlap(d_in, in_bytes, d_out, out_bytes))
+    return gp_fail(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
+                   "%s: d_in and d_out overlap without being the same float32 buffer", fn);
+  char msg[CONVOY_ERROR_SIZE] = "";
+  gp_device_guard guard;
+  convoy_status st = guard.enter(c->device, msg, sizeof msg);
+  if (st == CONVOY_OK) st = enqueue(c, fmt, d_in, d_out, frames, stream, msg, sizeof msg);
+  if (st != CONVOY_OK) return gp_fail(c->err, sizeof c->err, st, "%s: %s", fn, msg);
+  return CONVOY_OK;
+}
+
+extern "C" convoy_status convoy_cuda_conv_reset(convoy_cuda_conv *c, cudaStream_t stream) {
+  const char *fn = "convoy_cuda_conv_reset";
+  if (!c) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: conv is NULL", fn);
+  if (c->hist == 0) return CONVOY_OK;
+  char msg[CONVOY_ERROR_SIZE] = "";
+  gp_device_guard guard;
+  convoy_status st = guard.enter(c->device, msg, sizeof msg);
+  if (st == CONVOY_OK) {
+    const size_t pitch = sizeof(float) * (size_t)c->stride;
+    cudaError_t e = cudaMemset2DAsync(c->work[c->cur], pitch, 0, sizeof(float) * (size_t)c->hist,
+                                      (size_t)c->channels, stream);
+    if (e != cudaSuccess) st = gp_cuda_fail(e, "history reset", msg, sizeof msg);
+  }
+  if (st != CONVOY_OK) return gp_fail(c->err, sizeof c->err, st, "%s: %s", fn, msg);
+  return CONVOY_OK;
+}
+
+extern "C" int64_t convoy_cuda_conv_granule(const convoy_cuda_conv *c) {
+  return c ? gpu_conv_granule(c->conv) : 0;
+}
+
+extern "C" convoy_engine convoy_cuda_conv_engine(const convoy_cuda_conv *c) {
+  if (!c) return CONVOY_ENGINE_AUTO;
+  return gpu_conv_kind_of(c->conv) == GPU_CONV_DIRECT ? CONVOY_ENGINE_GPU_DIRECT
+                                                      : CONVOY_ENGINE_GPU_FFT;
+}
+
+extern "C" convoy_status convoy_cuda_conv_describe(const convoy_cuda_conv *c, char *buf,
+                                                   size_t buf_size) {
+  if (!c || !buf || buf_size == 0)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "convoy_cuda_conv_describe: conv or buf is NULL, or buf_size is 0");
+  char line[192];
+  gpu_conv_describe(c->conv, line, sizeof line);
+  snprintf(buf, buf_size, "%s: %s; up to %lld frames per call",
+           convoy_engine_name(convoy_cuda_conv_engine(c)), line, (long long)c->max_frames);
+  return CONVOY_OK;
+}
+
+extern "C" const char *convoy_cuda_conv_last_error(const convoy_cuda_conv *c) {
+  return c ? c->err : "";
+}

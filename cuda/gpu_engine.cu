@@ -1,0 +1,265 @@
+/*
+ * gpu_engine.cu - the gpu-direct and gpu-fft engines in the engine table
+ * (pipeline/engine.h): availability, the cost model the engine choice reads,
+ * and the planar engine interface.
+ *
+ * Streams do not call run(): a stream on a GPU engine hands its work to the
+ * pipeline (gpu_pipeline.h), which overlaps transfers with compute. run()
+ * here is the plain synchronous form of the same filter (host planar buffers
+ * to the device, filter, back), for callers of the engine interface itself.
+ */
+#include "gpu_conv.h"
+#include "gpu_util.cuh"
+
+extern "C" {
+#include "engine.h"
+}
+
+#include <math.h>
+#include <mutex>
+#include <new>
+#include <stdio.h>
+#include <string.h>
+
+namespace {
+
+/* Pinned host transfers each way while the other way runs too, bytes per
+ * nanosecond (measured about 48 GB/s on an H200 over PCIe 5; the same order
+ * on an H100). */
+constexpr double kBusBytesPerNs = 48.0;
+/* Per sample: the layout kernels, events and staging bookkeeping. */
+constexpr double kPipelineNs = 0.01;
+constexpr int kMaxDevices = 64;
+constexpr int kMaxFftLog2 = 26;
+
+struct device_facts {
+  double fma_per_ns;   /* peak fp32 FMAs per ns */
+  double bytes_per_ns; /* peak device memory bytes per ns */
+  bool known;
+};
+
+std::mutex facts_mutex;
+device_facts facts[kMaxDevices];
+
+/* Peak rates from the device attributes, asked once per device. */
+bool facts_of(int device, device_facts *out) {
+  if (device < 0 || device >= kMaxDevices || device >= gp_device_count()) return false;
+  std::lock_guard<std::mutex> lock(facts_mutex);
+  device_facts &f = facts[device];
+  if (!f.known) {
+    int sms = 0, clock_khz = 0, mem_khz = 0, bus_bits = 0;
+    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    /* 128 fp32 lanes per multiprocessor; double data rate memory. */
+    f.fma_per_ns =
+        (double)(sms > 0 ? sms : 1) * 128.0 * (clock_khz > 0 ? clock_khz : 1500000) * 1e-6;
+    f.bytes_per_ns =
+        2.0 * (mem_khz > 0 ? mem_khz : 2600000) * 1e-6 * (bus_bits > 0 ? bus_bits : 5120) / 8.0;
+    f.known = true;
+  }
+  *out = f;
+  return true;
+}
+
+/* Smallest power-of-two FFT size >= want, at least 64; 0 above 2^26. */
+int64_t pow2_at_least(int64_t want) {
+  for (int k = 6; k <= kMaxFftLog2; k++)
+    if (((int64_t)1 << k) >= want) return (int64_t)1 << k;
+  return 0;
+}
+
+/* Kernel ns per output per channel, device-resident. */
+double direct_kernel_ns(const device_facts &f, int64_t taps) {
+  /* About half the FMA peak in the register kernels; one read and one write. */
+  return (double)taps / (0.5 * f.fma_per_ns) + 8.0 / f.bytes_per_ns;
+}
+
+double fft_kernel_ns(const device_facts &f, int64_t taps, int64_t fft_size) {
+  int64_t n = fft_size > 0 ? pow2_at_least(fft_size > taps + 3 ? fft_size : taps + 3)
+                           : pow2_at_least(4 * taps > 4096 ? 4 * taps : 4096);
+  if (n == 0) n = pow2_at_least(taps + 3);
+  if (n == 0) return -1.0;
+  const double dn = (double)n, l = (double)(n - taps + 1);
+  /* Gather, two transforms of a few passes each, multiply, scatter. */
+  const double bytes = 60.0 * dn;
+  const double flops = 5.0 * dn * log2(dn);
+  return (bytes / f.bytes_per_ns + flops / (0.6 * f.fma_per_ns)) / l;
+}
+
+/* Host to host: the bus carries 4 bytes each way per float sample, the two
+ * ways at once, and the kernel overlaps the transfers. */
+double host_cost(double kernel_ns) {
+  if (kernel_ns < 0) return -1.0;
+  const double bus = 4.0 / kBusBytesPerNs;
+  return (kernel_ns > bus ? kernel_ns : bus) + kPipelineNs;
+}
+
+double cost_direct(const engine_request *r) {
+  device_facts f;
+  if (r->taps_len < 1 || !facts_of(r->device < 0 ? 0 : r->device, &f)) return -1.0;
+  return host_cost(direct_kernel_ns(f, r->taps_len));
+}
+
+double cost_fft(const engine_request *r) {
+  device_facts f;
+  if (r->taps_len < 1 || r->taps_len > GPU_CONV_FFT_MAX_TAPS ||
+      !facts_of(r->device < 0 ? 0 : r->device, &f))
+    return -1.0;
+  return host_cost(fft_kernel_ns(f, r->taps_len, r->fft_size));
+}
+
+/* ------------------------------------------------------------- planar engine */
+
+/* Outputs per channel one device pass holds (before rounding to the granule). */
+constexpr int64_t kPassSamples = (int64_t)1 << 20;
+
+struct planar_engine {
+  gpu_conv *conv = nullptr;
+  int32_t device = 0, channels = 1;
+  int64_t hist = 0, max_out = 0;
+  float *d_in = nullptr, *d_out = nullptr; /* channels rows of hist + max_out / max_out */
+  cudaStream_t stream = nullptr;
+};
+
+void planar_destroy(void *impl) {
+  planar_engine *e = (planar_engine *)impl;
+  if (!e) return;
+  gp_device_guard guard;
+  if (guard.enter(e->device, nullptr, 0) == CONVOY_OK) {
+    if (e->stream) cudaStreamSynchronize(e->stream);
+    cudaFree(e->d_in);
+    cudaFree(e->d_out);
+    if (e->stream) cudaStreamDestroy(e->stream);
+    gpu_conv_destroy(e->conv);
+    (void)cudaGetLastError();
+  }
+  delete e;
+}
+
+convoy_status planar_create(const engine_request *r, gpu_conv_kind kind, void **impl, char *err,
+                            size_t err_size) {
+  *impl = nullptr;
+  const int32_t device = r->device < 0 ? 0 : r->device;
+  if (device >= gp_device_count())
+    return gp_fail(err, err_size, CONVOY_ERR_NO_DEVICE, "no GPU %d (%d present)", (int)device,
+                   gp_device_count());
+  gp_device_guard guard;
+  convoy_status st = guard.enter(device, err, err_size);
+  if (st != CONVOY_OK) return st;
+  planar_engine *e = new (std::nothrow) planar_engine();
+  if (!e) return gp_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "out of host memory");
+  e->device = device;
+  e->channels = r->channels;
+  e->hist = r->taps_len - 1;
+  gpu_conv_config gc;
+  gpu_conv_config_init(&gc);
+  gc.channels = r->channels;
+  gc.taps_len = r->taps_len;
+  gc.taps = r->taps;
+  gc.max_out = kPassSamples / r->channels > 4096 ? kPassSamples / r->channels : 4096;
+  gc.kind = kind;
+  gc.device = device;
+  gc.plan_effort = r->plan_effort;
+  if (kind == GPU_CONV_FFT && r->fft_size > 0) {
+    gc.fft_size = pow2_at_least(r->fft_size > r->taps_len + 3 ? r->fft_size : r->taps_len + 3);
+    if (gc.fft_size == 0) {
+      delete e;
+      return gp_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                     "fft_size %lld with %lld taps needs an FFT above 2^%d points",
+                     (long long)r->fft_size, (long long)r->taps_len, kMaxFftLog2);
+    }
+  }
+  st = gpu_conv_create(&gc, &e->conv, err, err_size);
+  if (st == CONVOY_OK) {
+    const int64_t g = gpu_conv_granule(e->conv);
+    e->max_out = gc.max_out / g * g;
+    if (e->max_out < g) { /* one FFT block is longer than a pass: plan for one block */
+      gc.fft_size = gpu_conv_fft_size(e->conv);
+      gc.max_out = g;
+      gpu_conv_destroy(e->conv);
+      e->conv = nullptr;
+      st = gpu_conv_create(&gc, &e->conv, err, err_size);
+      e->max_out = g;
+    }
+  }
+  const size_t ch = (size_t)r->channels;
+  cudaError_t ce = cudaSuccess;
+  if (st == CONVOY_OK) {
+    ce = cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking);
+    if (ce == cudaSuccess)
+      ce = cudaMalloc((void **)&e->d_in, sizeof(float) * ch * (size_t)(e->hist + e->max_out));
+    if (ce == cudaSuccess)
+      ce = cudaMalloc((void **)&e->d_out, sizeof(float) * ch * (size_t)e->max_out);
+    if (ce != cudaSuccess) st = gp_cuda_fail(ce, "GPU engine buffers", err, err_size);
+  }
+  if (st != CONVOY_OK) {
+    planar_destroy(e);
+    return st;
+  }
+  *impl = e;
+  return CONVOY_OK;
+}
+
+convoy_status create_direct(const engine_request *r, void **impl, char *err, size_t err_size) {
+  return planar_create(r, GPU_CONV_DIRECT, impl, err, err_size);
+}
+
+convoy_status create_fft(const engine_request *r, void **impl, char *err, size_t err_size) {
+  return planar_create(r, GPU_CONV_FFT, impl, err, err_size);
+}
+
+int64_t planar_granule(const void *impl) {
+  return gpu_conv_granule(((const planar_engine *)impl)->conv);
+}
+
+convoy_status planar_run(void *impl, const float *const *in, float *const *out, int64_t n_out,
+                         char *err, size_t err_size) {
+  planar_engine *e = (planar_engine *)impl;
+  gp_device_guard guard;
+  convoy_status st = guard.enter(e->device, err, err_size);
+  if (st != CONVOY_OK) return st;
+  const int64_t row_in = e->hist + e->max_out;
+  for (int64_t at = 0; at < n_out; at += e->max_out) {
+    const int64_t n = n_out - at < e->max_out ? n_out - at : e->max_out;
+    for (int32_t c = 0; c < e->channels; c++)
+      GP_CUDA(cudaMemcpyAsync(e->d_in + c * row_in, in[c] + at,
+                              sizeof(float) * (size_t)(n + e->hist), cudaMemcpyHostToDevice,
+                              e->stream),
+              "host-to-device copy");
+    st = gpu_conv_run(e->conv, 0, e->d_in, row_in, e->d_out, e->max_out, n, e->stream, err,
+                      err_size);
+    if (st != CONVOY_OK) return st;
+    for (int32_t c = 0; c < e->channels; c++)
+      GP_CUDA(cudaMemcpyAsync(out[c] + at, e->d_out + c * e->max_out, sizeof(float) * (size_t)n,
+                              cudaMemcpyDeviceToHost, e->stream),
+              "device-to-host copy");
+    GP_CUDA(cudaStreamSynchronize(e->stream), "GPU filter");
+  }
+  return CONVOY_OK;
+}
+
+void planar_describe(const void *impl, char *buf, size_t buf_size) {
+  gpu_conv_describe(((const planar_engine *)impl)->conv, buf, buf_size);
+}
+
+const engine_ops ops_direct = {
+    CONVOY_ENGINE_GPU_DIRECT, cost_direct,   create_direct, planar_granule, planar_run,
+    planar_describe,          planar_destroy};
+const engine_ops ops_fft = {CONVOY_ENGINE_GPU_FFT, cost_fft,   create_fft,
+                            planar_granule,        planar_run, planar_describe,
+                            planar_destroy};
+
+} // namespace
+
+extern "C" const engine_ops *engine_gpu_direct(void) {
+  return gp_device_count() > 0 ? &ops_direct : nullptr;
+}
+
+extern "C" const engine_ops *engine_gpu_fft(void) {
+  return gp_device_count() > 0 ? &ops_fft : nullptr;
+}

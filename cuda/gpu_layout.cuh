@@ -1,0 +1,33 @@
+/*
+ * gpu_layout.cuh - moving samples between the interleaved layout they cross
+ * the bus in and the planar float32 layout gpu_conv works on (CUDA C++ only).
+ *
+ * One launch serves every channel. Conversions match the CPU's
+ * (pipeline/sample_convert.h) bit for bit: int16 times 2^-15 exactly, int32
+ * rounded to float32 (to nearest) then times 2^-31. Indices are 64-bit.
+ * Launch failures come back as a status with the CUDA message (last error
+ * cleared); errors of the work itself show at the next synchronisation.
+ */
+#ifndef CONVOY_GPU_LAYOUT_CUH
+#define CONVOY_GPU_LAYOUT_CUH
+
+#include "convoy.h"
+
+#include <cuda_runtime.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* planar[c * stride + f] = float(raw[f * channels + c]) for f < n_valid and
+ * 0 for n_valid <= f < n_total, for every channel c. raw holds n_valid
+ * interleaved frames of fmt (device memory); planar has channels rows of
+ * stride >= n_total floats. raw and planar must not overlap. */
+convoy_status gp_deinterleave(convoy_sample_format fmt, const void *raw, int32_t channels,
+                              int64_t n_valid, int64_t n_total, float *planar, int64_t stride,
+                              cudaStream_t stream, char *err, size_t err_size);
+
+/* out[f * channels + c] = planar[c * stride + f] for f < frames. */
+convoy_status gp_interleave(const float *planar, int64_t stride, int32_t channels, int64_t frames,
+                            float *out, cudaStream_t stream, char *err, size_t err_size);
+
+#endif /* CONVOY_GPU_LAYOUT_CUH */

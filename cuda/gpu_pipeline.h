@@ -1,0 +1,121 @@
+/*
+ * gpu_pipeline.h - the host-to-host GPU streaming pipeline behind a
+ * convoy_stream whose engine is gpu-direct or gpu-fft (internal, C boundary;
+ * no CUDA type crosses it).
+ *
+ * The stream (pipeline/stream*.c) checks arguments and state (flushed,
+ * failed) and delegates process, flush and reset here. The semantics are the
+ * stream's (include/convoy.h): output frame k is y[k]; flush emits exactly
+ * gpu_pipeline_flush_frames() frames; output is bitwise independent of how
+ * process() calls cut the input.
+ *
+ * How: the input is cut into chunks of C frames at fixed multiples of C from
+ * the start of the stream (C a multiple of the gpu_conv granule). Chunk k
+ * runs on CUDA stream k mod K with device slot k mod K:
+ *   H2D    the chunk's interleaved samples, in their own format, from the
+ *          caller's buffer when it is pinned, else from the pinned staging
+ *          slot the caller's frames were copied into;
+ *   layout one kernel converts to float and deinterleaves every channel
+ *          into the slot's planar input (skipped for mono float32, copied
+ *          straight into place);
+ *   history the taps - 1 frames before the chunk are copied on the device
+ *          from the previous chunk's planar input (its last taps - 1 frames,
+ *          history included, so any C works), after an event of the previous
+ *          chunk's stream; zeros after a reset;
+ *   filter gpu_conv_run on lane k mod K;
+ *   layout one kernel interleaves every channel (skipped for mono);
+ *   D2H    issued when the chunk is harvested: straight into the caller's
+ *          output when it is pinned, else into a pinned staging slot and then
+ *          copied (on several threads for large chunks).
+ * At most K chunks are in flight; launching chunk k first harvests chunk
+ * k - K. process() harvests, in order, whatever has completed by its end and
+ * waits for its own transfers from and to caller memory before returning.
+ * Memory is bounded by C x K, never by the signal's length.
+ *
+ * Errors: every CUDA failure becomes a convoy_status with a one-line message
+ * naming the CUDA error in err; CUDA's last error is cleared. Nothing prints
+ * or exits. After a failed process or flush the pipeline must be reset.
+ *
+ * Thread safety: one pipeline is used by one thread at a time (the stream's
+ * rule). Different pipelines are independent.
+ */
+#ifndef CONVOY_GPU_PIPELINE_H
+#define CONVOY_GPU_PIPELINE_H
+
+#include "convoy.h"
+#include "gpu_conv.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gpu_pipeline_config {
+  int32_t channels;         /* 1 .. CONVOY_MAX_CHANNELS */
+  int64_t taps_len;         /* >= 1, the longest filter */
+  const float *const *taps; /* [channels] -> taps_len floats each (copied at create) */
+  gpu_conv_kind kind;       /* GPU_CONV_AUTO lets gpu_conv choose */
+  int32_t device;           /* CUDA device; -1 = 0 */
+  int32_t streams;          /* K; 0 = default; clamped to 2 .. 16 */
+  int64_t chunk_frames;     /* C before rounding; 0 = default */
+  int64_t fft_size;         /* 0 = choose; else rounded up to a power of two */
+  int32_t plan_effort;      /* as gpu_conv_config */
+  int32_t threads;          /* host threads for staging copies, >= 1 */
+} gpu_pipeline_config;
+
+typedef struct gpu_pipeline gpu_pipeline;
+
+/* Makes the plan and allocates everything (pinned ring, device slots,
+ * gpu_conv, streams, events). Retries with smaller chunks when the device or
+ * the host runs out of memory. On failure *out is NULL and err holds why. */
+convoy_status gpu_pipeline_create(const gpu_pipeline_config *config, gpu_pipeline **out, char *err,
+                                  size_t err_size);
+
+/* Waits for the GPU work in flight, then frees everything. NULL is a no-op. */
+void gpu_pipeline_destroy(gpu_pipeline *p);
+
+/* Takes in_frames frames of fmt (host memory; any alignment) and writes the
+ * completed output frames to out (host memory, room for
+ * gpu_pipeline_max_output(p, in_frames) frames), *out_frames of them. */
+convoy_status gpu_pipeline_process(gpu_pipeline *p, convoy_sample_format fmt, const void *in,
+                                   int64_t in_frames, float *out, int64_t *out_frames, char *err,
+                                   size_t err_size);
+
+/* Ends the input: writes all gpu_pipeline_flush_frames() frames to out. */
+convoy_status gpu_pipeline_flush(gpu_pipeline *p, float *out, int64_t *out_frames, char *err,
+                                 size_t err_size);
+
+/* Drops everything in flight and pending, and zeroes the history. */
+convoy_status gpu_pipeline_reset(gpu_pipeline *p, char *err, size_t err_size);
+
+/* Most frames the next process() of in_frames may write. */
+int64_t gpu_pipeline_max_output(const gpu_pipeline *p, int64_t in_frames);
+
+/* Frames the next flush() writes: held-back input + taps - 1. */
+int64_t gpu_pipeline_flush_frames(const gpu_pipeline *p);
+
+/* Most input frames held back: (K + 1) x C - 1. */
+int64_t gpu_pipeline_latency(const gpu_pipeline *p);
+
+/* The filter engine in use: GPU_CONV_DIRECT or GPU_CONV_FFT. */
+gpu_conv_kind gpu_pipeline_kind(const gpu_pipeline *p);
+
+/* C, the chunk size in frames, and K, the CUDA streams. */
+int64_t gpu_pipeline_chunk_frames(const gpu_pipeline *p);
+int32_t gpu_pipeline_streams(const gpu_pipeline *p);
+
+/* One line: engine plan, chunk, streams, device name. */
+void gpu_pipeline_describe(const gpu_pipeline *p, char *buf, size_t buf_size);
+
+/* Pinned host memory for convoy_host_alloc(): NULL when no usable GPU is
+ * present or pinning fails (then the caller falls back to malloc). */
+void *gpu_host_alloc_pinned(size_t bytes);
+void gpu_host_free_pinned(void *ptr);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONVOY_GPU_PIPELINE_H */

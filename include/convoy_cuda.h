@@ -1,0 +1,112 @@
+/*
+ * convoy_cuda.h - optional extras for callers whose samples already live in
+ * GPU memory: a device convolver that filters device-resident buffers on the
+ * caller's CUDA stream, with no host transfer at all.
+ *
+ * Available when convoy was built with CUDA (convoy_built_with_cuda() is 1);
+ * the functions exist only in such a build. Include after or instead of
+ * convoy.h; this header brings in cuda_runtime_api.h for cudaStream_t.
+ *
+ * Model
+ *   convoy_cuda_conv  taps on the device (filter spectra for the FFT engine),
+ *                     work buffers for max_frames frames, and the taps - 1
+ *                     frames of history of every channel, all in the memory
+ *                     of one device, allocated at create.
+ *   process()         filters `frames` interleaved frames at d_in into
+ *                     `frames` interleaved float32 frames at d_out: output
+ *                     frame k of the call is y[n + k], where n counts the
+ *                     frames of all earlier calls since create or reset and y
+ *                     is the full convolution of everything passed so far.
+ *                     Nothing is held back (latency 0), so the ring-out of
+ *                     the last taps - 1 frames comes from passing zeros.
+ *
+ * Bitwise results: the direct engine gives the same bits however the input
+ * is cut into calls. The FFT engine does so when every call but the last
+ * passes a multiple of convoy_cuda_conv_granule() frames; other cuttings agree
+ * within float rounding (relative error near 1e-7). Both agree with the
+ * stream API's engines of the same kind within float rounding.
+ *
+ * Memory and streams: everything is enqueued on the caller's stream and the
+ * call returns without waiting. The convolver's work buffers and history are
+ * in use until that work completes, so successive calls on one convolver must
+ * be ordered on the device: the same stream, or streams ordered by events.
+ * d_in and d_out must stay valid until the work completes. d_out may equal
+ * d_in (in-place) for CONVOY_FORMAT_F32; otherwise they must not overlap.
+ *
+ * Errors: every call returns a convoy_status; the message of the last failure
+ * is in convoy_cuda_conv_last_error() (creation failures: convoy_last_error()).
+ * CUDA failures carry the CUDA message and leave CUDA's last error cleared.
+ * Errors of the enqueued work itself show at the caller's next
+ * synchronisation, as with any CUDA work.
+ *
+ * Thread safety: one convolver is used by one host thread at a time;
+ * different convolvers are independent.
+ */
+#ifndef CONVOY_CUDA_H
+#define CONVOY_CUDA_H
+
+#include "convoy.h"
+
+#include <cuda_runtime_api.h>
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct convoy_cuda_config {
+  int32_t channels;     /* 1 .. CONVOY_MAX_CHANNELS; default 1 */
+  convoy_engine engine; /* AUTO or GPU (cheaper by the model, or by timing with
+                           plan_effort 1), GPU_DIRECT or GPU_FFT; default AUTO */
+  int32_t device;       /* CUDA device index; -1 = the calling thread's current one */
+  int64_t max_frames;   /* most frames one process() call takes, >= 1; default 2^20 */
+  int64_t fft_size;     /* FFT engine: 0 = choose; else rounded up to a power of two */
+  int32_t plan_effort;  /* 0 = model (fast create), 1 = also time on the device */
+} convoy_cuda_config;
+
+/** Fills *config with the defaults above. */
+void convoy_cuda_config_init(convoy_cuda_config *config);
+
+typedef struct convoy_cuda_conv convoy_cuda_conv;
+
+/** Creates a device convolver. n_filters is 1 (every channel) or channels
+ *  (filter c for channel c; shorter filters are zero-padded to the longest).
+ *  The taps are copied; the filters may be destroyed afterwards. Blocks until
+ *  the setup work on the device is done. */
+convoy_status convoy_cuda_conv_create(convoy_cuda_conv **conv, const convoy_cuda_config *config,
+                                      convoy_filter *const *filters, int32_t n_filters);
+
+/** Enqueues the filtering of `frames` (0 .. max_frames) interleaved frames of
+ *  fmt at d_in (device memory) into `frames` interleaved float32 frames at
+ *  d_out (device memory) on `stream` (0 is the legacy default stream), and
+ *  returns without waiting. Integer formats are scaled as in convoy.h. */
+convoy_status convoy_cuda_conv_process(convoy_cuda_conv *conv, convoy_sample_format fmt,
+                                       const void *d_in, float *d_out, int64_t frames,
+                                       cudaStream_t stream);
+
+/** Enqueues the zeroing of the history on `stream`: the next call starts a
+ *  new signal. */
+convoy_status convoy_cuda_conv_reset(convoy_cuda_conv *conv, cudaStream_t stream);
+
+/** Frames per FFT block (see "Bitwise results"); 1 for the direct engine. */
+int64_t convoy_cuda_conv_granule(const convoy_cuda_conv *conv);
+
+/** The engine in use: CONVOY_ENGINE_GPU_DIRECT or CONVOY_ENGINE_GPU_FFT. */
+convoy_engine convoy_cuda_conv_engine(const convoy_cuda_conv *conv);
+
+/** One line describing the plan, always NUL-terminated. */
+convoy_status convoy_cuda_conv_describe(const convoy_cuda_conv *conv, char *buf, size_t buf_size);
+
+/** Message of the last failed call on conv; "" if none. */
+const char *convoy_cuda_conv_last_error(const convoy_cuda_conv *conv);
+
+/** Frees everything; device memory goes back through cudaFree, which waits
+ *  for the device's work in flight. NULL is a no-op. */
+void convoy_cuda_conv_destroy(convoy_cuda_conv *conv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CONVOY_CUDA_H */
