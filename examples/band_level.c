@@ -65,25 +65,31 @@ static double band_rms_db(const char *path, const char *spec) {
     fprintf(stderr, "%s: %s\n", spec, convoy_last_error());
     goto done;
   }
+  /* Frames [taps - 1, input length) are measured: the filter's start-up
+   * transient and its ring-out are not part of the file. */
   int64_t skip = convoy_stream_taps(stream) - 1;
-  int64_t cap = BLOCK + convoy_stream_latency(stream); /* input + held-back frames */
+  /* One block in, plus whatever the stream held back (or the flushed tail). */
+  int64_t cap = BLOCK + convoy_stream_latency(stream) + convoy_stream_taps(stream);
   x = malloc(sizeof(float) * BLOCK * (size_t)info.channels);
   y = malloc(sizeof(float) * (size_t)cap * (size_t)info.channels);
   if (!x || !y) goto done;
 
-  int64_t got, produced;
-  for (;;) {
+  int64_t got, produced, input_frames = 0;
+  for (int last = 0; !last;) {
     if (audio_source_read(src, x, BLOCK, &got, err, sizeof err) != CONVOY_OK) {
       fprintf(stderr, "%s\n", err);
       goto done;
     }
-    if (got == 0) break;
-    if (convoy_stream_process(stream, x, got, y, cap, &produced) != CONVOY_OK) {
+    input_frames += got;
+    last = got == 0;
+    st = last ? convoy_stream_flush(stream, y, cap, &produced)
+              : convoy_stream_process(stream, x, got, y, cap, &produced);
+    if (st != CONVOY_OK) {
       fprintf(stderr, "%s\n", convoy_stream_last_error(stream));
       goto done;
     }
     for (int64_t k = 0; k < produced; k++, seen++) {
-      if (seen < skip) continue;
+      if (seen < skip || seen >= input_frames) continue;
       for (int c = 0; c < info.channels; c++) {
         double v = y[k * info.channels + c];
         sum += v * v;
@@ -91,7 +97,6 @@ static double band_rms_db(const char *path, const char *spec) {
       counted += info.channels;
     }
   }
-  /* The flushed ring-out is not measured: it is the filter's tail, not the file. */
   if (counted > 0) result = 10.0 * log10(sum / (double)counted + 1e-30);
 done:
   free(x);
