@@ -191,6 +191,12 @@ static void check_run(const plan_case *pc, int64_t frames, ts_rng *rng) {
   /* Whole blocks covering the full convolution. */
   int64_t total = frames + m - 1;
   int64_t n_out = (total + block - 1) / block * block;
+  TS_CHECK(block >= 1 && n_out >= 1 && n_out < ((int64_t)1 << 40), "granule %lld, %lld outputs",
+           (long long)block, (long long)n_out);
+  if (block < 1 || n_out < 1 || n_out >= ((int64_t)1 << 40)) { /* bounds for the allocations */
+    ops->destroy(impl);
+    goto done_taps;
+  }
   int64_t in_len = n_out + m - 1 + CONVOY_ENGINE_SLACK;
   float **in = calloc((size_t)ch, sizeof *in), **out = calloc((size_t)ch, sizeof *out);
   float **out2 = calloc((size_t)ch, sizeof *out2), **x = calloc((size_t)ch, sizeof *x);
