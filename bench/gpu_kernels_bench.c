@@ -10,10 +10,18 @@
  * fraction of the measured device-to-device cudaMemcpy rate counted at 8
  * bytes per sample (one read and one write, the least a filter moves). Each
  * variant's output is spot-checked against a double-precision sum at 64
- * random positions. ONLY runs just the cases whose "TAPS LABEL" line
- * contains that text (for a profiler).
+ * random positions, and the time gpu_conv_create took (plans, FFT size
+ * timing, cuFFT's link of the callbacks) is shown. The FFT engine is also
+ * run in each of its implementations (fused kernel, four-step kernels,
+ * plain cuFFT, cuFFT with callbacks) at fixed FFT sizes and batch sizes. ONLY runs just the cases
+ * whose "TAPS LABEL" line contains that text (for a profiler). The last
+ * lines ("summary ...") give the default plan's rate per tap count for
+ * bench/gpu_peers.py.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "gpu_conv.h"
+#include "gpu_conv_fft_path.h"
 
 #include <cuda_runtime_api.h>
 
@@ -21,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BLOCK_LOG2 24 /* the input repeats a random block of 2^24 samples */
 #define MAX_TAPS 65536
@@ -110,11 +119,20 @@ static double spot_check(const bench *B, const float *taps, int64_t m) {
   return worst;
 }
 
-static void run_case(bench *B, const float *taps, int64_t m, const char *label,
-                     const gpu_conv_config *overrides) {
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Runs one case with the FFT implementation forced to path (points per
+ * thread for the fused kernel); returns its rate in GS/s, or 0 after a
+ * failure. */
+static double run_case_path(bench *B, const float *taps, int64_t m, const char *label,
+                            const gpu_conv_config *overrides, int path, int points) {
   char name[96];
   snprintf(name, sizeof name, "%lld %s", (long long)m, label);
-  if (only && !strstr(name, only)) return;
+  if (only && !strstr(name, only)) return 0;
   gpu_conv_config cfg = *overrides;
   const float *tp[1] = {taps};
   cfg.channels = 1;
@@ -123,10 +141,15 @@ static void run_case(bench *B, const float *taps, int64_t m, const char *label,
   cfg.max_out = B->n;
   gpu_conv *conv = NULL;
   char err[256] = "";
-  if (gpu_conv_create(&cfg, &conv, err, sizeof err) != CONVOY_OK) {
-    printf("%7lld  %-28s  create failed: %s\n", (long long)m, label, err);
+  gpu_conv_fft_override(path, points);
+  double t0 = now_s();
+  convoy_status st = gpu_conv_create(&cfg, &conv, err, sizeof err);
+  double t_create = now_s() - t0;
+  gpu_conv_fft_override(GPU_CONV_FFT_CHOOSE, 0);
+  if (st != CONVOY_OK) {
+    printf("%7lld  %-34s  create failed: %s\n", (long long)m, label, err);
     failures++;
-    return;
+    return 0;
   }
   double t = time_median(B, conv);
   double gsps = (double)B->n / t * 1e-9;
@@ -135,11 +158,35 @@ static void run_case(bench *B, const float *taps, int64_t m, const char *label,
   gpu_conv_describe(conv, line, sizeof line);
   int ok = err_rel < 1e-5;
   failures += !ok;
-  printf("%7lld  %-28s  %9.3f ms  %7.1f GS/s  %5.1f%% of copy  check %s (%.1e)\n    %s\n",
+  printf("%7lld  %-34s %8.3f ms %7.1f GS/s %5.1f%% of copy  check %s (%.1e)  create %.0f ms\n"
+         "    %s\n",
          (long long)m, label, t * 1e3, gsps, 100.0 * gsps / B->copy_gsps, ok ? "ok" : "FAIL",
-         err_rel, line);
+         err_rel, t_create * 1e3, line);
   fflush(stdout);
   gpu_conv_destroy(conv);
+  return ok ? gsps : 0;
+}
+
+static double run_case(bench *B, const float *taps, int64_t m, const char *label,
+                       const gpu_conv_config *overrides) {
+  return run_case_path(B, taps, m, label, overrides, GPU_CONV_FFT_CHOOSE, 0);
+}
+
+/* Forced implementation at FFT size 2^k (with a batch of batch_mb MiB when
+ * non-zero). */
+static void fft_at(bench *B, const float *taps, int64_t m, int path, int points, int k,
+                   int64_t batch_mb) {
+  static const char *names[5] = {"", "fused", "callbacks", "plain", "four-step"};
+  gpu_conv_config f;
+  gpu_conv_config_init(&f);
+  f.kind = GPU_CONV_FFT;
+  f.fft_size = (int64_t)1 << k;
+  f.fft_batch_bytes = batch_mb << 20;
+  char label[64];
+  int at = snprintf(label, sizeof label, "fft %s N=2^%d", names[path], k);
+  if (points) at += snprintf(label + at, sizeof label - (size_t)at, ", %d pts", points);
+  if (batch_mb) snprintf(label + at, sizeof label - (size_t)at, ", %lld MiB", (long long)batch_mb);
+  run_case_path(B, taps, m, label, &f, path, points);
 }
 
 int main(int argc, char **argv) {
@@ -189,7 +236,7 @@ int main(int argc, char **argv) {
   printf("signal: 2^%d float32 samples, mono, device-resident; median of %d runs\n", log2n, reps);
   printf("device-to-device copy: %.3f ms, %.0f GB/s (read + write), %.1f GS/s at 8 B/sample\n\n",
          t_copy * 1e3, 2.0 * 4.0 * (double)B.n / t_copy * 1e-9, B.copy_gsps);
-  printf("   taps  variant                       time          rate        vs copy\n");
+  printf("   taps  variant                                 time        rate      vs copy\n");
 
   float *taps = malloc(sizeof(float) * MAX_TAPS);
   for (int i = 0; i < MAX_TAPS; i++) taps[i] = uniform();
@@ -197,66 +244,60 @@ int main(int argc, char **argv) {
   gpu_conv_config c;
   gpu_conv_config_init(&c);
   c.kind = GPU_CONV_DIRECT;
-  run_case(&B, taps, 16, "direct (default)", &c);
-  const int outputs[3] = {4, 8, 16};
-  for (int i = 0; i < 3; i++) {
-    for (int store = 1; store <= 2; store++) {
-      char label[64];
-      gpu_conv_config v = c;
-      v.direct_outputs = outputs[i];
-      v.direct_store = store;
-      snprintf(label, sizeof label, "direct R=%d %s", outputs[i], store == 2 ? "staged" : "own");
-      run_case(&B, taps, 16, label, &v);
-    }
-  }
   gpu_conv_config s = c;
   s.direct_shared_taps = 1;
-  run_case(&B, taps, 16, "direct shared-memory taps", &s);
   gpu_conv_config f;
   gpu_conv_config_init(&f);
   f.kind = GPU_CONV_FFT;
-  f.plan_effort = 1;
-  run_case(&B, taps, 16, "fft (timed N)", &f);
-
-  run_case(&B, taps, 1024, "direct shared-memory taps", &c);
-  f.plan_effort = 0;
-  run_case(&B, taps, 1024, "fft (model N)", &f);
-  f.plan_effort = 1;
-  run_case(&B, taps, 1024, "fft (timed N)", &f);
-  const int64_t batch_mb[3] = {8, 64, 256};
-  for (int i = 0; i < 3; i++) {
-    char label[64];
-    gpu_conv_config v = f;
-    v.fft_batch_bytes = batch_mb[i] << 20;
-    snprintf(label, sizeof label, "fft (timed N, %lld MiB batch)", (long long)batch_mb[i]);
-    run_case(&B, taps, 1024, label, &v);
-  }
-  for (int k = 12; k <= 15; k++) {
-    char label[64];
-    gpu_conv_config v = f;
-    v.plan_effort = 0;
-    v.fft_size = (int64_t)1 << k;
-    snprintf(label, sizeof label, "fft N=2^%d", k);
-    run_case(&B, taps, 1024, label, &v);
-  }
   gpu_conv_config a;
   gpu_conv_config_init(&a);
   a.plan_effort = 1;
-  run_case(&B, taps, 1024, "auto (timed)", &a);
+  double summary[3][3] = {{0}}; /* [16, 1024, 65536][direct, fft timed, auto] */
+
+  summary[0][0] = run_case(&B, taps, 16, "direct (default)", &c);
+  run_case(&B, taps, 16, "direct shared-memory taps", &s);
+  f.plan_effort = 1;
+  summary[0][1] = run_case(&B, taps, 16, "fft (timed N)", &f);
+  summary[0][2] = run_case(&B, taps, 16, "auto (timed)", &a);
+
+  summary[1][0] = run_case(&B, taps, 1024, "direct shared-memory taps", &c);
+  f.plan_effort = 0;
+  run_case(&B, taps, 1024, "fft (model N)", &f);
+  f.plan_effort = 1;
+  summary[1][1] = run_case(&B, taps, 1024, "fft (timed N)", &f);
+  for (int k = 11; k <= 15; k++) fft_at(&B, taps, 1024, GPU_CONV_FFT_FUSED, 16, k, 0);
+  fft_at(&B, taps, 1024, GPU_CONV_FFT_FUSED, 8, 12, 0);
+  fft_at(&B, taps, 1024, GPU_CONV_FFT_FOURSTEP, 0, 16, 0);
+  fft_at(&B, taps, 1024, GPU_CONV_FFT_PLAIN, 0, 13, 0);
+  fft_at(&B, taps, 1024, GPU_CONV_FFT_PLAIN, 0, 13, 256);
+  summary[1][2] = run_case(&B, taps, 1024, "auto (timed)", &a);
 
   f.plan_effort = 0;
   run_case(&B, taps, 65536, "fft (model N)", &f);
   f.plan_effort = 1;
-  run_case(&B, taps, 65536, "fft (timed N)", &f);
-  for (int k = 17; k <= 22; k++) {
-    char label[64];
-    gpu_conv_config v = f;
-    v.plan_effort = 0;
-    v.fft_size = (int64_t)1 << k;
-    snprintf(label, sizeof label, "fft N=2^%d", k);
-    run_case(&B, taps, 65536, label, &v);
+  summary[2][1] = run_case(&B, taps, 65536, "fft (timed N)", &f);
+  for (int k = 17; k <= 22; k++) fft_at(&B, taps, 65536, GPU_CONV_FFT_FOURSTEP, 0, k, 0);
+  for (int k = 19; k <= 21; k++) {
+    fft_at(&B, taps, 65536, GPU_CONV_FFT_FOURSTEP, 0, k, 64);
+    fft_at(&B, taps, 65536, GPU_CONV_FFT_FOURSTEP, 0, k, 256);
   }
-  run_case(&B, taps, 65536, "auto (timed)", &a);
+  fft_at(&B, taps, 65536, GPU_CONV_FFT_PLAIN, 0, 19, 0);
+  fft_at(&B, taps, 65536, GPU_CONV_FFT_PLAIN, 0, 19, 256);
+  fft_at(&B, taps, 65536, GPU_CONV_FFT_PLAIN, 0, 21, 256);
+  summary[2][2] = run_case(&B, taps, 65536, "auto (timed)", &a);
+
+  /* cuFFT with callbacks last: its plans link code at run time. */
+  fft_at(&B, taps, 1024, GPU_CONV_FFT_CALLBACK, 0, 12, 0);
+  fft_at(&B, taps, 1024, GPU_CONV_FFT_CALLBACK, 0, 13, 0);
+  fft_at(&B, taps, 1024, GPU_CONV_FFT_CALLBACK, 0, 13, 256);
+  for (int k = 19; k <= 21; k++) fft_at(&B, taps, 65536, GPU_CONV_FFT_CALLBACK, 0, k, 0);
+  fft_at(&B, taps, 65536, GPU_CONV_FFT_CALLBACK, 0, 19, 256);
+
+  printf("\n");
+  const int64_t summary_taps[3] = {16, 1024, 65536};
+  for (int i = 0; i < 3; i++)
+    printf("summary taps=%lld copy_gsps=%.1f direct_gsps=%.1f fft_gsps=%.1f auto_gsps=%.1f\n",
+           (long long)summary_taps[i], B.copy_gsps, summary[i][0], summary[i][1], summary[i][2]);
 
   free(taps);
   free(host);

@@ -1,26 +1,41 @@
 /*
- * gpu_conv_fft.cu - overlap-save convolution on cuFFT.
+ * gpu_conv_fft.cu - overlap-save convolution: the FFT engine's plan (FFT
+ * size, implementation, batch), its cost model and its runs.
  *
  * Segment s of channel c covers input frames [s*L, s*L + N) of that channel
  * (history included) and yields outputs [s*L, s*L + L), the last L of its N
- * circular-convolution values (L <= N - taps + 1, a multiple of 4). Segments
- * of every channel are packed into batches of B slots; per batch:
+ * circular-convolution values (L <= N - taps + 1, a multiple of 4). A segment
+ * holds exactly the L + taps - 1 inputs its outputs need, then zeros, so its
+ * bits never depend on how far the call's input reaches. Four
+ * implementations (gpu_conv_fft_paths.cuh):
  *
- *   gather     one kernel writes the B zero-padded segments into the scratch
- *              (real layout of stride N + 2 floats, for in-place transforms)
- *   R2C        one batched cuFFT call, in place
- *   multiply   one kernel: each spectrum times its channel's filter spectrum,
- *              which was computed at create with the 1/N scale folded in
- *   C2R        one batched cuFFT call, in place
- *   scatter    one kernel copies the L valid outputs of every slot out
+ *   fused     N = 2^10 .. 2^15: one kernel, one thread block per segment;
+ *             the signal, the filter spectrum and the outputs cross device
+ *             memory once (gpu_conv_fft_fused.cu).
+ *   fourstep  N = 2^16 .. 2^22: per batch of B segments, three kernels of a
+ *             four-step FFT of our own; the first reads the signal, the
+ *             second multiplies by the filter spectrum, the third writes the
+ *             outputs (gpu_conv_fft_4step.cu).
+ *   plain     larger N: per batch, gather kernel, cuFFT R2C, multiply
+ *             kernel, cuFFT C2R, scatter kernel.
+ *   callback  (only when forced) cuFFT with LTO callbacks doing gather,
+ *             multiply and scatter (gpu_conv_fft_cb.cu); the plain path
+ *             where cuFFT cannot link them. Measured on an H200 (CUDA 13.0):
+ *             slower than the fused and four-step kernels at every size,
+ *             slower than plain cuFFT at 1024 taps, and each plan takes 0.2
+ *             to 2 s to link, so it is never the default.
  *
- * The scratch holds B segments, so device memory is bounded by the batch
- * (at most max_out outputs per channel), never by the signal. Every launch
- * transforms all B slots with the same plans (the multiply zeroes slots past
- * the last segment), so a segment's bits do not depend on how many segments
- * the call had or where it sat in a batch.
+ * The filter spectra are computed once per filter at create, the scale
+ * folded in. The batched paths keep B segments of scratch per lane, so device
+ * memory is bounded by the batch (at most max_out outputs per channel),
+ * never by the signal. The cuFFT paths transform all B slots with the same
+ * plans at every launch (slots past the last segment hold zeros), and our
+ * kernels treat every segment alike, so a segment's bits do not depend on
+ * how many segments the call had or where it sat in a batch.
  */
-#include "gpu_conv_internal.cuh"
+#include "gpu_conv_fft_paths.cuh"
+
+#include <atomic>
 
 #include <new>
 
@@ -34,13 +49,18 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kMinLog2 = 6;      /* N >= 64 */
 constexpr int kMaxLog2 = 26;     /* N <= 2^26 */
-constexpr int kMaxSlots = 65535; /* gridDim.y */
+constexpr int kMaxSlots = 65535; /* gridDim.y of the plain path's kernels */
+constexpr int64_t kMaxFusedBlocks = (int64_t)1 << 30;
+/* The callbacks index a batch with 32-bit offsets. */
+constexpr int64_t kMaxCallbackFloats = ((int64_t)1 << 31) - 1;
 
 struct fft_lane {
   float *buf; /* B * (N + 2) floats */
   cufftHandle fwd, inv;
   bool have_fwd, have_inv;
   void *work;
+  gc_cb_info *d_info;  /* callback path: the callbacks' facts */
+  gc_cb_slot *d_slots; /* callback path: B slot entries */
 };
 
 /* Which channel and segment a batch slot holds. */
@@ -149,30 +169,101 @@ double fft_passes(int64_t n) {
   return n <= (1 << 14) ? 1.0 : n <= (1 << 20) ? 2.0 : n <= (1 << 23) ? 3.0 : 4.0;
 }
 
-int64_t slots_for(const gpu_conv_config *cfg, const gc_device *dev, int64_t n, int64_t l) {
-  int64_t bytes = cfg->fft_batch_bytes > 0 ? cfg->fft_batch_bytes : dev->l2_bytes / 2;
-  int64_t b = bytes / (int64_t)(sizeof(float) * (size_t)(n + 2));
-  int64_t need = (int64_t)cfg->channels * ((cfg->max_out + l - 1) / l);
+bool fused_size(int64_t n) {
+  return n >= GC_FUSED_MIN_N && n <= GC_FUSED_MAX_N;
+}
+
+bool four_size(int64_t n) {
+  return gc_four_supported(n, NULL, NULL);
+}
+
+/* The implementation used at size n: the fused kernel, else the four-step
+ * kernels, else plain cuFFT, unless forced. */
+int path_for(int64_t n) {
+  const int forced = gc_fft_forced_path();
+  if (forced == GPU_CONV_FFT_FUSED && fused_size(n)) return GPU_CONV_FFT_FUSED;
+  if (forced == GPU_CONV_FFT_FOURSTEP && four_size(n)) return GPU_CONV_FFT_FOURSTEP;
+  if (forced == GPU_CONV_FFT_PLAIN) return GPU_CONV_FFT_PLAIN;
+  if (forced == GPU_CONV_FFT_CALLBACK)
+    return gc_cb_compiled() ? GPU_CONV_FFT_CALLBACK : GPU_CONV_FFT_PLAIN;
+  if (fused_size(n)) return GPU_CONV_FFT_FUSED;
+  if (four_size(n)) return GPU_CONV_FFT_FOURSTEP;
+  return GPU_CONV_FFT_PLAIN;
+}
+
+int points_for(int64_t n) {
+  const int p = gc_fft_forced_points();
+  return p > 0 && gc_fused_supported(n, p) ? p : gc_fused_default_points(n);
+}
+
+/* Segments per launch. */
+int64_t slots_for(const gpu_conv_config *cfg, const gc_device *dev, int64_t n, int64_t l,
+                  int path) {
+  const int64_t need = (int64_t)cfg->channels * ((cfg->max_out + l - 1) / l);
+  const int64_t seg_bytes = (int64_t)sizeof(float) * (n + 2);
+  int64_t b;
+  if (path == GPU_CONV_FFT_FUSED) {
+    /* No scratch: one launch for the whole call unless a batch is asked for. */
+    b = cfg->fft_batch_bytes > 0 ? cfg->fft_batch_bytes / seg_bytes : need;
+    if (b > kMaxFusedBlocks) b = kMaxFusedBlocks;
+  } else {
+    /* Four-step scratch is n/2 complex values per segment, cuFFT's n + 2
+     * floats: about the same. Half the L2 keeps a batch's scratch there
+     * between the kernels. */
+    const int64_t bytes = cfg->fft_batch_bytes > 0 ? cfg->fft_batch_bytes : dev->l2_bytes / 2;
+    b = bytes / seg_bytes;
+    if (b > kMaxSlots) b = kMaxSlots;
+    if (path == GPU_CONV_FFT_CALLBACK && b > kMaxCallbackFloats / (n + 2))
+      b = kMaxCallbackFloats / (n + 2);
+  }
   if (b > need) b = need;
-  if (b > kMaxSlots) b = kMaxSlots;
   return b > 0 ? b : 1;
+}
+
+/* Fraction of the fp32 rate the FFT arithmetic of our kernels reaches, by
+ * points per transform: fitted to the fused kernel on an H200 (a third up
+ * to 2^11 points, a fifth less per doubling above). A model only; timing
+ * decides where it is asked to. */
+double fft_efficiency(double m) {
+  const double over = log2(m) - 11.0;
+  return over > 0 ? 0.33 * pow(0.8, over) : 0.33;
 }
 
 /* Model seconds per output per channel of a full call at FFT size n. */
 double model_cost(const gpu_conv_config *cfg, const gc_device *dev, int64_t n) {
   const int64_t l = granule_for(n, cfg->taps_len);
   if (l < 4) return -1.0;
+  const int path = path_for(n);
   const double dn = (double)n, dl = (double)l;
-  double bytes = 8.0 * dn                         /* gather */
-                 + 2.0 * fft_passes(n) * 8.0 * dn /* two transforms */
-                 + 10.0 * dn                      /* multiply; the filter spectrum mostly from L2 */
-                 + 8.0 * dl;                      /* scatter */
-  double flops = 2.0 * 2.5 * dn * log2(dn) + 3.0 * dn;
-  double per_segment = bytes / dev->bytes_per_s + flops / (dev->fma_per_s * 2.0 * 0.3);
-  int64_t segments = (cfg->max_out + l - 1) / l; /* per channel, per full call */
-  int64_t slots = slots_for(cfg, dev, n, l);
-  double launches = ceil((double)segments * cfg->channels / (double)slots) * 5.0;
-  double per_call = per_segment * (double)segments * cfg->channels + launches * 4e-6;
+  const int64_t segments = (cfg->max_out + l - 1) / l; /* per channel, per full call */
+  const int64_t slots = slots_for(cfg, dev, n, l, path);
+  const double batches = ceil((double)segments * cfg->channels / (double)slots);
+  double per_segment, launches;
+  if (path == GPU_CONV_FFT_FUSED || path == GPU_CONV_FFT_FOURSTEP) {
+    /* Signal in, outputs out, the filter's half spectrum mostly from L2;
+     * four-step: the scratch written and read twice (partly in L2). */
+    double bytes = 4.0 * dn + 4.0 * dl + 0.25 * 4.0 * dn;
+    if (path == GPU_CONV_FFT_FOURSTEP) bytes += 3.0 * 4.0 * dn;
+    const double m = dn / 2;
+    const double flops = 2.0 * 5.0 * m * log2(m) + 40.0 * m;
+    /* four-step: transforms of sqrt(m)-ish points, but three kernels' worth of
+     * staging; counted as one transform of 2^13 points' efficiency */
+    const double eff = path == GPU_CONV_FFT_FUSED ? fft_efficiency(m) : fft_efficiency(4096);
+    const double t_mem = bytes / dev->bytes_per_s;
+    const double t_fft = flops / (dev->fma_per_s * 2.0 * eff);
+    per_segment = t_mem > t_fft ? t_mem : t_fft;
+    launches = batches * (path == GPU_CONV_FFT_FUSED ? 1.0 : 3.0);
+  } else {
+    double bytes = 2.0 * fft_passes(n) * 8.0 * dn; /* two transforms */
+    if (path == GPU_CONV_FFT_CALLBACK)
+      bytes += 2.0 * dn; /* the filter spectrum, mostly from L2 */
+    else
+      bytes += 8.0 * dn + 10.0 * dn + 8.0 * dl; /* gather, multiply, scatter */
+    const double flops = 2.0 * 2.5 * dn * log2(dn) + 3.0 * dn;
+    per_segment = bytes / dev->bytes_per_s + flops / (dev->fma_per_s * 2.0 * 0.3);
+    launches = batches * (path == GPU_CONV_FFT_CALLBACK ? 3.0 : 5.0);
+  }
+  const double per_call = per_segment * (double)segments * cfg->channels + launches * 4e-6;
   return per_call / ((double)cfg->max_out * cfg->channels);
 }
 
@@ -198,16 +289,45 @@ int model_best(const gpu_conv_config *cfg, const gc_device *dev, double *cost) {
   return best;
 }
 
+std::atomic<int> forced_path{-1};
+std::atomic<int> forced_points{0};
+
 } // namespace
+
+extern "C" void gpu_conv_fft_override(int path, int fused_points) {
+  forced_path.store(path >= GPU_CONV_FFT_CHOOSE && path <= GPU_CONV_FFT_PLAIN ? path : 0);
+  forced_points.store(fused_points == 8 || fused_points == 16 ? fused_points : 0);
+}
+
+int gc_fft_forced_path(void) {
+  const int p = forced_path.load();
+  if (p >= 0) return p;
+  const char *e = getenv("CONVOY_GPU_FFT_PATH");
+  if (!e) return GPU_CONV_FFT_CHOOSE;
+  if (strcmp(e, "fused") == 0) return GPU_CONV_FFT_FUSED;
+  if (strcmp(e, "callback") == 0) return GPU_CONV_FFT_CALLBACK;
+  if (strcmp(e, "plain") == 0) return GPU_CONV_FFT_PLAIN;
+  return GPU_CONV_FFT_CHOOSE;
+}
+
+int gc_fft_forced_points(void) {
+  return forced_points.load();
+}
 
 struct gc_fft {
   int64_t taps_len;
   int64_t n, l, slots;
   int32_t channels, lanes, filters;
-  float2 *d_spec; /* [filters][n/2 + 1], scaled by 1/n */
+  int path;       /* GPU_CONV_FFT_FUSED, _CALLBACK or _PLAIN */
+  int points;     /* fused: points per thread */
+  float2 *d_spec; /* [filters][n/2 + 1], scaled by 1/n (fused, four-step: 1/(2n),
+                     four-step: in row order) */
   int32_t *d_filter_of;
-  fft_lane *lane;
+  float2 *d_tw;                        /* fused: W_n^i; four-step: the rows' twiddles */
+  float2 *d_tw_cols, *d_wide, *d_fine; /* four-step: the other twiddles */
+  fft_lane *lane;                      /* cuFFT paths */
   bool timed;
+  char note[160]; /* why the callback path was not used, if it was meant to be */
 };
 
 double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out) {
@@ -225,6 +345,8 @@ static void lane_free(fft_lane *ln) {
   if (ln->have_inv) cufftDestroy(ln->inv);
   cudaFree(ln->buf);
   cudaFree(ln->work);
+  cudaFree(ln->d_info);
+  cudaFree(ln->d_slots);
   memset(ln, 0, sizeof *ln);
 }
 
@@ -238,11 +360,20 @@ void gc_fft_destroy(gc_fft *f) {
   }
   cudaFree(f->d_spec);
   cudaFree(f->d_filter_of);
+  cudaFree(f->d_tw);
+  cudaFree(f->d_tw_cols);
+  cudaFree(f->d_wide);
+  cudaFree(f->d_fine);
   (void)cudaGetLastError();
   free(f);
 }
 
 static convoy_status lane_make(gc_fft *f, fft_lane *ln, char *err, size_t err_size) {
+  if (f->path == GPU_CONV_FFT_FOURSTEP) {
+    const size_t floats = (size_t)f->slots * (size_t)f->n; /* n/2 complex per segment */
+    GC_CUDA(cudaMalloc((void **)&ln->buf, floats * sizeof(float)), "gpu_conv: FFT scratch");
+    return CONVOY_OK;
+  }
   const size_t floats = (size_t)f->slots * (size_t)(f->n + 2);
   GC_CUDA(cudaMalloc((void **)&ln->buf, floats * sizeof(float)), "gpu_conv: FFT scratch");
   GC_CUDA(cudaMemset(ln->buf, 0, floats * sizeof(float)), "gpu_conv: FFT scratch");
@@ -254,6 +385,18 @@ static convoy_status lane_make(gc_fft *f, fft_lane *ln, char *err, size_t err_si
   ln->have_inv = true;
   GC_CUFFT(cufftSetAutoAllocation(ln->fwd, 0), "gpu_conv: cufftSetAutoAllocation");
   GC_CUFFT(cufftSetAutoAllocation(ln->inv, 0), "gpu_conv: cufftSetAutoAllocation");
+  if (f->path == GPU_CONV_FFT_CALLBACK) {
+    const size_t slot_bytes = sizeof(gc_cb_slot) * (size_t)f->slots;
+    GC_CUDA(cudaMalloc((void **)&ln->d_slots, slot_bytes), "gpu_conv: callback slot table");
+    GC_CUDA(cudaMemset(ln->d_slots, 0, slot_bytes), "gpu_conv: callback slot table");
+    GC_CUDA(cudaMalloc((void **)&ln->d_info, sizeof(gc_cb_info)), "gpu_conv: callback facts");
+    gc_cb_info info;
+    gc_cb_info_make(&info, ln->d_slots, f->n, f->taps_len - 1);
+    GC_CUDA(cudaMemcpy(ln->d_info, &info, sizeof info, cudaMemcpyHostToDevice),
+            "gpu_conv: callback facts");
+    convoy_status st = gc_cb_attach(ln->fwd, ln->inv, &ln->d_info, err, err_size);
+    if (st != CONVOY_OK) return st;
+  }
   char what[96];
   snprintf(what, sizeof what, "gpu_conv: R2C plan (N=%lld, batch %lld)", (long long)f->n,
            (long long)f->slots);
@@ -274,8 +417,8 @@ static convoy_status lane_make(gc_fft *f, fft_lane *ln, char *err, size_t err_si
   return CONVOY_OK;
 }
 
-/* Filter spectra: zero-padded taps, forward transform, times 1/N. */
-static convoy_status spectra_make(gc_fft *f, const gc_filters *filters, char *err,
+/* Filter spectra: zero-padded taps, forward transform, times scale. */
+static convoy_status spectra_make(gc_fft *f, const gc_filters *filters, float scale, char *err,
                                   size_t err_size) {
   const int64_t bins = f->n / 2 + 1;
   float *pad = NULL;
@@ -307,7 +450,7 @@ static convoy_status spectra_make(gc_fft *f, const gc_filters *filters, char *er
   }
   if (st == CONVOY_OK) {
     int64_t count = bins * filters->count;
-    scale_kernel<<<blocks_for(count, 4096), kThreads, 0, s>>>(f->d_spec, count, 1.0f / (float)f->n);
+    scale_kernel<<<blocks_for(count, 4096), kThreads, 0, s>>>(f->d_spec, count, scale);
     e = cudaGetLastError();
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
     if (e != cudaSuccess) st = gc_cuda_fail(e, "gpu_conv: filter spectrum", err, err_size);
@@ -319,10 +462,11 @@ static convoy_status spectra_make(gc_fft *f, const gc_filters *filters, char *er
   return st;
 }
 
-/* Builds the engine at FFT size n (a power of two that fits the taps). */
-static convoy_status fft_make(const gpu_conv_config *cfg, const gc_filters *filters,
-                              const gc_device *dev, int64_t n, gc_fft **out, char *err,
-                              size_t err_size) {
+/* Builds the engine at FFT size n (a power of two that fits the taps) with
+ * the given implementation. */
+static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters *filters,
+                                   const gc_device *dev, int64_t n, int path, gc_fft **out,
+                                   char *err, size_t err_size) {
   *out = NULL;
   gc_fft *f = (gc_fft *)calloc(1, sizeof *f);
   if (!f) return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
@@ -330,7 +474,9 @@ static convoy_status fft_make(const gpu_conv_config *cfg, const gc_filters *filt
   f->taps_len = cfg->taps_len;
   f->n = n;
   f->l = granule_for(n, cfg->taps_len);
-  f->slots = slots_for(cfg, dev, n, f->l);
+  f->path = path;
+  f->points = path == GPU_CONV_FFT_FUSED ? points_for(n) : 0;
+  f->slots = slots_for(cfg, dev, n, f->l, path);
   f->channels = cfg->channels;
   f->lanes = cfg->lanes > 0 ? cfg->lanes : 1;
   f->filters = filters->count;
@@ -342,14 +488,49 @@ static convoy_status fft_make(const gpu_conv_config *cfg, const gc_filters *filt
   GC_CUDA(cudaMemcpy(f->d_filter_of, filters->of_channel, sizeof(int32_t) * (size_t)cfg->channels,
                      cudaMemcpyHostToDevice),
           "gpu_conv: channel map to the device");
-  convoy_status st = spectra_make(f, filters, err, err_size);
+  const bool ours = path == GPU_CONV_FFT_FUSED || path == GPU_CONV_FFT_FOURSTEP;
+  const float scale = ours ? 0.5f / (float)n : 1.0f / (float)n;
+  convoy_status st = spectra_make(f, filters, scale, err, err_size);
   if (st != CONVOY_OK) return st;
+  if (path == GPU_CONV_FFT_FUSED) {
+    if ((st = gc_twiddle_table(n, n / 2, 1, &f->d_tw, err, err_size)) != CONVOY_OK) return st;
+    return gc_fused_prepare(n, f->points, err, err_size);
+  }
+  if (path == GPU_CONV_FFT_FOURSTEP) {
+    int m1 = 0, m2 = 0;
+    gc_four_supported(n, &m1, &m2);
+    if ((st = gc_four_reorder(n, f->d_spec, filters->count, 0, err, err_size)) != CONVOY_OK ||
+        (st = gc_twiddle_table(2 * m1, m1, 1, &f->d_tw, err, err_size)) != CONVOY_OK ||
+        (st = gc_twiddle_table(2 * m2, m2, 1, &f->d_tw_cols, err, err_size)) != CONVOY_OK ||
+        (st = gc_twiddle_table(n, n / 64, 64, &f->d_wide, err, err_size)) != CONVOY_OK ||
+        (st = gc_twiddle_table(n, 64, 1, &f->d_fine, err, err_size)) != CONVOY_OK ||
+        (st = gc_four_prepare(n, err, err_size)) != CONVOY_OK)
+      return st;
+  }
   f->lane = (fft_lane *)calloc((size_t)f->lanes, sizeof(fft_lane));
   if (!f->lane)
     return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
   for (int32_t i = 0; i < f->lanes; i++)
     if ((st = lane_make(f, &f->lane[i], err, err_size)) != CONVOY_OK) return st;
   return CONVOY_OK;
+}
+
+/* fft_make_path at the size's own implementation; where cuFFT cannot link
+ * the callbacks, the plain path instead, with the reason kept for describe. */
+static convoy_status fft_make(const gpu_conv_config *cfg, const gc_filters *filters,
+                              const gc_device *dev, int64_t n, gc_fft **out, char *err,
+                              size_t err_size) {
+  const int path = path_for(n);
+  convoy_status st = fft_make_path(cfg, filters, dev, n, path, out, err, err_size);
+  if (st == CONVOY_OK || path != GPU_CONV_FFT_CALLBACK || st == CONVOY_ERR_OUT_OF_MEMORY) return st;
+  char why[160];
+  snprintf(why, sizeof why, "%s", err && err_size ? err : "callbacks failed");
+  gc_fft_destroy(*out);
+  *out = NULL;
+  (void)cudaGetLastError();
+  st = fft_make_path(cfg, filters, dev, n, GPU_CONV_FFT_PLAIN, out, err, err_size);
+  if (*out) snprintf((*out)->note, sizeof(*out)->note, "%s", why);
+  return st;
 }
 
 namespace {
@@ -364,6 +545,18 @@ convoy_status fft_probe_run(void *arg, cudaStream_t s, char *err, size_t err_siz
   fft_probe *p = (fft_probe *)arg;
   return gc_fft_run(p->f, 0, p->in, p->n + p->f->taps_len - 1, p->out, p->n, p->n, s, err,
                     err_size);
+}
+
+/* Outputs of one channel the timing of size n runs: a full call's worth of
+ * all channels, but at most one batch (cuFFT paths) or 2^24. */
+int64_t probe_outputs(const gpu_conv_config *cfg, const gc_device *dev, int64_t n) {
+  const int64_t l = granule_for(n, cfg->taps_len);
+  const int path = path_for(n);
+  int64_t total = cfg->max_out * cfg->channels;
+  int64_t cap =
+      path == GPU_CONV_FFT_FUSED ? ((int64_t)1 << 24) : slots_for(cfg, dev, n, l, path) * l;
+  if (cap < l) cap = l;
+  return total < cap ? total : cap;
 }
 } // namespace
 
@@ -382,9 +575,7 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
   int64_t n_max = 0;
   for (int k = centre - 2; k <= centre + 1; k++) {
     if (k < k_min || k > kMaxLog2) continue;
-    int64_t n = (int64_t)1 << k, l = granule_for(n, cfg->taps_len);
-    int64_t total = cfg->max_out * cfg->channels, batch = slots_for(cfg, dev, n, l) * l;
-    int64_t outs = total < batch ? total : batch;
+    int64_t outs = probe_outputs(cfg, dev, (int64_t)1 << k);
     if (outs > n_max) n_max = outs;
   }
   float *in = NULL, *out = NULL;
@@ -400,9 +591,8 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
   double best_time = -1.0;
   for (int k = centre - 2; st == CONVOY_OK && k <= centre + 1; k++) {
     if (k < k_min || k > kMaxLog2) continue;
-    int64_t n = (int64_t)1 << k, l = granule_for(n, cfg->taps_len);
-    int64_t total = cfg->max_out * cfg->channels, batch = slots_for(cfg, dev, n, l) * l;
-    probe_cfg.max_out = total < batch ? total : batch;
+    int64_t n = (int64_t)1 << k;
+    probe_cfg.max_out = probe_outputs(cfg, dev, n);
     gc_fft *f = NULL;
     char ignored[8];
     /* A size that cannot be built (memory) is skipped, not an error. */
@@ -417,6 +607,7 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
       }
     }
     gc_fft_destroy(f);
+    (void)cudaGetLastError();
   }
   cudaFree(in);
   cudaFree(out);
@@ -454,16 +645,101 @@ convoy_status gc_fft_create(const gpu_conv_config *cfg, const gc_filters *filter
   return st;
 }
 
-convoy_status gc_fft_run(gc_fft *f, int32_t lane, const float *in, int64_t in_stride, float *out,
-                         int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
-                         size_t err_size) {
-  fft_lane *ln = &f->lane[lane];
+static convoy_status run_fused(gc_fft *f, const float *in, int64_t in_stride, float *out,
+                               int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
+                               size_t err_size) {
+  gc_fused_args a;
+  a.in = in;
+  a.in_stride = in_stride;
+  a.n_in = n_out + f->taps_len - 1;
+  a.out = out;
+  a.out_stride = out_stride;
+  a.n_out = n_out;
+  a.segments = (n_out + f->l - 1) / f->l;
+  a.l = f->l;
+  a.window = f->l + f->taps_len - 1;
+  a.skip = (int32_t)(f->taps_len - 1);
+  a.spec = f->d_spec;
+  a.spec_stride = f->n / 2 + 1;
+  a.filter_of = f->d_filter_of;
+  a.tw = f->d_tw;
+  const int64_t pairs = a.segments * f->channels;
+  for (int64_t p0 = 0; p0 < pairs; p0 += f->slots) {
+    a.p0 = p0;
+    const unsigned used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
+    convoy_status st = gc_fused_launch(f->n, f->points, &a, used, stream, err, err_size);
+    if (st != CONVOY_OK) return st;
+  }
+  return CONVOY_OK;
+}
+
+static convoy_status run_fourstep(gc_fft *f, fft_lane *ln, const float *in, int64_t in_stride,
+                                  float *out, int64_t out_stride, int64_t n_out,
+                                  cudaStream_t stream, char *err, size_t err_size) {
+  gc_four_args a;
+  a.in = in;
+  a.in_stride = in_stride;
+  a.n_in = n_out + f->taps_len - 1;
+  a.out = out;
+  a.out_stride = out_stride;
+  a.n_out = n_out;
+  a.segments = (n_out + f->l - 1) / f->l;
+  a.l = f->l;
+  a.window = f->l + f->taps_len - 1;
+  a.skip = (int32_t)(f->taps_len - 1);
+  a.scratch = (float2 *)ln->buf;
+  a.hp = f->d_spec;
+  a.hp_stride = f->n / 2 + 1;
+  a.filter_of = f->d_filter_of;
+  a.tw_rows = f->d_tw;
+  a.tw_cols = f->d_tw_cols;
+  a.wide = f->d_wide;
+  a.fine = f->d_fine;
+  const int64_t pairs = a.segments * f->channels;
+  for (int64_t p0 = 0; p0 < pairs; p0 += f->slots) {
+    a.p0 = p0;
+    const unsigned used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
+    convoy_status st = gc_four_launch(f->n, &a, used, stream, err, err_size);
+    if (st != CONVOY_OK) return st;
+  }
+  return CONVOY_OK;
+}
+
+static convoy_status run_callback(gc_fft *f, fft_lane *ln, const float *in, int64_t in_stride,
+                                  float *out, int64_t out_stride, int64_t n_out,
+                                  cudaStream_t stream, char *err, size_t err_size) {
+  gc_cb_batch b;
+  b.in = in;
+  b.in_stride = in_stride;
+  b.n_in = n_out + f->taps_len - 1;
+  b.out = out;
+  b.out_stride = out_stride;
+  b.n_out = n_out;
+  b.segments = (n_out + f->l - 1) / f->l;
+  b.l = f->l;
+  b.window = f->l + f->taps_len - 1;
+  b.spec = f->d_spec;
+  b.bins = f->n / 2 + 1;
+  b.filter_of = f->d_filter_of;
+  const int64_t pairs = b.segments * f->channels;
+  for (int64_t p0 = 0; p0 < pairs; p0 += f->slots) {
+    b.p0 = p0;
+    b.used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
+    convoy_status st = gc_cb_slots_set(ln->d_slots, (unsigned)f->slots, &b, stream, err, err_size);
+    if (st != CONVOY_OK) return st;
+    GC_CUFFT(cufftExecR2C(ln->fwd, ln->buf, (cufftComplex *)ln->buf), "gpu_conv: R2C");
+    GC_CUFFT(cufftExecC2R(ln->inv, (cufftComplex *)ln->buf, ln->buf), "gpu_conv: C2R");
+  }
+  return CONVOY_OK;
+}
+
+static convoy_status run_plain(gc_fft *f, fft_lane *ln, const float *in, int64_t in_stride,
+                               float *out, int64_t out_stride, int64_t n_out, cudaStream_t stream,
+                               char *err, size_t err_size) {
   const int64_t n = f->n, l = f->l, bins = n / 2 + 1;
   const int64_t n_in = n_out + f->taps_len - 1;
   const int64_t segments = (n_out + l - 1) / l;
   const int64_t pairs = segments * f->channels;
-  GC_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
-  GC_CUFFT(cufftSetStream(ln->inv, stream), "gpu_conv: cufftSetStream");
   for (int64_t p0 = 0; p0 < pairs; p0 += f->slots) {
     const unsigned used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
     /* Enough blocks to fill the device even when a batch has few slots. */
@@ -486,6 +762,21 @@ convoy_status gc_fft_run(gc_fft *f, int32_t lane, const float *in, int64_t in_st
   return CONVOY_OK;
 }
 
+convoy_status gc_fft_run(gc_fft *f, int32_t lane, const float *in, int64_t in_stride, float *out,
+                         int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
+                         size_t err_size) {
+  if (f->path == GPU_CONV_FFT_FUSED)
+    return run_fused(f, in, in_stride, out, out_stride, n_out, stream, err, err_size);
+  fft_lane *ln = &f->lane[lane];
+  if (f->path == GPU_CONV_FFT_FOURSTEP)
+    return run_fourstep(f, ln, in, in_stride, out, out_stride, n_out, stream, err, err_size);
+  GC_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
+  GC_CUFFT(cufftSetStream(ln->inv, stream), "gpu_conv: cufftSetStream");
+  if (f->path == GPU_CONV_FFT_CALLBACK)
+    return run_callback(f, ln, in, in_stride, out, out_stride, n_out, stream, err, err_size);
+  return run_plain(f, ln, in, in_stride, out, out_stride, n_out, stream, err, err_size);
+}
+
 int64_t gc_fft_size(const gc_fft *f) {
   return f->n;
 }
@@ -495,7 +786,23 @@ int64_t gc_fft_granule(const gc_fft *f) {
 }
 
 void gc_fft_describe(const gc_fft *f, char *buf, size_t buf_size) {
-  snprintf(buf, buf_size, "gpu-fft (N=%lld by %s, %lld outputs/segment, %lld segments/launch)",
-           (long long)f->n, f->timed ? "timing" : "cost model", (long long)f->l,
-           (long long)f->slots);
+  const char *how = f->timed ? "timing" : "cost model";
+  if (f->path == GPU_CONV_FFT_FUSED) {
+    snprintf(buf, buf_size, "gpu-fft fused (N=%lld by %s, %lld outputs/segment, %d points/thread)",
+             (long long)f->n, how, (long long)f->l, f->points);
+  } else if (f->path == GPU_CONV_FFT_FOURSTEP) {
+    int m1 = 0, m2 = 0;
+    gc_four_supported(f->n, &m1, &m2);
+    snprintf(buf, buf_size,
+             "gpu-fft four-step (N=%lld = 2 x %d x %d by %s, %lld outputs/segment, %lld "
+             "segments/launch)",
+             (long long)f->n, m1, m2, how, (long long)f->l, (long long)f->slots);
+  } else {
+    snprintf(buf, buf_size,
+             "gpu-fft cuFFT%s (N=%lld by %s, %lld outputs/segment, %lld "
+             "segments/launch)%s%s",
+             f->path == GPU_CONV_FFT_CALLBACK ? "+callbacks" : "", (long long)f->n, how,
+             (long long)f->l, (long long)f->slots, f->note[0] ? "; callbacks unavailable: " : "",
+             f->note);
+  }
 }

@@ -1,0 +1,352 @@
+/*
+ * gpu_conv_fft_fused.cuh - overlap-save of one segment in one thread block:
+ * the FFT arithmetic of the fused FFT engine (cuda/gpu_conv_fft_fused.cu).
+ *
+ * A segment of N real inputs (N = 2M, M = 2^9 .. 2^14) is read straight from
+ * the signal as M complex values z[n] = x[2n] + i x[2n+1]; a complex FFT of
+ * size M in shared memory, the real-FFT split, the product with the filter's
+ * half spectrum H[0..M] and the inverse split form the conjugated half-size
+ * spectrum of the output, and a second forward FFT (the inverse by
+ * conjugation) yields y[2n] = Re, y[2n+1] = -Im, of which the block writes
+ * only the L valid outputs. Input, filter spectrum and output cross device
+ * memory once; everything between stays in shared memory and registers.
+ *
+ * The FFTs are Stockham passes (natural order in and out): pass p of radix R
+ * (R = E points per thread, the last pass possibly smaller) takes butterfly q
+ * from buf[q + r M/R], twiddles it by W_M^(r (q mod Ns) M/(Ns R)), does a
+ * radix-R DFT in registers and stores it at (q / Ns) Ns R + q mod Ns + r Ns,
+ * Ns being the product of the earlier radices. Shared memory holds M complex
+ * values with one pad element per 16 against bank conflicts.
+ *
+ * The body is written against an executor (`Ex`) that runs one phase for
+ * every thread and then synchronises, so that the same code runs on the
+ * device (one phase per thread, __syncthreads) and, for checking the index
+ * arithmetic, on the host (a loop over threads). H is scaled by 1/(2N) at
+ * create; `tw` holds W_N^i = exp(-2 pi i i / N) for 0 <= i < M.
+ */
+#ifndef CONVOY_GPU_CONV_FFT_FUSED_CUH
+#define CONVOY_GPU_CONV_FFT_FUSED_CUH
+
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+
+#if defined(__CUDA_ARCH__)
+#define GF_LDG(p) __ldg(p)
+#define GF_UNROLL _Pragma("unroll")
+#else
+#define GF_LDG(p) (*(p))
+#define GF_UNROLL
+#endif
+#define GF_HD __host__ __device__ __forceinline__
+#define GF_HDC __host__ __device__
+
+namespace gf {
+
+GF_HD float2 cadd(float2 a, float2 b) {
+  return make_float2(a.x + b.x, a.y + b.y);
+}
+GF_HD float2 csub(float2 a, float2 b) {
+  return make_float2(a.x - b.x, a.y - b.y);
+}
+GF_HD float2 cmul(float2 a, float2 b) {
+  return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
+}
+GF_HD float2 cconj(float2 a) {
+  return make_float2(a.x, -a.y);
+}
+GF_HD float2 mul_minus_i(float2 a) {
+  return make_float2(a.y, -a.x);
+}
+GF_HD float2 mul_i(float2 a) {
+  return make_float2(-a.y, a.x);
+}
+
+/* a * W_16^j (W_16 = exp(-2 pi i / 16)); j is a constant once loops unroll. */
+GF_HD float2 w16(float2 a, int j) {
+  const float c1 = 0.923879532511286756f, s1 = 0.382683432365089772f, r2 = 0.707106781186547524f;
+  const float cs[16] = {1, c1, r2, s1, 0, -s1, -r2, -c1, -1, -c1, -r2, -s1, 0, s1, r2, c1};
+  const float sn[16] = {0, s1, r2, c1, 1, c1, r2, s1, 0, -s1, -r2, -c1, -1, -c1, -r2, -s1};
+  j &= 15;
+  if (j == 0) return a;
+  if (j == 4) return mul_minus_i(a);
+  if (j == 8) return make_float2(-a.x, -a.y);
+  if (j == 12) return mul_i(a);
+  const float c = cs[j], s = sn[j]; /* W = c - i s */
+  return make_float2(a.x * c + a.y * s, a.y * c - a.x * s);
+}
+
+/* In-register forward DFT of R points, natural order in and out. */
+template <int R> struct dft;
+
+template <> struct dft<1> {
+  static GF_HD void run(float2 *) {}
+};
+
+template <> struct dft<2> {
+  static GF_HD void run(float2 *v) {
+    const float2 a = v[0], b = v[1];
+    v[0] = cadd(a, b);
+    v[1] = csub(a, b);
+  }
+};
+
+template <> struct dft<4> {
+  static GF_HD void run(float2 *v) {
+    const float2 t0 = cadd(v[0], v[2]), t1 = csub(v[0], v[2]);
+    const float2 t2 = cadd(v[1], v[3]), t3 = csub(v[1], v[3]);
+    v[0] = cadd(t0, t2);
+    v[2] = csub(t0, t2);
+    v[1] = cadd(t1, mul_minus_i(t3));
+    v[3] = cadd(t1, mul_i(t3));
+  }
+};
+
+/* Cooley-Tukey R = R1 R2: X[k1 + R1 k2] = sum_n2 W_R2^(n2 k2) W_R^(n2 k1)
+ * sum_n1 x[R2 n1 + n2] W_R1^(n1 k1). */
+template <int R1, int R2> GF_HD void dft_split(float2 *v) {
+  constexpr int R = R1 * R2;
+  float2 a[R];
+  GF_UNROLL
+  for (int n2 = 0; n2 < R2; n2++) {
+    float2 u[R1];
+    GF_UNROLL
+    for (int n1 = 0; n1 < R1; n1++) u[n1] = v[R2 * n1 + n2];
+    dft<R1>::run(u);
+    GF_UNROLL
+    for (int k1 = 0; k1 < R1; k1++) a[n2 * R1 + k1] = w16(u[k1], n2 * k1 * (16 / R));
+  }
+  GF_UNROLL
+  for (int k1 = 0; k1 < R1; k1++) {
+    float2 u[R2];
+    GF_UNROLL
+    for (int n2 = 0; n2 < R2; n2++) u[n2] = a[n2 * R1 + k1];
+    dft<R2>::run(u);
+    GF_UNROLL
+    for (int k2 = 0; k2 < R2; k2++) v[k1 + R1 * k2] = u[k2];
+  }
+}
+
+template <> struct dft<8> {
+  static GF_HD void run(float2 *v) { dft_split<4, 2>(v); }
+};
+
+template <> struct dft<16> {
+  static GF_HD void run(float2 *v) { dft_split<4, 4>(v); }
+};
+
+/* Shape of one FFT: M complex points, E per thread, T threads. PADDED
+ * buffers put one pad element after every 16 (for a block that runs one
+ * FFT); unpadded ones are M + 1 long, so that FFTs laid side by side start
+ * one bank apart (for a block that runs 16 FFTs, thread t on FFT t % 16). */
+template <int LOG2M, int LOG2E, bool PADDED = true> struct shape {
+  static constexpr int log2m = LOG2M, log2e = LOG2E;
+  static constexpr int M = 1 << LOG2M, E = 1 << LOG2E, T = M / E;
+  static constexpr int full = LOG2M / LOG2E, rem = LOG2M % LOG2E;
+  static constexpr int passes = full + (rem ? 1 : 0);
+  static constexpr GF_HDC int log2_radix(int p) { return p < full ? LOG2E : rem; }
+  static constexpr GF_HDC int log2_ns(int p) { return p * LOG2E; }
+  static constexpr int buf_elems = PADDED ? M + (M >> 4) : M + 1;
+  static constexpr GF_HDC int at(int i) { return PADDED ? i + (i >> 4) : i; }
+  static_assert(LOG2M >= 2 * LOG2E, "at least two passes");
+};
+
+/* Pass P, step 1: each thread's butterflies from shared memory. */
+template <class S, int P> GF_HD void load_smem(int t, float2 *v, const float2 *buf) {
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
+  GF_UNROLL
+  for (int b = 0; b < B; b++) {
+    const int q = t + b * S::T;
+    GF_UNROLL
+    for (int r = 0; r < R; r++) v[b * R + r] = buf[S::at(q + (r << (S::log2m - LR)))];
+  }
+}
+
+/* Pass P, step 2: twiddles and the radix-R DFTs, in registers. Twiddle
+ * powers come from one table value by repeated multiplication. */
+template <class S, int P> GF_HD void butterflies(int t, float2 *v, const float2 *tw) {
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
+  GF_UNROLL
+  for (int b = 0; b < B; b++) {
+    if (P > 0) {
+      const int q = t + b * S::T;
+      const int k = q & ((1 << LNS) - 1);
+      /* W_M^(k M/(Ns R)) = W_N^(2 k M/(Ns R)) */
+      const float2 w1 = GF_LDG(tw + ((2 * k) << (S::log2m - LNS - LR)));
+      float2 w = w1;
+      GF_UNROLL
+      for (int r = 1; r < R; r++) {
+        v[b * R + r] = cmul(v[b * R + r], w);
+        if (r + 1 < R) w = cmul(w, w1);
+      }
+    }
+    dft<R>::run(v + b * R);
+  }
+}
+
+/* Pass P, step 3: Stockham store into shared memory. */
+template <class S, int P> GF_HD void store_smem(int t, const float2 *v, float2 *buf) {
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
+  GF_UNROLL
+  for (int b = 0; b < B; b++) {
+    const int q = t + b * S::T;
+    const int base = ((q >> LNS) << (LNS + LR)) + (q & ((1 << LNS) - 1));
+    GF_UNROLL
+    for (int r = 0; r < R; r++) buf[S::at(base + (r << LNS))] = v[b * R + r];
+  }
+}
+
+/* Pass 0 of the forward FFT reads the segment itself: x[i] for i < left,
+ * zeros after; 8-byte loads where the segment start allows. */
+template <class S>
+GF_HD void load_input(int t, float2 *v, const float *src, int left, bool aligned8) {
+  constexpr int LR = S::log2_radix(0), R = 1 << LR, B = S::E / R;
+  GF_UNROLL
+  for (int b = 0; b < B; b++) {
+    const int q = t + b * S::T;
+    GF_UNROLL
+    for (int r = 0; r < R; r++) {
+      const int i = 2 * (q + (r << (S::log2m - LR)));
+      float2 x;
+      if (aligned8 && i + 2 <= left) {
+        x = GF_LDG(reinterpret_cast<const float2 *>(src + i));
+      } else {
+        x.x = i < left ? GF_LDG(src + i) : 0.0f;
+        x.y = i + 1 < left ? GF_LDG(src + i + 1) : 0.0f;
+      }
+      v[b * R + r] = x;
+    }
+  }
+}
+
+/* The last inverse pass writes y[2n] = Re, y[2n+1] = -Im straight out:
+ * output o = 2n - skip for 0 <= o < count. aligned8: dst - skip is 8-byte
+ * aligned, so pairs may go out as one 8-byte store. */
+template <class S>
+GF_HD void store_output(int t, const float2 *v, float *dst, int skip, int count, bool aligned8) {
+  constexpr int P = S::passes - 1;
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
+  GF_UNROLL
+  for (int b = 0; b < B; b++) {
+    const int q = t + b * S::T;
+    GF_UNROLL
+    for (int r = 0; r < R; r++) {
+      const int o = 2 * (q + (r << (S::log2m - LR))) - skip;
+      const float2 y = cconj(v[b * R + r]);
+      if (aligned8 && o >= 0 && o + 2 <= count) {
+        *reinterpret_cast<float2 *>(dst + o) = y;
+      } else {
+        if (o >= 0 && o < count) dst[o] = y.x;
+        if (o + 1 >= 0 && o + 1 < count) dst[o + 1] = y.y;
+      }
+    }
+  }
+}
+
+/* Conjugated inverse-split spectrum of bins k and M-k from the forward
+ * spectrum a = Z[k], zm = Z[M-k] (all factors of 1/2 folded into h). */
+GF_HD void split_pair(float2 a, float2 zm, float2 w, float2 hk, float2 hm, float2 *out_k,
+                      float2 *out_m) {
+  const float2 b = cconj(zm);
+  const float2 s = cadd(a, b), wd = cmul(w, csub(a, b));
+  const float2 xk = cadd(s, mul_minus_i(wd));  /* 2 X[k] */
+  const float2 xm = cconj(cadd(s, mul_i(wd))); /* 2 X[M-k] */
+  const float2 yk = cmul(xk, hk), ym = cmul(xm, hm);
+  const float2 ye = cadd(yk, cconj(ym));
+  const float2 yo = cmul(csub(yk, cconj(ym)), cconj(w));
+  *out_k = cconj(cadd(ye, mul_i(yo)));               /* conj(Z'[k]) */
+  *out_m = cconj(cadd(cconj(ye), mul_i(cconj(yo)))); /* conj(Z'[M-k]) */
+}
+
+/* Between the transforms: bins k and M-k belong to one thread, so no other
+ * thread reads what it writes. Thread 0 also takes bins 0 and M/2. */
+template <class S> GF_HD void middle(int t, float2 *buf, const float2 *h, const float2 *tw) {
+  constexpr int M = S::M;
+  GF_UNROLL
+  for (int j = 0; j < S::E / 2; j++) {
+    const int k = t + j * S::T; /* 0 <= k < M/2 */
+    if (k == 0) {
+      const float2 z = buf[S::at(0)];
+      const float x0 = 2.0f * (z.x + z.y), xm = 2.0f * (z.x - z.y); /* 2 X[0], 2 X[M], real */
+      const float2 h0 = GF_LDG(h), hm = GF_LDG(h + M);
+      const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y), ym = make_float2(xm * hm.x, xm * hm.y);
+      const float2 ye = cadd(y0, cconj(ym)), yo = csub(y0, cconj(ym));
+      buf[S::at(0)] = cconj(cadd(ye, mul_i(yo)));
+      const float2 zh = buf[S::at(M / 2)];
+      float2 ok, om;
+      split_pair(zh, zh, GF_LDG(tw + M / 2), GF_LDG(h + M / 2), GF_LDG(h + M / 2), &ok, &om);
+      buf[S::at(M / 2)] = ok;
+    } else {
+      float2 ok, om;
+      split_pair(buf[S::at(k)], buf[S::at(M - k)], GF_LDG(tw + k), GF_LDG(h + k), GF_LDG(h + M - k),
+                 &ok, &om);
+      buf[S::at(k)] = ok;
+      buf[S::at(M - k)] = om;
+    }
+  }
+}
+
+template <class S, int P, class Ex>
+GF_HD void forward_passes(Ex &ex, float2 *buf, const float2 *tw) {
+  if constexpr (P < S::passes) {
+    ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
+    ex.sync();
+    ex.phase([&](int t, float2 *v) {
+      butterflies<S, P>(t, v, tw);
+      store_smem<S, P>(t, v, buf);
+    });
+    ex.sync();
+    forward_passes<S, P + 1>(ex, buf, tw);
+  }
+}
+
+template <class S, int P, class Ex>
+GF_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, float *dst, int skip, int count,
+                          bool out_aligned8) {
+  ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
+  if constexpr (P + 1 < S::passes) {
+    ex.sync();
+    ex.phase([&](int t, float2 *v) {
+      butterflies<S, P>(t, v, tw);
+      store_smem<S, P>(t, v, buf);
+    });
+    ex.sync();
+    inverse_passes<S, P + 1>(ex, buf, tw, dst, skip, count, out_aligned8);
+  } else {
+    ex.phase([&](int t, float2 *v) {
+      butterflies<S, P>(t, v, tw);
+      store_output<S>(t, v, dst, skip, count, out_aligned8);
+    });
+  }
+}
+
+/* One segment: src holds `left` valid inputs (then zeros up to N); dst
+ * receives outputs 0 .. count-1 (circular positions skip .. skip+count-1). */
+template <class S, class Ex>
+GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, bool in_aligned8, float *dst,
+                   int skip, int count, bool out_aligned8, const float2 *h, const float2 *tw) {
+  ex.phase([&](int t, float2 *v) {
+    load_input<S>(t, v, src, left, in_aligned8);
+    butterflies<S, 0>(t, v, tw);
+    store_smem<S, 0>(t, v, buf);
+  });
+  ex.sync();
+  forward_passes<S, 1>(ex, buf, tw);
+  ex.phase([&](int t, float2 *) { middle<S>(t, buf, h, tw); });
+  ex.sync();
+  inverse_passes<S, 0>(ex, buf, tw, dst, skip, count, out_aligned8);
+}
+
+#ifdef __CUDACC__
+/* The executor on the device: one phase per thread, the thread's points in
+ * registers, __syncthreads between phases. */
+template <int E> struct block_exec {
+  float2 v[E];
+  template <class F> __device__ __forceinline__ void phase(F f) { f((int)threadIdx.x, v); }
+  __device__ __forceinline__ void sync() { __syncthreads(); }
+};
+#endif
+
+} // namespace gf
+
+#endif /* CONVOY_GPU_CONV_FFT_FUSED_CUH */

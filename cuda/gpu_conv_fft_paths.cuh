@@ -1,0 +1,133 @@
+/*
+ * gpu_conv_fft_paths.cuh - the FFT engine's implementations below
+ * gpu_conv_fft.cu (CUDA C++ only).
+ *
+ *   fused     one kernel per launch does the whole overlap-save of a
+ *             segment in a thread block (gpu_conv_fft_fused.cu); N from 2^10
+ *             to 2^15.
+ *   callback  batched cuFFT R2C/C2R whose LTO callbacks gather, multiply and
+ *             scatter (gpu_conv_fft_cb.cu): two passes of cuFFT, any N.
+ *   fourstep  N from 2^16 to 2^22: three kernels per batch of segments, a
+ *             four-step FFT whose first and last steps read the signal and
+ *             write the outputs (gpu_conv_fft_4step.cu).
+ *   plain     batched cuFFT with gather, multiply and scatter kernels between
+ *             (gpu_conv_fft.cu): above 2^22, and where callbacks fail.
+ */
+#ifndef CONVOY_GPU_CONV_FFT_PATHS_CUH
+#define CONVOY_GPU_CONV_FFT_PATHS_CUH
+
+#include "gpu_conv_internal.cuh"
+#include "gpu_conv_fft_cb.cuh"
+#include "gpu_conv_fft_path.h"
+
+/* ------------------------------------------------------------- fused */
+
+#define GC_FUSED_MIN_N ((int64_t)1 << 10)
+#define GC_FUSED_MAX_N ((int64_t)1 << 15)
+
+typedef struct gc_fused_args {
+  const float *in;
+  int64_t in_stride, n_in;
+  float *out;
+  int64_t out_stride, n_out;
+  int64_t segments; /* per channel in this call */
+  int64_t p0;       /* first (channel, segment) pair of the launch */
+  int64_t l, window;
+  int32_t skip;        /* taps - 1 */
+  const float2 *spec;  /* [filters][n/2 + 1], scaled by 1/(2n) */
+  int64_t spec_stride; /* n/2 + 1 */
+  const int32_t *filter_of;
+  const float2 *tw; /* W_n^i, 0 <= i < n/2 */
+} gc_fused_args;
+
+/* Points per thread the fused kernel uses at size n unless overridden (8 or 16). */
+int gc_fused_default_points(int64_t n);
+
+/* Whether the fused kernel exists for size n and points per thread. */
+bool gc_fused_supported(int64_t n, int points);
+
+/* Raises the kernel's shared-memory limit where it needs more than 48 KiB. */
+convoy_status gc_fused_prepare(int64_t n, int points, char *err, size_t err_size);
+
+/* One block per (channel, segment) pair p0 .. p0 + blocks - 1. */
+convoy_status gc_fused_launch(int64_t n, int points, const gc_fused_args *a, unsigned blocks,
+                              cudaStream_t stream, char *err, size_t err_size);
+
+/* W_n^(i step mod n) for 0 <= i < count on the device (computed in double).
+ * *tw is cudaMalloc'd; the caller frees it. */
+convoy_status gc_twiddle_table(int64_t n, int64_t count, int64_t step, float2 **tw, char *err,
+                               size_t err_size);
+
+/* ------------------------------------------------------------- four-step */
+
+#define GC_FOUR_MIN_N ((int64_t)1 << 16)
+#define GC_FOUR_MAX_N ((int64_t)1 << 22)
+
+typedef struct gc_four_args {
+  const float *in;
+  int64_t in_stride, n_in;
+  float *out;
+  int64_t out_stride, n_out;
+  int64_t segments, p0;
+  int64_t l, window;
+  int32_t skip;
+  float2 *scratch;  /* [slots][n/2] */
+  const float2 *hp; /* [filters][n/2 + 1], row order, scaled by 1/(2n) */
+  int64_t hp_stride;
+  const int32_t *filter_of;
+  const float2 *tw_rows, *tw_cols, *wide, *fine;
+} gc_four_args;
+
+/* Whether the four-step kernels exist for size n; *m1, *m2 its split of n/2. */
+bool gc_four_supported(int64_t n, int *m1, int *m2);
+
+convoy_status gc_four_prepare(int64_t n, char *err, size_t err_size);
+
+/* The three kernels for slots 0 .. used-1 (pairs p0 .. p0 + used - 1). */
+convoy_status gc_four_launch(int64_t n, const gc_four_args *a, unsigned used, cudaStream_t stream,
+                             char *err, size_t err_size);
+
+/* Reorders [filters][n/2 + 1] spectra into row order, in place through a
+ * temporary. */
+convoy_status gc_four_reorder(int64_t n, float2 *spec, int32_t filters, cudaStream_t stream,
+                              char *err, size_t err_size);
+
+/* ------------------------------------------------------------- callbacks */
+
+/* Whether the build embedded the callbacks' LTO-IR. */
+bool gc_cb_compiled(void);
+
+/* Fills the device-side facts of a lane (copied to the device by the caller). */
+void gc_cb_info_make(gc_cb_info *ci, gc_cb_slot *d_slots, int64_t n, int64_t skip);
+
+/* Attaches the three callbacks to freshly created, not yet planned handles.
+ * *d_info must stay valid (and its device struct alive) for the plans' life. */
+convoy_status gc_cb_attach(cufftHandle fwd, cufftHandle inv, gc_cb_info **d_info, char *err,
+                           size_t err_size);
+
+/* One batch of the callback path. */
+typedef struct gc_cb_batch {
+  const float *in;
+  int64_t in_stride, n_in;
+  float *out;
+  int64_t out_stride, n_out;
+  int64_t segments, p0;
+  unsigned used;
+  int64_t l, window;
+  const float2 *spec;
+  int64_t bins;
+  const int32_t *filter_of;
+} gc_cb_batch;
+
+/* Rewrites the slot table for a batch (slots past b->used read and write nothing). */
+convoy_status gc_cb_slots_set(gc_cb_slot *d_slots, unsigned total, const gc_cb_batch *b,
+                              cudaStream_t stream, char *err, size_t err_size);
+
+/* ------------------------------------------------------------- override */
+
+/* The implementation forced by gpu_conv_fft_override() or CONVOY_GPU_FFT_PATH
+ * (0 = choose), and the forced points per thread of the fused kernel (0 = default). */
+int gc_fft_forced_path(void);
+int gc_fft_forced_points(void);
+
+#endif /* CONVOY_GPU_CONV_FFT_PATHS_CUH */
