@@ -143,6 +143,10 @@ static convoy_status consume_sink(void *ctx, const float *x, int64_t n, char *er
   return audio_sink_write(ctx, x, n, err, err_size);
 }
 
+static int is_gpu_engine(convoy_engine e) {
+  return e == CONVOY_ENGINE_GPU_DIRECT || e == CONVOY_ENGINE_GPU_FFT;
+}
+
 static int run_pass(filter_job *j, const char *label, float gain, filter_consumer consume,
                     void *ctx) {
   filter_run_config rc;
@@ -153,6 +157,12 @@ static int run_pass(filter_job *j, const char *label, float gain, filter_consume
   rc.channels = j->info.channels;
   rc.chunk_frames =
       CHUNK_SAMPLES / j->info.channels > 1024 ? CHUNK_SAMPLES / j->info.channels : 1024;
+  if (is_gpu_engine(convoy_stream_engine(j->stream))) {
+    /* The GPU pipeline moves whole chunks of about a quarter of its latency
+     * (streams + 1 chunks); smaller reads would go through its host copy. */
+    int64_t gpu_chunk = (convoy_stream_latency(j->stream) + 1) / 4;
+    if (gpu_chunk > rc.chunk_frames) rc.chunk_frames = gpu_chunk;
+  }
   rc.skip = j->skip;
   rc.tail = j->opt.tail;
   rc.gain = gain;
