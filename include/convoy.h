@@ -98,14 +98,14 @@ int convoy_cpu_threads(void);
 /* ------------------------------------------------------------------ GPUs */
 
 typedef struct convoy_gpu_info {
-  char name[256];           /* e.g. "NVIDIA H200" */
-  int64_t memory_bytes;     /* total device memory */
-  int32_t compute_major;    /* compute capability */
+  char name[256];        /* e.g. "NVIDIA H200" */
+  int64_t memory_bytes;  /* total device memory */
+  int32_t compute_major; /* compute capability */
   int32_t compute_minor;
   int32_t multiprocessors;
-  int32_t copy_engines;     /* asynchronous copy engines (asyncEngineCount) */
-  int32_t driver_version;   /* CUDA driver API version, e.g. 13000; 0 if no driver */
-  int32_t runtime_version;  /* CUDA runtime the library was built with */
+  int32_t copy_engines;    /* asynchronous copy engines (asyncEngineCount) */
+  int32_t driver_version;  /* CUDA driver API version, e.g. 13000; 0 if no driver */
+  int32_t runtime_version; /* CUDA runtime the library was built with */
 } convoy_gpu_info;
 
 /** Number of usable CUDA devices: 0 when none, no driver, or convoy was built

@@ -33,7 +33,6 @@ void atomic_file_start_writeback(atomic_file *af) {
 #endif
 }
 
-
 /* Longest part of the target's name copied into the temporary's name, so
  * that ".NAME.convoy-XXXXXX" stays within NAME_MAX (255). */
 #define TEMP_BASE_MAX 200

@@ -28,9 +28,9 @@ struct audio_sink {
   int failed; /* a write failed: the temporary is gone */
   int64_t frames;
   int64_t since_writeback; /* samples written since writeback last started */
-  int64_t chunk_frames; /* frames per libsndfile call */
-  void *buf;            /* chunk_frames * channels shorts, ints or floats */
-  char name[]; /* for messages: the path, or "stdout" */
+  int64_t chunk_frames;    /* frames per libsndfile call */
+  void *buf;               /* chunk_frames * channels shorts, ints or floats */
+  char name[];             /* for messages: the path, or "stdout" */
 };
 
 static void free_sink(audio_sink *sink) {

@@ -20,12 +20,12 @@
 
 typedef struct engine_request {
   int32_t channels;
-  int64_t taps_len;          /* longest filter; shorter ones are zero-padded to it */
-  const float *const *taps;  /* [channels] pointers, each taps_len floats */
-  int32_t threads;           /* >= 1 */
-  int64_t fft_size;          /* 0 = engine's cost model */
-  int32_t plan_effort;       /* 0 estimate, 1 measure */
-  int32_t device;            /* GPU index, -1 default */
+  int64_t taps_len;         /* longest filter; shorter ones are zero-padded to it */
+  const float *const *taps; /* [channels] pointers, each taps_len floats */
+  int32_t threads;          /* >= 1 */
+  int64_t fft_size;         /* 0 = engine's cost model */
+  int32_t plan_effort;      /* 0 estimate, 1 measure */
+  int32_t device;           /* GPU index, -1 default */
 } engine_request;
 
 typedef struct engine_ops {

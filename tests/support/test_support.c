@@ -25,8 +25,8 @@ int ts_quick(void) {
 uint64_t ts_seed(const char *test_name) {
   const char *env = getenv("CONVOY_TEST_SEED");
   uint64_t seed = env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
-  printf("%s: seed %llu (replay with CONVOY_TEST_SEED=%llu)\n", test_name,
-         (unsigned long long)seed, (unsigned long long)seed);
+  printf("%s: seed %llu (replay with CONVOY_TEST_SEED=%llu)\n", test_name, (unsigned long long)seed,
+         (unsigned long long)seed);
   return seed;
 }
 
@@ -41,7 +41,9 @@ void ts_rng_init(ts_rng *rng, uint64_t seed) {
   for (int i = 0; i < 4; i++) rng->s[i] = splitmix64(&seed);
 }
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k) {
+  return (x << k) | (x >> (64 - k));
+}
 
 uint64_t ts_next(ts_rng *rng) { /* xoshiro256** */
   uint64_t *s = rng->s;
@@ -56,7 +58,9 @@ uint64_t ts_next(ts_rng *rng) { /* xoshiro256** */
   return result;
 }
 
-double ts_uniform(ts_rng *rng) { return (double)(ts_next(rng) >> 11) * 0x1.0p-53; }
+double ts_uniform(ts_rng *rng) {
+  return (double)(ts_next(rng) >> 11) * 0x1.0p-53;
+}
 
 int64_t ts_range(ts_rng *rng, int64_t lo, int64_t hi) {
   if (hi <= lo) return lo;
@@ -150,8 +154,8 @@ float *ts_stream_run(convoy_stream *stream, const float *in, int64_t frames, int
       if (c < n) n = c;
     }
     int64_t bound = convoy_stream_max_output(stream, n), got = -1;
-    convoy_status st = convoy_stream_process(stream, in + pos * ch, n, out + done * ch, cap - done,
-                                             &got);
+    convoy_status st =
+        convoy_stream_process(stream, in + pos * ch, n, out + done * ch, cap - done, &got);
     if (st != CONVOY_OK) {
       TS_CHECK(st == CONVOY_OK, "process: %s: %s", convoy_strerror(st),
                convoy_stream_last_error(stream));

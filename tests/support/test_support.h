@@ -16,23 +16,23 @@
 extern int ts_failures;
 extern int ts_passes;
 
-#define TS_CHECK(cond, ...)                                                  \
-  do {                                                                       \
-    if (cond) {                                                              \
-      ts_passes++;                                                           \
-    } else {                                                                 \
-      ts_failures++;                                                         \
-      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
-      fprintf(stderr, __VA_ARGS__);                                          \
-      fprintf(stderr, "\n");                                                 \
-    }                                                                        \
+#define TS_CHECK(cond, ...)                                                                        \
+  do {                                                                                             \
+    if (cond) {                                                                                    \
+      ts_passes++;                                                                                 \
+    } else {                                                                                       \
+      ts_failures++;                                                                               \
+      fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);                              \
+      fprintf(stderr, __VA_ARGS__);                                                                \
+      fprintf(stderr, "\n");                                                                       \
+    }                                                                                              \
   } while (0)
 
-#define TS_CHECK_OK(call)                                                    \
-  do {                                                                       \
-    convoy_status ts_st_ = (call);                                           \
-    TS_CHECK(ts_st_ == CONVOY_OK, "%s -> %s (%s)", #call,                    \
-             convoy_strerror(ts_st_), convoy_last_error());                  \
+#define TS_CHECK_OK(call)                                                                          \
+  do {                                                                                             \
+    convoy_status ts_st_ = (call);                                                                 \
+    TS_CHECK(ts_st_ == CONVOY_OK, "%s -> %s (%s)", #call, convoy_strerror(ts_st_),                 \
+             convoy_last_error());                                                                 \
   } while (0)
 
 /* Prints "N passed, N failed" and returns the exit status (0 or 1). */
@@ -54,7 +54,7 @@ typedef struct ts_rng {
 uint64_t ts_seed(const char *test_name);
 void ts_rng_init(ts_rng *rng, uint64_t seed);
 uint64_t ts_next(ts_rng *rng);
-double ts_uniform(ts_rng *rng);                       /* [0, 1) */
+double ts_uniform(ts_rng *rng);                        /* [0, 1) */
 int64_t ts_range(ts_rng *rng, int64_t lo, int64_t hi); /* [lo, hi] inclusive */
 /* Log-uniform integer in [lo, hi]: small sizes are as likely as large ones. */
 int64_t ts_log_range(ts_rng *rng, int64_t lo, int64_t hi);
