@@ -80,7 +80,8 @@ static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
   if (!padded || !taps) {
     free(padded);
     free(taps);
-    return gp_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "out of host memory for the taps");
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                               "out of host memory for the taps");
   }
   for (int32_t i = 0; i < c->channels; i++) {
     const convoy_filter *f = filters[n_filters == 1 ? 0 : i];
@@ -108,11 +109,12 @@ static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
     while (k <= kMaxFftLog2 && ((int64_t)1 << k) < want) k++;
     gc.fft_size = k <= kMaxFftLog2 ? (int64_t)1 << k : -1;
   }
-  convoy_status st = gc.fft_size < 0
-                         ? gp_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                                   "fft_size %lld with %lld taps needs an FFT above 2^%d points",
-                                   (long long)cfg->fft_size, (long long)c->taps_len, kMaxFftLog2)
-                         : gpu_conv_create(&gc, &c->conv, err, err_size);
+  convoy_status st =
+      gc.fft_size < 0
+          ? convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                                "fft_size %lld with %lld taps needs an FFT above 2^%d points",
+                                (long long)cfg->fft_size, (long long)c->taps_len, kMaxFftLog2)
+          : gpu_conv_create(&gc, &c->conv, err, err_size);
   free(padded);
   free(taps);
   if (st != CONVOY_OK) return st;
@@ -259,27 +261,28 @@ extern "C" convoy_status convoy_cuda_conv_process(convoy_cuda_conv *c, convoy_sa
   if (!c) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: conv is NULL", fn);
   const size_t width = convoy_sample_format_bytes(fmt);
   if (width == 0)
-    return gp_fail(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
-                   "%s: unknown sample format %d", fn, (int)fmt);
+    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
+                               "%s: unknown sample format %d", fn, (int)fmt);
   if (frames < 0 || frames > c->max_frames)
-    return gp_fail(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
-                   "%s: frames %lld is outside 0 .. max_frames %lld", fn, (long long)frames,
-                   (long long)c->max_frames);
+    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
+                               "%s: frames %lld is outside 0 .. max_frames %lld", fn,
+                               (long long)frames, (long long)c->max_frames);
   if (frames == 0) return CONVOY_OK;
   if (!d_in || !d_out)
-    return gp_fail(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT, "%s: %s is NULL", fn,
-                   d_in ? "d_out" : "d_in");
+    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT, "%s: %s is NULL",
+                               fn, d_in ? "d_out" : "d_in");
   const size_t in_bytes = width * (size_t)c->channels * (size_t)frames;
   const size_t out_bytes = sizeof(float) * (size_t)c->channels * (size_t)frames;
   const bool in_place = fmt == CONVOY_FORMAT_F32 && (const void *)d_out == d_in;
   if (!in_place && overlap(d_in, in_bytes, d_out, out_bytes))
-    return gp_fail(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
-                   "%s: d_in and d_out overlap without being the same float32 buffer", fn);
+    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
+                               "%s: d_in and d_out overlap without being the same float32 buffer",
+                               fn);
   char msg[CONVOY_ERROR_SIZE] = "";
   gp_device_guard guard;
   convoy_status st = guard.enter(c->device, msg, sizeof msg);
   if (st == CONVOY_OK) st = enqueue(c, fmt, d_in, d_out, frames, stream, msg, sizeof msg);
-  if (st != CONVOY_OK) return gp_fail(c->err, sizeof c->err, st, "%s: %s", fn, msg);
+  if (st != CONVOY_OK) return convoy_error_format(c->err, sizeof c->err, st, "%s: %s", fn, msg);
   return CONVOY_OK;
 }
 
@@ -296,7 +299,7 @@ extern "C" convoy_status convoy_cuda_conv_reset(convoy_cuda_conv *c, cudaStream_
                                       (size_t)c->channels, stream);
     if (e != cudaSuccess) st = gp_cuda_fail(e, "history reset", msg, sizeof msg);
   }
-  if (st != CONVOY_OK) return gp_fail(c->err, sizeof c->err, st, "%s: %s", fn, msg);
+  if (st != CONVOY_OK) return convoy_error_format(c->err, sizeof c->err, st, "%s: %s", fn, msg);
   return CONVOY_OK;
 }
 

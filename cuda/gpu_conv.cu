@@ -28,16 +28,6 @@ struct gpu_conv {
 
 /* ------------------------------------------------------------- errors */
 
-convoy_status gc_fail(char *err, size_t err_size, convoy_status status, const char *fmt, ...) {
-  if (err && err_size > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-  }
-  return status;
-}
-
 static convoy_status status_of_cuda(cudaError_t e) {
   switch (e) {
   case cudaErrorMemoryAllocation:
@@ -57,8 +47,8 @@ static convoy_status status_of_cuda(cudaError_t e) {
 
 convoy_status gc_cuda_fail(cudaError_t e, const char *what, char *err, size_t err_size) {
   (void)cudaGetLastError(); /* clear the sticky-until-read last error */
-  return gc_fail(err, err_size, status_of_cuda(e), "%s: %s (%s)", what, cudaGetErrorString(e),
-                 cudaGetErrorName(e));
+  return convoy_error_format(err, err_size, status_of_cuda(e), "%s: %s (%s)", what,
+                             cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 static const char *cufft_name(cufftResult r) {
@@ -103,9 +93,9 @@ convoy_status gc_cufft_fail(cufftResult r, const char *what, char *err, size_t e
   cudaError_t e = cudaGetLastError();
   convoy_status st = r == CUFFT_ALLOC_FAILED ? CONVOY_ERR_OUT_OF_MEMORY : CONVOY_ERR_BACKEND;
   if (e != cudaSuccess)
-    return gc_fail(err, err_size, st, "%s: cuFFT %s (%d); CUDA: %s", what, cufft_name(r), (int)r,
-                   cudaGetErrorString(e));
-  return gc_fail(err, err_size, st, "%s: cuFFT %s (%d)", what, cufft_name(r), (int)r);
+    return convoy_error_format(err, err_size, st, "%s: cuFFT %s (%d); CUDA: %s", what,
+                               cufft_name(r), (int)r, cudaGetErrorString(e));
+  return convoy_error_format(err, err_size, st, "%s: cuFFT %s (%d)", what, cufft_name(r), (int)r);
 }
 
 /* ------------------------------------------------------------- device */
@@ -265,7 +255,8 @@ static convoy_status filters_make(const gpu_conv_config *cfg, gc_filters *f, cha
   f->taps = (const float **)malloc(sizeof(float *) * (size_t)cfg->channels);
   if (!f->of_channel || !f->taps) {
     filters_free(f);
-    return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                               "gpu_conv: out of host memory");
   }
   size_t bytes = sizeof(float) * (size_t)cfg->taps_len;
   for (int32_t c = 0; c < cfg->channels; c++) {
@@ -283,33 +274,37 @@ static convoy_status filters_make(const gpu_conv_config *cfg, gc_filters *f, cha
 }
 
 static convoy_status check_config(const gpu_conv_config *c, char *err, size_t err_size) {
-  if (!c) return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: config is NULL");
+  if (!c)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: config is NULL");
   if (c->channels < 1 || c->channels > CONVOY_MAX_CHANNELS)
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                   "gpu_conv: %d channels (expected 1 .. %d)", (int)c->channels,
-                   CONVOY_MAX_CHANNELS);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: %d channels (expected 1 .. %d)", (int)c->channels,
+                               CONVOY_MAX_CHANNELS);
   if (c->taps_len < 1 || c->taps_len > ((int64_t)1 << 31))
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                   "gpu_conv: %lld taps (expected 1 .. 2^31)", (long long)c->taps_len);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: %lld taps (expected 1 .. 2^31)", (long long)c->taps_len);
   if (!c->taps)
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: taps is NULL");
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: taps is NULL");
   for (int32_t i = 0; i < c->channels; i++)
     if (!c->taps[i])
-      return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                     "gpu_conv: taps of channel %d is NULL", (int)i);
+      return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                                 "gpu_conv: taps of channel %d is NULL", (int)i);
   if (c->max_out < 1 || c->max_out > ((int64_t)1 << 40))
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                   "gpu_conv: max_out %lld out of range (1 .. 2^40)", (long long)c->max_out);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: max_out %lld out of range (1 .. 2^40)",
+                               (long long)c->max_out);
   if (c->kind != GPU_CONV_AUTO && c->kind != GPU_CONV_DIRECT && c->kind != GPU_CONV_FFT)
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: unknown engine kind %d",
-                   (int)c->kind);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: unknown engine kind %d", (int)c->kind);
   if (c->lanes < 0 || c->lanes > 64)
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                   "gpu_conv: %d lanes (expected 0 .. 64)", (int)c->lanes);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: %d lanes (expected 0 .. 64)", (int)c->lanes);
   if (c->kind == GPU_CONV_FFT && c->taps_len > GPU_CONV_FFT_MAX_TAPS)
-    return gc_fail(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                   "gpu_conv: the FFT engine takes at most 2^25 taps, not %lld",
-                   (long long)c->taps_len);
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: the FFT engine takes at most 2^25 taps, not %lld",
+                               (long long)c->taps_len);
   return CONVOY_OK;
 }
 
@@ -438,7 +433,9 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
 extern "C" convoy_status gpu_conv_create(const gpu_conv_config *config, gpu_conv **conv, char *err,
                                          size_t err_size) {
   if (err && err_size) err[0] = '\0';
-  if (!conv) return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: conv is NULL");
+  if (!conv)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: conv is NULL");
   *conv = NULL;
   convoy_status st = check_config(config, err, err_size);
   if (st != CONVOY_OK) return st;
@@ -449,14 +446,16 @@ extern "C" convoy_status gpu_conv_create(const gpu_conv_config *config, gpu_conv
   int32_t device = config->device;
   if (device < 0) GC_CUDA(cudaGetDevice(&device), "cudaGetDevice");
   if (device >= count)
-    return gc_fail(err, err_size, CONVOY_ERR_NO_DEVICE, "gpu_conv: no GPU %d (%d present)",
-                   (int)device, count);
+    return convoy_error_format(err, err_size, CONVOY_ERR_NO_DEVICE,
+                               "gpu_conv: no GPU %d (%d present)", (int)device, count);
 
   device_guard guard;
   if ((st = guard.enter(device, err, err_size)) != CONVOY_OK) return st;
 
   gpu_conv *g = new (std::nothrow) gpu_conv();
-  if (!g) return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
+  if (!g)
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                               "gpu_conv: out of host memory");
   g->device = device;
   g->channels = config->channels;
   g->lanes = config->lanes > 0 ? config->lanes : 1;
@@ -483,29 +482,32 @@ extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float 
                                       int64_t in_stride, float *d_out, int64_t out_stride,
                                       int64_t n_out, void *cuda_stream, char *err,
                                       size_t err_size) {
-  if (!conv) return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: conv is NULL");
+  if (!conv)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: conv is NULL");
   if (n_out < 0 || n_out > conv->max_out)
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                   "gpu_conv: n_out %lld out of range (0 .. max_out %lld)", (long long)n_out,
-                   (long long)conv->max_out);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: n_out %lld out of range (0 .. max_out %lld)",
+                               (long long)n_out, (long long)conv->max_out);
   if (lane < 0 || lane >= conv->lanes)
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                   "gpu_conv: lane %d out of range (0 .. %d)", (int)lane, (int)conv->lanes - 1);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: lane %d out of range (0 .. %d)", (int)lane,
+                               (int)conv->lanes - 1);
   if (n_out == 0) return CONVOY_OK;
   int64_t n_in = n_out + conv->taps_len - 1;
   if (!d_in || !d_out)
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
-                   d_in ? "d_out" : "d_in");
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
+                               d_in ? "d_out" : "d_in");
   if (conv->channels > 1 && (in_stride < n_in || out_stride < n_out))
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                   "gpu_conv: strides %lld/%lld too small for %lld outputs and %lld taps",
-                   (long long)in_stride, (long long)out_stride, (long long)n_out,
-                   (long long)conv->taps_len);
+    return convoy_error_format(
+        err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+        "gpu_conv: strides %lld/%lld too small for %lld outputs and %lld taps",
+        (long long)in_stride, (long long)out_stride, (long long)n_out, (long long)conv->taps_len);
   int64_t in_span = (conv->channels - 1) * in_stride + n_in;
   int64_t out_span = (conv->channels - 1) * out_stride + n_out;
   if (ranges_overlap(d_in, in_span, d_out, out_span))
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                   "gpu_conv: input and output overlap (in-place is not supported)");
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: input and output overlap (in-place is not supported)");
 
   device_guard guard;
   convoy_status st = guard.enter(conv->device, err, err_size);

@@ -306,9 +306,9 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   bool shared_taps = cfg->direct_shared_taps != 0 || m > kRegMaxTaps;
   if (shared_taps) {
     if (cfg->direct_outputs && cfg->direct_outputs != kSmOutputs)
-      return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                     "gpu_conv: the shared-memory-taps kernel computes %d outputs per thread",
-                     kSmOutputs);
+      return convoy_error_format(
+          err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+          "gpu_conv: the shared-memory-taps kernel computes %d outputs per thread", kSmOutputs);
     kernel = staged ? &direct_smem<true> : &direct_smem<false>;
   } else if (m == 16 && (cfg->direct_outputs || cfg->direct_store)) {
     kernel = reg16_variant(outputs, staged);
@@ -316,12 +316,15 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
     kernel = kRegKernels[(size_t)(m - 1)];
   }
   if (!kernel)
-    return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                   "gpu_conv: no direct kernel variant with %d outputs per thread%s for %lld taps",
-                   outputs, staged ? " (staged stores)" : "", (long long)m);
+    return convoy_error_format(
+        err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+        "gpu_conv: no direct kernel variant with %d outputs per thread%s for %lld taps", outputs,
+        staged ? " (staged stores)" : "", (long long)m);
 
   gc_direct *d = (gc_direct *)calloc(1, sizeof *d);
-  if (!d) return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
+  if (!d)
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                               "gpu_conv: out of host memory");
   *out = d;
   d->taps_len = m;
   d->channels = cfg->channels;
@@ -335,7 +338,8 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   size_t n_taps = (size_t)d->taps_stride * (size_t)filters->count;
   float *host = (float *)calloc(n_taps, sizeof(float));
   if (!host)
-    return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                               "gpu_conv: out of host memory");
   for (int32_t f = 0; f < filters->count; f++)
     for (int64_t i = 0; i < m; i++)
       host[(size_t)f * d->taps_stride + i] = filters->taps[f][m - 1 - i];

@@ -469,7 +469,9 @@ static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters 
                                    char *err, size_t err_size) {
   *out = NULL;
   gc_fft *f = (gc_fft *)calloc(1, sizeof *f);
-  if (!f) return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
+  if (!f)
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                               "gpu_conv: out of host memory");
   *out = f;
   f->taps_len = cfg->taps_len;
   f->n = n;
@@ -509,7 +511,8 @@ static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters 
   }
   f->lane = (fft_lane *)calloc((size_t)f->lanes, sizeof(fft_lane));
   if (!f->lane)
-    return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                               "gpu_conv: out of host memory");
   for (int32_t i = 0; i < f->lanes; i++)
     if ((st = lane_make(f, &f->lane[i], err, err_size)) != CONVOY_OK) return st;
   return CONVOY_OK;
@@ -623,17 +626,19 @@ convoy_status gc_fft_create(const gpu_conv_config *cfg, const gc_filters *filter
   if (cfg->fft_size > 0) {
     int64_t n = cfg->fft_size;
     if (n < 64 || n > ((int64_t)1 << kMaxLog2) || (n & (n - 1)) != 0 || n < cfg->taps_len + 3)
-      return gc_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                     "gpu_conv: FFT size %lld is not a power of two in 64 .. 2^26 and >= taps + 3 "
-                     "(%lld)",
-                     (long long)n, (long long)(cfg->taps_len + 3));
+      return convoy_error_format(
+          err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+          "gpu_conv: FFT size %lld is not a power of two in 64 .. 2^26 and >= taps + 3 "
+          "(%lld)",
+          (long long)n, (long long)(cfg->taps_len + 3));
     for (k = 0; ((int64_t)1 << k) < n; k++) {
     }
   } else {
     k = model_best(cfg, dev, NULL);
     if (k < 0)
-      return gc_fail(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                     "gpu_conv: no FFT size up to 2^26 fits %lld taps", (long long)cfg->taps_len);
+      return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                                 "gpu_conv: no FFT size up to 2^26 fits %lld taps",
+                                 (long long)cfg->taps_len);
     if (cfg->plan_effort > 0) {
       convoy_status st = fft_time_sizes(cfg, filters, dev, &k, err, err_size);
       if (st != CONVOY_OK) return st;

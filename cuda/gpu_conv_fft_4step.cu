@@ -152,8 +152,8 @@ bool gc_four_supported(int64_t n, int *m1, int *m2) {
 convoy_status gc_four_prepare(int64_t n, char *err, size_t err_size) {
   const instance *in = find(n);
   if (!in)
-    return gc_fail(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                   "gpu_conv: no four-step FFT kernels for N=%lld", (long long)n);
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: no four-step FFT kernels for N=%lld", (long long)n);
   GC_CUDA(in->prepare(), "gpu_conv: four-step FFT kernels' shared memory");
   return CONVOY_OK;
 }
@@ -162,8 +162,8 @@ convoy_status gc_four_launch(int64_t n, const gc_four_args *a, unsigned used, cu
                              char *err, size_t err_size) {
   const instance *in = find(n);
   if (!in)
-    return gc_fail(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                   "gpu_conv: no four-step FFT kernels for N=%lld", (long long)n);
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: no four-step FFT kernels for N=%lld", (long long)n);
   in->launch(*a, used, stream);
   GC_LAUNCHED("gpu_conv: four-step FFT kernels");
   return CONVOY_OK;
@@ -173,8 +173,8 @@ convoy_status gc_four_reorder(int64_t n, float2 *spec, int32_t filters, cudaStre
                               char *err, size_t err_size) {
   const instance *in = find(n);
   if (!in)
-    return gc_fail(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                   "gpu_conv: no four-step FFT kernels for N=%lld", (long long)n);
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: no four-step FFT kernels for N=%lld", (long long)n);
   const int64_t m = n / 2, total = (m + 1) * filters;
   float2 *tmp = NULL;
   GC_CUDA(cudaMalloc((void **)&tmp, sizeof(float2) * (size_t)total), "gpu_conv: spectrum reorder");

@@ -50,7 +50,8 @@ convoy_status gc_cb_attach(cufftHandle fwd, cufftHandle inv, gc_cb_info **d_info
    * asking its version here also keeps the library loaded with ours. */
   unsigned major = 0, minor = 0;
   if (nvJitLinkVersion(&major, &minor) != NVJITLINK_SUCCESS)
-    return gc_fail(err, err_size, CONVOY_ERR_BACKEND, "gpu_conv: nvJitLink does not answer");
+    return convoy_error_format(err, err_size, CONVOY_ERR_BACKEND,
+                               "gpu_conv: nvJitLink does not answer");
   const void *fatbin = gc_fft_callbacks_fatbin;
   const size_t size = sizeof gc_fft_callbacks_fatbin;
   void **info = (void **)d_info;
@@ -66,8 +67,8 @@ convoy_status gc_cb_attach(cufftHandle fwd, cufftHandle inv, gc_cb_info **d_info
   (void)fwd;
   (void)inv;
   (void)d_info;
-  return gc_fail(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                 "gpu_conv: built without cuFFT LTO callbacks");
+  return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                             "gpu_conv: built without cuFFT LTO callbacks");
 #endif
 }
 

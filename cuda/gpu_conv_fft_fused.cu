@@ -93,9 +93,9 @@ bool gc_fused_supported(int64_t n, int points) {
 convoy_status gc_fused_prepare(int64_t n, int points, char *err, size_t err_size) {
   const instance *in = find(n, points);
   if (!in)
-    return gc_fail(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                   "gpu_conv: no fused FFT kernel for N=%lld with %d points per thread",
-                   (long long)n, points);
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: no fused FFT kernel for N=%lld with %d points per thread",
+                               (long long)n, points);
   GC_CUDA(in->prepare(), "gpu_conv: fused FFT kernel shared memory");
   return CONVOY_OK;
 }
@@ -104,9 +104,9 @@ convoy_status gc_fused_launch(int64_t n, int points, const gc_fused_args *a, uns
                               cudaStream_t stream, char *err, size_t err_size) {
   const instance *in = find(n, points);
   if (!in)
-    return gc_fail(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                   "gpu_conv: no fused FFT kernel for N=%lld with %d points per thread",
-                   (long long)n, points);
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: no fused FFT kernel for N=%lld with %d points per thread",
+                               (long long)n, points);
   in->launch(*a, blocks, stream);
   GC_LAUNCHED("gpu_conv: fused FFT kernel");
   return CONVOY_OK;
@@ -117,7 +117,8 @@ convoy_status gc_twiddle_table(int64_t n, int64_t count, int64_t step, float2 **
   *tw = NULL;
   float2 *host = (float2 *)malloc(sizeof(float2) * (size_t)count);
   if (!host)
-    return gc_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "gpu_conv: out of host memory");
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                               "gpu_conv: out of host memory");
   const double unit = 2.0 * 3.14159265358979323846 / (double)n;
   for (int64_t i = 0; i < count; i++) {
     const double a = unit * (double)((i * step) % n);

@@ -10,17 +10,11 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include "error_internal.h"
 #include <stddef.h>
 #include <stdint.h>
 
 /* ------------------------------------------------------------- errors */
-
-/* Writes a one-line message into err (if any) and returns status. */
-convoy_status gc_fail(char *err, size_t err_size, convoy_status status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
 
 /* Translates a failed CUDA call: clears the runtime's last error, writes
  * "what: <CUDA message> (<error name>)" into err, and returns the matching

@@ -146,13 +146,13 @@ convoy_status planar_create(const engine_request *r, gpu_conv_kind kind, void **
   *impl = nullptr;
   const int32_t device = r->device < 0 ? 0 : r->device;
   if (device >= gp_device_count())
-    return gp_fail(err, err_size, CONVOY_ERR_NO_DEVICE, "no GPU %d (%d present)", (int)device,
-                   gp_device_count());
+    return convoy_error_format(err, err_size, CONVOY_ERR_NO_DEVICE, "no GPU %d (%d present)",
+                               (int)device, gp_device_count());
   gp_device_guard guard;
   convoy_status st = guard.enter(device, err, err_size);
   if (st != CONVOY_OK) return st;
   planar_engine *e = new (std::nothrow) planar_engine();
-  if (!e) return gp_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (!e) return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "out of host memory");
   e->device = device;
   e->channels = r->channels;
   e->hist = r->taps_len - 1;
@@ -169,9 +169,9 @@ convoy_status planar_create(const engine_request *r, gpu_conv_kind kind, void **
     gc.fft_size = pow2_at_least(r->fft_size > r->taps_len + 3 ? r->fft_size : r->taps_len + 3);
     if (gc.fft_size == 0) {
       delete e;
-      return gp_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                     "fft_size %lld with %lld taps needs an FFT above 2^%d points",
-                     (long long)r->fft_size, (long long)r->taps_len, kMaxFftLog2);
+      return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                                 "fft_size %lld with %lld taps needs an FFT above 2^%d points",
+                                 (long long)r->fft_size, (long long)r->taps_len, kMaxFftLog2);
     }
   }
   st = gpu_conv_create(&gc, &e->conv, err, err_size);

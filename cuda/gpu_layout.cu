@@ -78,8 +78,8 @@ convoy_status gp_deinterleave(convoy_sample_format fmt, const void *raw, int32_t
         (const int32_t *)raw, channels, n_valid, n_total, 1.0f / 2147483648.0f, planar, stride);
     break;
   default:
-    return gp_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "unknown sample format %d",
-                   (int)fmt);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "unknown sample format %d", (int)fmt);
   }
   GP_CUDA(cudaGetLastError(), "deinterleave kernel launch");
   return CONVOY_OK;

@@ -529,7 +529,8 @@ static convoy_status make_plan(gpu_pipeline *p, const gpu_pipeline_config *cfg, 
   convoy_status st = gpu_conv_create(&gc, &p->conv, err, err_size);
   if (st != CONVOY_OK) return st;
   p->granule = gpu_conv_granule(p->conv);
-  if (p->granule < 1) return gp_fail(err, err_size, CONVOY_ERR_INTERNAL, "gpu_conv granule < 1");
+  if (p->granule < 1)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL, "gpu_conv granule < 1");
   /* C: whole granules; the FFT plan is remade for a larger max_out when one
    * granule is longer than the target. */
   int64_t c = gc.max_out / p->granule * p->granule;
@@ -542,13 +543,15 @@ static convoy_status make_plan(gpu_pipeline *p, const gpu_pipeline_config *cfg, 
     p->conv = nullptr;
     if ((st = gpu_conv_create(&gc, &p->conv, err, err_size)) != CONVOY_OK) return st;
     if (gpu_conv_granule(p->conv) != p->granule)
-      return gp_fail(err, err_size, CONVOY_ERR_INTERNAL, "gpu_conv granule changed on re-plan");
+      return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL,
+                                 "gpu_conv granule changed on re-plan");
   }
   p->chunk = c;
   p->in_stride = round_up(p->hist + c, kRowAlign);
   p->out_stride = round_up(c, kRowAlign);
   p->slots = new (std::nothrow) slot[p->streams];
-  if (!p->slots) return gp_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (!p->slots)
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "out of host memory");
   for (int32_t i = 0; i < p->streams; i++)
     if ((st = make_slot(p, p->slots[i], err, err_size)) != CONVOY_OK) return st;
   return CONVOY_OK;
@@ -558,24 +561,24 @@ static convoy_status check_config(const gpu_pipeline_config *c, int64_t *fft_siz
                                   size_t err_size) {
   if (c->channels < 1 || c->channels > CONVOY_MAX_CHANNELS || c->taps_len < 1 || !c->taps ||
       c->streams < 0 || c->chunk_frames < 0 || c->threads < 1 || c->fft_size < 0)
-    return gp_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                   "GPU pipeline: invalid configuration");
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "GPU pipeline: invalid configuration");
   if (c->chunk_frames > kMaxChunkSamples / c->channels)
-    return gp_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                   "chunk_frames %lld x %d channels is above 2^%d samples",
-                   (long long)c->chunk_frames, (int)c->channels, kMaxChunkLog2);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "chunk_frames %lld x %d channels is above 2^%d samples",
+                               (long long)c->chunk_frames, (int)c->channels, kMaxChunkLog2);
   if (c->taps_len > kMaxChunkSamples)
-    return gp_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "%lld taps is above 2^%d",
-                   (long long)c->taps_len, kMaxChunkLog2);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "%lld taps is above 2^%d", (long long)c->taps_len, kMaxChunkLog2);
   *fft_size = 0;
   if (c->fft_size > 0) {
     int64_t want = c->fft_size > c->taps_len + 3 ? c->fft_size : c->taps_len + 3;
     int k = 6;
     while (k <= kMaxFftLog2 && ((int64_t)1 << k) < want) k++;
     if (k > kMaxFftLog2)
-      return gp_fail(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                     "fft_size %lld with %lld taps needs an FFT above 2^%d points",
-                     (long long)c->fft_size, (long long)c->taps_len, kMaxFftLog2);
+      return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                                 "fft_size %lld with %lld taps needs an FFT above 2^%d points",
+                                 (long long)c->fft_size, (long long)c->taps_len, kMaxFftLog2);
     *fft_size = (int64_t)1 << k;
   }
   return CONVOY_OK;
@@ -589,15 +592,16 @@ extern "C" convoy_status gpu_pipeline_create(const gpu_pipeline_config *cfg, gpu
   if (st != CONVOY_OK) return st;
   const int count = gp_device_count();
   const int32_t device = cfg->device < 0 ? 0 : cfg->device;
-  if (count == 0) return gp_fail(err, err_size, CONVOY_ERR_NO_DEVICE, "no usable CUDA device");
+  if (count == 0)
+    return convoy_error_format(err, err_size, CONVOY_ERR_NO_DEVICE, "no usable CUDA device");
   if (device >= count)
-    return gp_fail(err, err_size, CONVOY_ERR_NO_DEVICE, "no GPU %d (%d present)", (int)device,
-                   count);
+    return convoy_error_format(err, err_size, CONVOY_ERR_NO_DEVICE, "no GPU %d (%d present)",
+                               (int)device, count);
   gp_device_guard guard;
   if ((st = guard.enter(device, err, err_size)) != CONVOY_OK) return st;
 
   gpu_pipeline *p = new (std::nothrow) gpu_pipeline();
-  if (!p) return gp_fail(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "out of host memory");
+  if (!p) return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "out of host memory");
   p->channels = cfg->channels;
   p->device = device;
   p->streams = cfg->streams == 0            ? kDefaultStreams
@@ -628,9 +632,9 @@ extern "C" convoy_status gpu_pipeline_create(const gpu_pipeline_config *cfg, gpu
       if (st == CONVOY_ERR_OUT_OF_MEMORY) {
         char why[192];
         snprintf(why, sizeof why, "%s", err ? err : "");
-        gp_fail(err, err_size, st,
-                "GPU %d: out of memory even with %lld-frame chunks on %d streams (%s)", (int)device,
-                (long long)target, (int)p->streams, why);
+        convoy_error_format(err, err_size, st,
+                            "GPU %d: out of memory even with %lld-frame chunks on %d streams (%s)",
+                            (int)device, (long long)target, (int)p->streams, why);
       }
       pool_destroy(p->pool);
       delete p;

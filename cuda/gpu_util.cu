@@ -6,16 +6,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-convoy_status gp_fail(char *err, size_t err_size, convoy_status status, const char *fmt, ...) {
-  if (err && err_size > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-  }
-  return status;
-}
-
 convoy_status gp_cuda_fail(cudaError_t e, const char *what, char *err, size_t err_size) {
   (void)cudaGetLastError(); /* leave no error behind for unrelated later calls */
   convoy_status st = CONVOY_ERR_BACKEND;
@@ -35,8 +25,8 @@ convoy_status gp_cuda_fail(cudaError_t e, const char *what, char *err, size_t er
   default:
     break;
   }
-  return gp_fail(err, err_size, st, "%s: %s (%s)", what, cudaGetErrorString(e),
-                 cudaGetErrorName(e));
+  return convoy_error_format(err, err_size, st, "%s: %s (%s)", what, cudaGetErrorString(e),
+                             cudaGetErrorName(e));
 }
 
 int gp_device_count(void) {

@@ -10,16 +10,9 @@
 
 #include <cuda_runtime.h>
 
+#include "error_internal.h"
 #include <stddef.h>
 #include <stdint.h>
-
-/* Writes a one-line message into err (when err and err_size allow) and
- * returns status. */
-convoy_status gp_fail(char *err, size_t err_size, convoy_status status, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
-#endif
-    ;
 
 /* A failed CUDA call: clears the runtime's last error, writes
  * "what: <CUDA message> (<error name>)" and returns the matching status

@@ -19,7 +19,7 @@ const char *design_type_name(convoy_design_type type) {
   return "unknown";
 }
 
-#define BAD(...) taps_error(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, __VA_ARGS__)
+#define BAD(...) convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, __VA_ARGS__)
 
 /* Checks one transition band [f - w/2, f + w/2] against 0 and Nyquist. */
 static convoy_status check_edge(const char *label, const char *key, double f, double w, double nyq,

@@ -105,21 +105,22 @@ static convoy_status make(const convoy_design *d, int64_t n, double atten, doubl
   free(*h);
   *h = malloc((size_t)n * sizeof **h);
   if (!*h)
-    return taps_error(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory for %lld taps",
-                      label, (long long)n);
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                               "%s: out of memory for %lld taps", label, (long long)n);
   if (design_fill(d, n, design_kaiser_beta(atten), *h) != 0)
-    return taps_error(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                      "%s: %lld taps give no gain in the passband: use more taps", label,
-                      (long long)n);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "%s: %lld taps give no gain in the passband: use more taps", label,
+                               (long long)n);
   return CONVOY_OK;
 }
 
 static convoy_status too_long(const convoy_design *d, const char *label, char *err,
                               size_t err_size) {
-  return taps_error(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                    "%s: meeting atten %.10g dB over a width of %.10g Hz needs more than %lld "
-                    "taps: widen the transition",
-                    label, d->atten, d->width, (long long)DESIGN_MAX_TAPS);
+  return convoy_error_format(
+      err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+      "%s: meeting atten %.10g dB over a width of %.10g Hz needs more than %lld "
+      "taps: widen the transition",
+      label, d->atten, d->width, (long long)DESIGN_MAX_TAPS);
 }
 
 /* Designs d from its width, raising the design attenuation *atten (start:
@@ -137,12 +138,13 @@ static convoy_status meet_spec(const convoy_design *d, double *atten, double **h
     if (st != CONVOY_OK) return st;
     double pass_err, stop_err;
     if (design_measure(d, *h, *n, &pass_err, &stop_err) != 0)
-      return taps_error(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", label);
+      return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory",
+                                 label);
     double worst = fmax(pass_err, stop_err) / target;
     if (worst <= 1.0) return CONVOY_OK;
     if (round == MAX_ROUNDS)
-      return taps_error(err, err_size, CONVOY_ERR_INTERNAL,
-                        "%s: the design did not reach atten %.10g dB", label, d->atten);
+      return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL,
+                                 "%s: the design did not reach atten %.10g dB", label, d->atten);
     *atten += fmax(0.25, 20.0 * log10(worst));
   }
 }
@@ -198,10 +200,11 @@ static convoy_design make_proxy(const convoy_design *d) {
 convoy_status convoy_design_taps(const convoy_design *design, convoy_taps *taps, char *err,
                                  size_t err_size) {
   if (err && err_size) err[0] = '\0';
-  if (!taps) return taps_error(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "design: NULL argument");
+  if (!taps)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "design: NULL argument");
   memset(taps, 0, sizeof *taps);
   if (!design)
-    return taps_error(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "design: NULL argument");
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "design: NULL argument");
   convoy_design d = *design;
   if (d.atten == 0) d.atten = DESIGN_DEFAULT_ATTEN;
   char label[32];

@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#define BAD(...) taps_error(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, __VA_ARGS__)
+#define BAD(...) convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, __VA_ARGS__)
 
 enum { KEY_CUTOFF, KEY_LOW, KEY_HIGH, KEY_WIDTH, KEY_ATTEN, KEY_TAPS, KEY_RATE, KEY_COUNT };
 static const char *const key_names[KEY_COUNT] = {"cutoff", "low",  "high", "width",

@@ -50,31 +50,34 @@ convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *tap
   SNDFILE *sf = sf_open(path, SFM_READ, &info);
   if (!sf) {
     if (quiet_open) return CONVOY_ERR_UNSUPPORTED;
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                      "%s: not an audio file libsndfile reads (%s)", path, sf_strerror(NULL));
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: not an audio file libsndfile reads (%s)", path,
+                               sf_strerror(NULL));
   }
 
   unsigned long long announced = 0, present = 0;
   if (truncated_chunk(sf, &announced, &present)) {
     sf_close(sf);
-    return taps_error(
+    return convoy_error_format(
         err, err_size, CONVOY_ERR_FORMAT,
         "%s: truncated: the header announces %llu bytes of samples, the file holds %llu", path,
         announced, present);
   }
   if (info.channels < 1 || info.samplerate < 1) {
     sf_close(sf);
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: bad header (%d channels, %d Hz)", path,
-                      info.channels, info.samplerate);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: bad header (%d channels, %d Hz)", path, info.channels,
+                               info.samplerate);
   }
   if (info.frames <= 0) {
     sf_close(sf);
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: no taps (0 frames)", path);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: no taps (0 frames)", path);
   }
   if (info.frames > TAPS_MAX_LENGTH) {
     sf_close(sf);
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: %lld frames, more than the limit %lld",
-                      path, (long long)info.frames, (long long)TAPS_MAX_LENGTH);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: %lld frames, more than the limit %lld", path,
+                               (long long)info.frames, (long long)TAPS_MAX_LENGTH);
   }
 
   int64_t frames = info.frames;
@@ -89,7 +92,7 @@ convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *tap
   if (!block) {
     sf_close(sf);
     convoy_taps_free(taps);
-    return taps_error(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
   }
 
   int64_t done = 0;
@@ -103,9 +106,9 @@ convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *tap
         float v = block[(size_t)i * (size_t)ch + (size_t)c];
         if (!isfinite(v)) {
           problem = isnan(v) ? "is NaN" : "is infinite";
-          taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                     "%s: sample %lld of channel %d (counting from 0) %s", path,
-                     (long long)(done + i), (int)c, problem);
+          convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                              "%s: sample %lld of channel %d (counting from 0) %s", path,
+                              (long long)(done + i), (int)c, problem);
           break;
         }
         taps->data[(size_t)c * (size_t)frames + (size_t)(done + i)] = v;
@@ -124,9 +127,9 @@ convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *tap
   if (done < frames) {
     int code = sf_error(sf);
     const char *why = code ? sf_strerror(sf) : "file ends early";
-    taps_error(err, err_size, CONVOY_ERR_FORMAT,
-               "%s: truncated or corrupt: read %lld of %lld frames (%s)", path, (long long)done,
-               (long long)frames, why);
+    convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                        "%s: truncated or corrupt: read %lld of %lld frames (%s)", path,
+                        (long long)done, (long long)frames, why);
     sf_close(sf);
     convoy_taps_free(taps);
     return CONVOY_ERR_FORMAT;

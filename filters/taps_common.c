@@ -11,16 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-convoy_status taps_error(char *err, size_t err_size, convoy_status status, const char *fmt, ...) {
-  if (err && err_size > 0) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_size, fmt, ap);
-    va_end(ap);
-  }
-  return status;
-}
-
 void taps_quote(char *dst, size_t dst_size, const char *src, size_t len, size_t max_chars) {
   if (!dst || dst_size == 0) return;
   size_t keep = len < max_chars ? len : max_chars;
@@ -39,29 +29,30 @@ convoy_status taps_read_file(const char *path, char **data, size_t *size, char *
   *data = NULL;
   *size = 0;
   FILE *f = fopen(path, "rb");
-  if (!f) return taps_error(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(errno));
+  if (!f) return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(errno));
 
   size_t cap = 4096, len = 0;
   char *buf = malloc(cap + 1);
   if (!buf) {
     fclose(f);
-    return taps_error(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
   }
   for (;;) {
     if (len == cap) {
       if (cap >= TAPS_MAX_FILE_BYTES) {
         free(buf);
         fclose(f);
-        return taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                          "%s: file is larger than %zu MiB, too large for a taps file", path,
-                          TAPS_MAX_FILE_BYTES >> 20);
+        return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                                   "%s: file is larger than %zu MiB, too large for a taps file",
+                                   path, TAPS_MAX_FILE_BYTES >> 20);
       }
       size_t ncap = cap * 2 > TAPS_MAX_FILE_BYTES ? TAPS_MAX_FILE_BYTES : cap * 2;
       char *nbuf = realloc(buf, ncap + 1);
       if (!nbuf) {
         free(buf);
         fclose(f);
-        return taps_error(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+        return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory",
+                                   path);
       }
       buf = nbuf;
       cap = ncap;
@@ -75,7 +66,7 @@ convoy_status taps_read_file(const char *path, char **data, size_t *size, char *
     int e = errno;
     free(buf);
     fclose(f);
-    return taps_error(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(e));
+    return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(e));
   }
   fclose(f);
   buf[len] = '\0';
@@ -86,14 +77,15 @@ convoy_status taps_read_file(const char *path, char **data, size_t *size, char *
 
 convoy_status taps_probe_file(const char *path, char *err, size_t err_size) {
   FILE *f = fopen(path, "rb");
-  if (!f) return taps_error(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(errno));
+  if (!f) return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(errno));
   int c = fgetc(f);
   int e = errno;
   int failed = ferror(f);
   fclose(f);
   if (c == EOF && failed)
-    return taps_error(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(e));
-  if (c == EOF) return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: file is empty", path);
+    return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(e));
+  if (c == EOF)
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: file is empty", path);
   return CONVOY_OK;
 }
 
@@ -101,11 +93,12 @@ convoy_status taps_alloc(convoy_taps *taps, int32_t channels, int64_t length, co
                          char *err, size_t err_size) {
   memset(taps, 0, sizeof *taps);
   if (channels < 1 || length < 1 || (uint64_t)length > SIZE_MAX / sizeof(float) / (size_t)channels)
-    return taps_error(err, err_size, CONVOY_ERR_INTERNAL, "%s: bad taps size", path);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL, "%s: bad taps size", path);
   taps->data = malloc((size_t)channels * (size_t)length * sizeof(float));
   if (!taps->data)
-    return taps_error(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory for %lld taps",
-                      path, (long long)channels * (long long)length);
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                               "%s: out of memory for %lld taps", path,
+                               (long long)channels * (long long)length);
   taps->channels = channels;
   taps->length = length;
   taps->rate = 0.0;

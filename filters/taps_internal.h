@@ -9,6 +9,7 @@
 #define CONVOY_TAPS_INTERNAL_H
 
 #include "convoy_taps.h"
+#include "error_internal.h" /* convoy_error_format: a one-line message into err */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -19,18 +20,6 @@
 
 /* Most taps per channel a loader returns (convoy_filter_create's limit). */
 #define TAPS_MAX_LENGTH ((int64_t)1 << 31)
-
-#if defined(__GNUC__)
-#define TAPS_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define TAPS_PRINTF(a, b)
-#endif
-
-/* snprintf into err (when err is non-NULL and err_size > 0); always
- * NUL-terminated. Returns status, so callers can write
- * `return taps_error(err, n, CONVOY_ERR_FORMAT, "...")`. */
-convoy_status taps_error(char *err, size_t err_size, convoy_status status, const char *fmt, ...)
-    TAPS_PRINTF(4, 5);
 
 /* Copies at most max_chars bytes of src[0..len) into dst (dst_size bytes) for
  * quoting in a message: bytes outside printable ASCII become '?', and "..."

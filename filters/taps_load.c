@@ -74,28 +74,30 @@ static convoy_status load_unknown(const char *path, convoy_taps *taps, char *err
   text_err[0] = '\0';
   st = load_in_memory(path, CONVOY_TAPS_TEXT, taps, text_err, sizeof text_err);
   if (st != CONVOY_ERR_FORMAT) {
-    if (st != CONVOY_OK) taps_error(err, err_size, st, "%s", text_err);
+    if (st != CONVOY_OK) convoy_error_format(err, err_size, st, "%s", text_err);
     return st;
   }
   /* text_err starts with "path: "; keep only the reason. */
   size_t plen = strlen(path);
   const char *reason =
       strncmp(text_err, path, plen) == 0 && text_err[plen] == ':' ? text_err + plen + 2 : text_err;
-  return taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                    "%s: neither an audio file libsndfile reads nor a text taps file (%s)", path,
-                    reason);
+  return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                             "%s: neither an audio file libsndfile reads nor a text taps file (%s)",
+                             path, reason);
 }
 
 convoy_status convoy_taps_load(const char *path, convoy_taps_format format, convoy_taps *taps,
                                char *err, size_t err_size) {
   if (err && err_size) err[0] = '\0';
-  if (!taps) return taps_error(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "taps: NULL argument");
+  if (!taps)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "taps: NULL argument");
   memset(taps, 0, sizeof *taps);
   if (!path || !*path)
-    return taps_error(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "taps: no file name given");
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "taps: no file name given");
   if (strcmp(path, "-") == 0)
-    return taps_error(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                      "-: taps cannot be read from standard input; name a file");
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "-: taps cannot be read from standard input; name a file");
 
   if (format == CONVOY_TAPS_AUTO) {
     const char *ext = extension(path);
@@ -119,7 +121,7 @@ convoy_status convoy_taps_load(const char *path, convoy_taps_format format, conv
   case CONVOY_TAPS_AUDIO:
     return taps_load_audio(path, 0, taps, err, err_size);
   default:
-    return taps_error(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "%s: unknown taps format %d",
-                      path, (int)format);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "%s: unknown taps format %d", path, (int)format);
   }
 }

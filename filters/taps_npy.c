@@ -147,10 +147,11 @@ static uint64_t load_bytes(const unsigned char *p, int n, int big_endian) {
 convoy_status taps_parse_npy(const char *name, const unsigned char *buf, size_t size,
                              convoy_taps *taps, char *err, size_t err_size) {
   memset(taps, 0, sizeof *taps);
-  if (size == 0) return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: file is empty", name);
+  if (size == 0)
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: file is empty", name);
   if (size < NPY_MAGIC_LEN + 2 || memcmp(buf, NPY_MAGIC, NPY_MAGIC_LEN) != 0)
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: not a .npy file (no \\x93NUMPY magic)",
-                      name);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: not a .npy file (no \\x93NUMPY magic)", name);
   int major = buf[6], minor = buf[7];
   size_t len_bytes;
   if (major == 1)
@@ -158,22 +159,24 @@ convoy_status taps_parse_npy(const char *name, const unsigned char *buf, size_t 
   else if (major == 2 || major == 3)
     len_bytes = 4;
   else
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                      "%s: .npy format version %d.%d not supported (need 1.0, 2.0 or 3.0)", name,
-                      major, minor);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: .npy format version %d.%d not supported (need 1.0, 2.0 or 3.0)",
+                               name, major, minor);
   size_t pre = NPY_MAGIC_LEN + 2 + len_bytes;
   if (size < pre)
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: truncated .npy header", name);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: truncated .npy header", name);
   uint64_t hlen = load_bytes(buf + NPY_MAGIC_LEN + 2, (int)len_bytes, 0);
   if (hlen > size - pre)
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                      "%s: truncated .npy header (%llu header bytes announced, %zu present)", name,
-                      (unsigned long long)hlen, size - pre);
+    return convoy_error_format(
+        err, err_size, CONVOY_ERR_FORMAT,
+        "%s: truncated .npy header (%llu header bytes announced, %zu present)", name,
+        (unsigned long long)hlen, size - pre);
 
   npy_header h;
   const char *why = parse_header((const char *)buf + pre, (size_t)hlen, &h);
   if (why)
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: bad .npy header: %s", name, why);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: bad .npy header: %s", name,
+                               why);
 
   int big, item;
   if (strcmp(h.descr, "<f4") == 0 || strcmp(h.descr, ">f4") == 0)
@@ -183,8 +186,8 @@ convoy_status taps_parse_npy(const char *name, const unsigned char *buf, size_t 
   else {
     char q[24];
     taps_quote(q, sizeof q, h.descr, strlen(h.descr), 16);
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                      "%s: dtype '%s' not supported (need float32 or float64)", name, q);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: dtype '%s' not supported (need float32 or float64)", name, q);
   }
   big = h.descr[0] == '>';
 
@@ -196,25 +199,27 @@ convoy_status taps_parse_npy(const char *name, const unsigned char *buf, size_t 
   else if (h.ndim == 2 && (h.dims[0] == 1 || h.dims[1] == 1))
     n = h.dims[0] * h.dims[1]; /* one factor is 1: no overflow */
   else
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                      "%s: shape %s not supported (need 1-D (n,), or (n, 1) or (1, n))", name,
-                      shape);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: shape %s not supported (need 1-D (n,), or (n, 1) or (1, n))",
+                               name, shape);
   if (n == 0)
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: no taps (shape %s)", name, shape);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: no taps (shape %s)", name,
+                               shape);
 
   size_t have = size - pre - (size_t)hlen;
   const unsigned char *data = buf + pre + (size_t)hlen;
   if ((uint64_t)n > have / (size_t)item)
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                      "%s: truncated: shape %s needs %llu data bytes, file has %zu", name, shape,
-                      (unsigned long long)n * (unsigned long long)item, have);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: truncated: shape %s needs %llu data bytes, file has %zu", name,
+                               shape, (unsigned long long)n * (unsigned long long)item, have);
   if ((size_t)n * (size_t)item != have)
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                      "%s: %zu stray bytes after the %s array data", name,
-                      have - (size_t)n * (size_t)item, shape);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: %zu stray bytes after the %s array data", name,
+                               have - (size_t)n * (size_t)item, shape);
   if (n > TAPS_MAX_LENGTH)
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: %lld taps, more than the limit %lld",
-                      name, (long long)n, (long long)TAPS_MAX_LENGTH);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: %lld taps, more than the limit %lld", name, (long long)n,
+                               (long long)TAPS_MAX_LENGTH);
 
   convoy_status st = taps_alloc(taps, 1, n, name, err, err_size);
   if (st != CONVOY_OK) return st;
@@ -235,8 +240,8 @@ convoy_status taps_parse_npy(const char *name, const unsigned char *buf, size_t 
                                           : NULL;
     if (bad) {
       convoy_taps_free(taps);
-      return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: tap %lld (counting from 0) %s", name,
-                        (long long)i, bad);
+      return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                                 "%s: tap %lld (counting from 0) %s", name, (long long)i, bad);
     }
     taps->data[i] = (float)v;
   }

@@ -36,7 +36,8 @@ static convoy_status parse_token(const char *name, long line, const char *tok, s
                                  float *out, char *err, size_t err_size) {
   char small[128];
   char *copy = len < sizeof small ? small : malloc(len + 1);
-  if (!copy) return taps_error(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+  if (!copy)
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
   memcpy(copy, tok, len);
   copy[len] = '\0';
 
@@ -50,18 +51,18 @@ static convoy_status parse_token(const char *name, long line, const char *tok, s
   char q[48];
   taps_quote(q, sizeof q, tok, len, 32);
   if (!complete)
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: line %ld: '%s' is not a number", name,
-                      line, q);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: line %ld: '%s' is not a number", name, line, q);
   if (isnan(v))
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: line %ld: '%s' is NaN (not a number)",
-                      name, line, q);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: line %ld: '%s' is NaN (not a number)", name, line, q);
   if (isinf(v) && !range_error)
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: line %ld: '%s' is infinite", name,
-                      line, q);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: line %ld: '%s' is infinite",
+                               name, line, q);
   if (isinf(v) || fabs(v) > FLT_MAX)
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                      "%s: line %ld: '%s' is beyond the float32 range (about 3.4e38)", name, line,
-                      q);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: line %ld: '%s' is beyond the float32 range (about 3.4e38)",
+                               name, line, q);
   /* Underflow (ERANGE with a tiny result) is accepted: the value rounds to 0
    * or a subnormal, as it would in any float conversion. */
   *out = (float)v;
@@ -96,16 +97,18 @@ convoy_status taps_parse_text(const char *name, const char *buf, size_t size, co
       }
       if (push(&fv, x) != 0) {
         free(fv.v);
-        return taps_error(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
+        return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory",
+                                   name);
       }
     }
   }
 
   if (fv.n == 0) {
     free(fv.v);
-    if (size == 0) return taps_error(err, err_size, CONVOY_ERR_FORMAT, "%s: file is empty", name);
-    return taps_error(err, err_size, CONVOY_ERR_FORMAT,
-                      "%s: no taps (only blank space and comments)", name);
+    if (size == 0)
+      return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: file is empty", name);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: no taps (only blank space and comments)", name);
   }
   /* Shrink to fit; keep the larger block if that fails. */
   float *fit = realloc(fv.v, fv.n * sizeof *fit);

@@ -14,6 +14,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Size of every message buffer, terminating NUL included. */
 #define CONVOY_ERROR_SIZE 256
 
@@ -34,5 +38,9 @@ convoy_status convoy_error_format(char *buf, size_t size, convoy_status status, 
 
 /* va_list form of convoy_error_format. */
 void convoy_error_vformat(char *buf, size_t size, const char *fmt, va_list ap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* CONVOY_ERROR_INTERNAL_H */
