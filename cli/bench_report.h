@@ -30,6 +30,8 @@ typedef struct bench_settings {
   double limit_s;
   int file; /* also measure file to file */
   int json;
+  int frames_set, chunk_set;   /* --frames / --chunk given */
+  convoy_sample_format format; /* GPU section's input (--format); F32 or S16 */
   int64_t taps[BENCH_MAX_TAP_COUNTS];
   int n_taps;
   convoy_engine engines[BENCH_MAX_ENGINES];

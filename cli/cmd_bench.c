@@ -3,6 +3,7 @@
 
 #include "argparse.h"
 #include "bench_file.h"
+#include "bench_gpu.h"
 #include "bench_machine.h"
 #include "bench_memory.h"
 #include "bench_report.h"
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #define DEFAULT_FRAMES ((int64_t)1 << 24)
+#define DEFAULT_GPU_FRAMES ((int64_t)1 << 28)
 #define DEFAULT_CHUNK ((int64_t)1 << 20)
 #define DEFAULT_RUNS 5
 #define DEFAULT_LIMIT_S 20.0
@@ -33,27 +35,41 @@ static const char usage_text[] =
     "a double-precision sum; a combination estimated to need more than --limit\n"
     "seconds for its runs is skipped and its estimate printed.\n"
     "\n"
+    "GPU engines (gpu, gpu-direct, gpu-fft), when a GPU is present, are measured\n"
+    "in their own section on 2^28 frames by default: the device-resident rate\n"
+    "(convoy_cuda.h on buffers in GPU memory) in GS/s and as a fraction of the\n"
+    "measured device-to-device copy rate at 8 bytes a sample, and host to host\n"
+    "through the stream API from pinned buffers (convoy_host_alloc) in calls of\n"
+    "the whole signal (or --chunk), as a fraction of the measured pinned bus\n"
+    "bandwidth with both directions at once; each row prints its plan.\n"
+    "\n"
     "options:\n"
     "  --taps LIST      tap counts, comma separated (default 16,1024,65536)\n"
-    "  --frames N       frames per run, a number or 2^K (default 2^24)\n"
+    "  --frames N       frames per run, a number or 2^K (default 2^24; GPU\n"
+    "                   engines 2^28)\n"
     "  --channels C     interleaved channels, one filter for all (default 1)\n"
     "  --engine LIST    engine names, comma separated, or 'all' (default: every\n"
     "                   available engine, then auto); see `convoy info`\n"
     "  --runs R         timed runs per combination (default 5)\n"
     "  --threads N      CPU threads for the engines (default: all)\n"
-    "  --chunk N        frames per process() call (default 2^20)\n"
+    "  --chunk N        frames per process() call (default 2^20; GPU engines:\n"
+    "                   the whole signal)\n"
+    "  --format F       GPU engines' input samples: f32 or s16 (pcm16, converted\n"
+    "                   on the GPU); default f32\n"
     "  --limit S        skip a combination whose runs would take over S seconds\n"
     "                   (default 20)\n"
     "  --file           also time file to file: a 48 kHz WAV of the same signal\n"
     "                   (float32 and pcm16) filtered by `convoy filter`\n"
-    "  --json           print one JSON document instead of the tables\n"
+    "  --json           print one JSON document instead of the tables (CPU\n"
+    "                   engines and auto only; the GPU section is text only)\n"
     "  -h, --help       this text\n"
     "\n"
     "examples:\n"
     "  convoy bench\n"
     "  convoy bench --taps 1024 --engine cpu-fft --runs 9\n"
     "  convoy bench --taps 16,1024 --engine auto --file\n"
-    "  convoy bench --frames 2^20 --channels 8 --json > bench.json\n";
+    "  convoy bench --frames 2^20 --channels 8 --json > bench.json\n"
+    "  convoy bench --engine gpu-direct,gpu-fft --format s16\n";
 
 enum {
   OPT_TAPS = 1,
@@ -64,6 +80,7 @@ enum {
   OPT_THREADS,
   OPT_CHUNK,
   OPT_LIMIT,
+  OPT_FORMAT,
   OPT_FILE,
   OPT_JSON,
   OPT_HELP
@@ -77,6 +94,7 @@ static const arg_option bench_options[] = {{"taps", 0, ARG_REQUIRED, OPT_TAPS},
                                            {"threads", 0, ARG_REQUIRED, OPT_THREADS},
                                            {"chunk", 0, ARG_REQUIRED, OPT_CHUNK},
                                            {"limit", 0, ARG_REQUIRED, OPT_LIMIT},
+                                           {"format", 0, ARG_REQUIRED, OPT_FORMAT},
                                            {"file", 0, ARG_NONE, OPT_FILE},
                                            {"json", 0, ARG_NONE, OPT_JSON},
                                            {"help", 'h', ARG_NONE, OPT_HELP},
@@ -152,6 +170,7 @@ static int parse_options(int argc, char **argv, bench_settings *s) {
   s->chunk = DEFAULT_CHUNK;
   s->runs = DEFAULT_RUNS;
   s->limit_s = DEFAULT_LIMIT_S;
+  s->format = CONVOY_FORMAT_F32;
   arg_parser p;
   arg_init(&p, argc, argv, bench_options);
   const char *v;
@@ -176,9 +195,19 @@ static int parse_options(int argc, char **argv, bench_settings *s) {
       break;
     case OPT_FRAMES:
       rc = parse_count_option(&p, v, (int64_t)1 << 40, &s->frames);
+      s->frames_set = 1;
       break;
     case OPT_CHUNK:
       rc = parse_count_option(&p, v, (int64_t)1 << 40, &s->chunk);
+      s->chunk_set = 1;
+      break;
+    case OPT_FORMAT:
+      if (strcmp(v, "f32") == 0)
+        s->format = CONVOY_FORMAT_F32;
+      else if (strcmp(v, "s16") == 0)
+        s->format = CONVOY_FORMAT_S16;
+      else
+        rc = diag_usage(p.cmd, "%s: '%s' is not f32 or s16", p.current, v);
       break;
     case OPT_CHANNELS:
       rc = arg_int64(&p, v, 1, CONVOY_MAX_CHANNELS, &n) ? CLI_EXIT_USAGE : 0;
@@ -274,9 +303,51 @@ static void measure_file(bench_state *b, int64_t taps, convoy_engine engine) {
   }
 }
 
+/* Moves the engines the GPU section measures out of s->engines into gpu[];
+ * returns how many. */
+static int split_gpu_engines(bench_settings *s, convoy_engine *gpu) {
+  int n_gpu = 0, n_cpu = 0;
+  for (int e = 0; e < s->n_engines; e++) {
+    if (bench_gpu_handles(s->engines[e]))
+      gpu[n_gpu++] = s->engines[e];
+    else
+      s->engines[n_cpu++] = s->engines[e];
+  }
+  s->n_engines = n_cpu;
+  return n_gpu;
+}
+
+static int run_gpu(const bench_settings *s, const convoy_engine *gpu, int n_gpu) {
+  if (s->json) {
+    fprintf(stderr, "convoy bench: --json: the GPU engines are measured in text mode only; "
+                    "skipped\n");
+    return 0;
+  }
+  bench_settings g = *s;
+  memcpy(g.engines, gpu, sizeof(convoy_engine) * (size_t)n_gpu);
+  g.n_engines = n_gpu;
+  return bench_gpu_run(&g, s->frames_set ? s->frames : DEFAULT_GPU_FRAMES, s->format, s->chunk_set);
+}
+
 static int run_bench(bench_state *b) {
   bench_settings *s = &b->s;
   int failures = 0;
+  convoy_engine gpu[BENCH_MAX_ENGINES];
+  int n_gpu = split_gpu_engines(s, gpu);
+  if (s->n_engines == 0) { /* GPU engines only */
+    bench_settings shown = *s;
+    shown.frames = s->frames_set ? s->frames : DEFAULT_GPU_FRAMES;
+    shown.chunk = s->chunk_set ? s->chunk : shown.frames;
+    if (s->json)
+      bench_json(&b->machine, s, NULL, 0, NULL, 0);
+    else
+      bench_text_header(&b->machine, &shown);
+    failures = run_gpu(s, gpu, n_gpu);
+    if (failures)
+      diag_error("bench: %d GPU measurement%s failed (see the report)", failures,
+                 failures == 1 ? "" : "s");
+    return failures ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+  }
   size_t samples = (size_t)s->frames * (size_t)s->channels;
   int64_t max_taps = 0;
   for (int i = 0; i < s->n_taps; i++)
@@ -336,6 +407,7 @@ static int run_bench(bench_state *b) {
     }
   }
   if (s->json) bench_json(&b->machine, s, b->mem, b->n_mem, b->file, b->n_file);
+  if (n_gpu > 0) failures += run_gpu(s, gpu, n_gpu);
   if (failures)
     diag_error("bench: %d measurement%s failed (see the report)", failures,
                failures == 1 ? "" : "s");
