@@ -158,27 +158,8 @@ static float *run_case(const tcase *t, convoy_engine e, int32_t threads, int64_t
 /* Double reference of channel c over `total` frames (zero past the end of
  * its own filter's full convolution). */
 static double *reference(const tcase *t, int32_t c, int64_t total) {
-  int32_t fi = t->n_filters == 1 ? 0 : c;
-  int64_t m = t->len[fi];
-  float *xc = malloc(sizeof(float) * (size_t)t->frames);
-  double *ref = calloc((size_t)total, sizeof(double));
-  for (int64_t k = 0; k < t->frames; k++) xc[k] = t->x[k * t->channels + c];
-  ts_reference_conv(xc, t->frames, t->taps[fi], m, ref);
-  free(xc);
-  return ref;
-}
-
-/* Relative L2 distance of channel c of a from b, both interleaved. */
-static double rel_diff(const float *a, const float *b, int32_t channels, int32_t c,
-                       int64_t frames) {
-  double num = 0.0, den = 0.0;
-  for (int64_t k = 0; k < frames; k++) {
-    double d = (double)a[k * channels + c] - (double)b[k * channels + c];
-    num += d * d;
-    den += (double)b[k * channels + c] * (double)b[k * channels + c];
-  }
-  if (den == 0.0) return num == 0.0 ? 0.0 : INFINITY;
-  return sqrt(num / den);
+  const int32_t fi = t->n_filters == 1 ? 0 : c;
+  return ts_reference_channel(t->x, t->frames, t->channels, c, t->taps[fi], t->len[fi], total);
 }
 
 /* ------------------------------------------------------------ accuracy */
@@ -225,7 +206,7 @@ static void check_accuracy(tcase *t, ts_rng *rng) {
     for (int j = i + 1; j < n_engines; j++) {
       if (!y[i] || !y[j]) continue;
       for (int32_t c = 0; c < t->channels; c++) {
-        double d = rel_diff(y[j], y[i], t->channels, c, total);
+        double d = ts_rel_diff_channel(y[j], y[i], t->channels, c, total);
         TS_CHECK(d < 2 * TOLERANCE, "%s vs %s, %s, channel %d: rel L2 difference %.3g",
                  convoy_engine_name(engines[j]), convoy_engine_name(engines[i]), name, (int)c, d);
       }
@@ -387,7 +368,7 @@ static void test_lti(ts_rng *rng) {
       float *comb = malloc(sizeof(float) * (size_t)(total * 2));
       for (int64_t k = 0; k < total * 2; k++) comb[k] = a * y1[k] + b * y2[k];
       for (int32_t c = 0; c < 2; c++) {
-        double err = rel_diff(y3, comb, 2, c, total);
+        double err = ts_rel_diff_channel(y3, comb, 2, c, total);
         TS_CHECK(err < TOLERANCE, "%s: linearity, %lld frames, %lld taps, channel %d: %.3g", en,
                  (long long)frames, (long long)taps, (int)c, err);
       }
@@ -414,7 +395,7 @@ static void test_lti(ts_rng *rng) {
       TS_CHECK(lead <= 1e-5 * peak, "%s: delay %lld: leading output %.3g (peak %.3g)", en,
                (long long)d, lead, peak);
       for (int32_t c = 0; c < 2; c++) {
-        double err = rel_diff(ys + d * 2, y1, 2, c, total);
+        double err = ts_rel_diff_channel(ys + d * 2, y1, 2, c, total);
         TS_CHECK(err < TOLERANCE, "%s: delay %lld, %lld taps, channel %d: %.3g", en, (long long)d,
                  (long long)taps, (int)c, err);
       }

@@ -182,24 +182,7 @@ done:
 
 static double *reference(const tcase *t, int32_t c, int64_t total) {
   const int32_t fi = t->n_filters == 1 ? 0 : c;
-  float *xc = malloc(sizeof(float) * (size_t)(t->frames + 1));
-  double *ref = calloc((size_t)total, sizeof(double));
-  for (int64_t k = 0; k < t->frames; k++) xc[k] = t->x[k * t->channels + c];
-  ts_reference_conv(xc, t->frames, t->taps[fi], t->len[fi], ref);
-  free(xc);
-  return ref;
-}
-
-static double rel_diff(const float *a, const float *b, int32_t channels, int32_t c,
-                       int64_t frames) {
-  double num = 0.0, den = 0.0;
-  for (int64_t k = 0; k < frames; k++) {
-    double d = (double)a[k * channels + c] - (double)b[k * channels + c];
-    num += d * d;
-    den += (double)b[k * channels + c] * (double)b[k * channels + c];
-  }
-  if (den == 0.0) return num == 0.0 ? 0.0 : INFINITY;
-  return sqrt(num / den);
+  return ts_reference_channel(t->x, t->frames, t->channels, c, t->taps[fi], t->len[fi], total);
 }
 
 static void case_label(const tcase *t, knobs k, char *buf, size_t size) {
@@ -242,7 +225,7 @@ static void test_reference(ts_rng *rng) {
           TS_CHECK(err < TOLERANCE, "%s, channel %d: rel L2 error %.3g", label, (int)c, err);
           free(ref);
           if (yc && nc == total) {
-            double d = rel_diff(y, yc, ch, c, total);
+            double d = ts_rel_diff_channel(y, yc, ch, c, total);
             TS_CHECK(d < TOLERANCE, "%s, channel %d: differs from %s by %.3g", label, (int)c,
                      convoy_engine_name(kc.engine), d);
           }
@@ -672,7 +655,7 @@ static float *device_run(const tcase *t, convoy_engine engine, convoy_sample_for
                 "cudaMemcpy")) {
       /* The FFT's blocks were cut differently: equal within rounding. */
       for (int32_t c = 0; !in_place && c < ch; c++) {
-        double d = rel_diff(again, y, ch, c, n);
+        double d = ts_rel_diff_channel(again, y, ch, c, n);
         TS_CHECK(d < TOLERANCE, "device convolver: output after reset differs by %.3g", d);
       }
     }
@@ -721,7 +704,7 @@ static void test_device_api(ts_rng *rng) {
       const int64_t odd_calls[4] = {1, 17, 333, 4999};
       float *y3 = device_run(&t, engine, CONVOY_FORMAT_F32, t.x, 0, odd_calls, 4, &g, stream);
       for (int32_t c = 0; y && y3 && c < ch; c++) {
-        double d = rel_diff(y3, y, ch, c, total);
+        double d = ts_rel_diff_channel(y3, y, ch, c, total);
         TS_CHECK(e == 0 ? d == 0.0 : d < TOLERANCE, "%s: odd calls differ by %.3g", label, d);
       }
       /* int16 input equals float input of the converted samples, bitwise. */

@@ -138,6 +138,33 @@ double ts_rel_l2(const float *y, int64_t stride, const double *ref, int64_t n) {
   return sqrt(num / den);
 }
 
+double *ts_reference_channel(const float *x, int64_t frames, int32_t channels, int32_t c,
+                             const float *taps, int64_t m, int64_t total) {
+  float *xc = malloc(sizeof(float) * (size_t)(frames + 1));
+  double *ref = calloc((size_t)total, sizeof(double));
+  if (!xc || !ref) {
+    free(xc);
+    free(ref);
+    return NULL;
+  }
+  for (int64_t k = 0; k < frames; k++) xc[k] = x[k * channels + c];
+  ts_reference_conv(xc, frames, taps, m, ref);
+  free(xc);
+  return ref;
+}
+
+double ts_rel_diff_channel(const float *a, const float *b, int32_t channels, int32_t c,
+                           int64_t frames) {
+  double num = 0.0, den = 0.0;
+  for (int64_t k = 0; k < frames; k++) {
+    double d = (double)a[k * channels + c] - (double)b[k * channels + c];
+    num += d * d;
+    den += (double)b[k * channels + c] * (double)b[k * channels + c];
+  }
+  if (den == 0.0) return num == 0.0 ? 0.0 : INFINITY;
+  return sqrt(num / den);
+}
+
 float *ts_stream_run(convoy_stream *stream, const float *in, int64_t frames, int64_t chunk_max,
                      ts_rng *rng, int64_t *out_frames) {
   int32_t ch = convoy_stream_channels(stream);

@@ -70,6 +70,17 @@ void ts_reference_conv(const float *x, int64_t n, const float *h, int64_t m, dou
  * be one channel of interleaved frames. */
 double ts_rel_l2(const float *y, int64_t stride, const double *ref, int64_t n);
 
+/* Full convolution of channel c of interleaved frames x (frames x channels)
+ * with m taps, in double precision: returns a calloc'd array of total
+ * values (total >= frames + m - 1 holds the whole convolution; extra values
+ * are 0). Caller frees. */
+double *ts_reference_channel(const float *x, int64_t frames, int32_t channels, int32_t c,
+                             const float *taps, int64_t m, int64_t total);
+
+/* Relative L2 distance of channel c of interleaved a from b over frames. */
+double ts_rel_diff_channel(const float *a, const float *b, int32_t channels, int32_t c,
+                           int64_t frames);
+
 /* ------------------------------------------------------------- streaming */
 
 /* Feeds frames interleaved frames through the stream in chunks, then
