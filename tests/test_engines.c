@@ -24,7 +24,7 @@
 #include <string.h>
 
 #define TOLERANCE 1e-5
-#define MAX_CH 8
+#define MAX_CH TS_CASE_MAX_CHANNELS
 #define MAX_FRAMES 1000000
 #define MAX_TAPS 70000
 
@@ -55,49 +55,12 @@ static double direct_budget(void) {
 /* ------------------------------------------------------------ cases */
 
 /* One signal and its filters; x is interleaved, taps[i] has len[i] values. */
-typedef struct tcase {
-  int32_t channels;
-  int64_t frames;
-  int32_t n_filters; /* 1 or channels */
-  int64_t len[MAX_CH];
-  float *taps[MAX_CH];
-  float *x;
-} tcase;
-
-static int64_t longest(const tcase *t) {
-  int64_t m = 0;
-  for (int32_t i = 0; i < t->n_filters; i++) m = t->len[i] > m ? t->len[i] : m;
-  return m;
-}
-
-static double direct_work(const tcase *t) {
-  return (double)longest(t) * (double)t->frames * (double)t->channels;
-}
-
-/* Filter i is `taps` long when i == 0, else a random length up to it. */
-static void case_make(tcase *t, ts_rng *rng, int32_t channels, int64_t frames, int per_channel,
-                      int64_t taps) {
-  memset(t, 0, sizeof *t);
-  t->channels = channels;
-  t->frames = frames;
-  t->n_filters = per_channel ? channels : 1;
-  for (int32_t i = 0; i < t->n_filters; i++) {
-    t->len[i] = i == 0 ? taps : ts_log_range(rng, 1, taps);
-    t->taps[i] = malloc(sizeof(float) * (size_t)t->len[i]);
-    ts_fill_uniform(rng, t->taps[i], t->len[i]);
-  }
-  t->x = malloc(sizeof(float) * (size_t)(frames * channels));
-  ts_fill_uniform(rng, t->x, frames * channels);
-}
-
-static void case_free(tcase *t) {
-  for (int32_t i = 0; i < t->n_filters; i++) free(t->taps[i]);
-  free(t->x);
-  memset(t, 0, sizeof *t);
+static double direct_work(const ts_case *t) {
+  return (double)ts_case_longest(t) * (double)t->frames * (double)t->channels;
 }
 
 /* Gives dst copies of src's filters (same count). */
-static void case_copy_filters(tcase *dst, const tcase *src) {
+static void case_copy_filters(ts_case *dst, const ts_case *src) {
   for (int32_t i = 0; i < dst->n_filters; i++) {
     free(dst->taps[i]);
     dst->len[i] = src->len[i];
@@ -106,19 +69,19 @@ static void case_copy_filters(tcase *dst, const tcase *src) {
   }
 }
 
-static void case_name(const tcase *t, char *buf, size_t size) {
+static void case_name(const ts_case *t, char *buf, size_t size) {
   snprintf(buf, size, "%lld frames x %d ch, %s taps %lld", (long long)t->frames, (int)t->channels,
-           t->n_filters > 1 ? "per-channel" : "shared", (long long)longest(t));
+           t->n_filters > 1 ? "per-channel" : "shared", (long long)ts_case_longest(t));
 }
 
 /* 1 when engine e says (by its cost) that it can serve t; engines with
  * limits (a GPU direct kernel's tap count, say) skip what they refuse. */
-static int serves(convoy_engine e, const tcase *t, int64_t fft_size) {
+static int serves(convoy_engine e, const ts_case *t, int64_t fft_size) {
   const engine_ops *ops = engine_lookup(e);
   const float *taps[MAX_CH];
   for (int32_t c = 0; c < t->channels; c++) taps[c] = t->taps[t->n_filters == 1 ? 0 : c];
   engine_request r = {.channels = t->channels,
-                      .taps_len = longest(t),
+                      .taps_len = ts_case_longest(t),
                       .taps = taps,
                       .threads = convoy_cpu_threads(),
                       .fft_size = is_fft(e) ? fft_size : 0,
@@ -129,7 +92,7 @@ static int serves(convoy_engine e, const tcase *t, int64_t fft_size) {
 
 /* Runs t through a new stream on engine e; NULL when creation failed (which
  * is reported). chunk_max as in ts_stream_run. */
-static float *run_case(const tcase *t, convoy_engine e, int32_t threads, int64_t fft_size,
+static float *run_case(const ts_case *t, convoy_engine e, int32_t threads, int64_t fft_size,
                        int64_t chunk_max, ts_rng *rng, int64_t *out_frames) {
   convoy_filter *f[MAX_CH] = {NULL};
   convoy_stream *s = NULL;
@@ -157,11 +120,6 @@ static float *run_case(const tcase *t, convoy_engine e, int32_t threads, int64_t
 
 /* Double reference of channel c over `total` frames (zero past the end of
  * its own filter's full convolution). */
-static double *reference(const tcase *t, int32_t c, int64_t total) {
-  const int32_t fi = t->n_filters == 1 ? 0 : c;
-  return ts_reference_channel(t->x, t->frames, t->channels, c, t->taps[fi], t->len[fi], total);
-}
-
 /* ------------------------------------------------------------ accuracy */
 
 /* A forced FFT size for the FFT engines: 0 (the cost model) or, one time in
@@ -172,17 +130,17 @@ static int64_t pick_fft_size(ts_rng *rng, int64_t taps) {
   return ts_range(rng, taps, 3 * taps + 16);
 }
 
-static void check_accuracy(tcase *t, ts_rng *rng) {
+static void check_accuracy(ts_case *t, ts_rng *rng) {
   char name[128];
   case_name(t, name, sizeof name);
-  int64_t total = t->frames + longest(t) - 1;
+  int64_t total = t->frames + ts_case_longest(t) - 1;
   double *ref[MAX_CH];
-  for (int32_t c = 0; c < t->channels; c++) ref[c] = reference(t, c, total);
+  for (int32_t c = 0; c < t->channels; c++) ref[c] = ts_case_reference(t, c, total);
   float *y[N_ALL] = {NULL};
   for (int i = 0; i < n_engines; i++) {
     convoy_engine e = engines[i];
     if (is_direct(e) && direct_work(t) > direct_budget()) continue;
-    int64_t fft_size = pick_fft_size(rng, longest(t)), got = 0;
+    int64_t fft_size = pick_fft_size(rng, ts_case_longest(t)), got = 0;
     if (!serves(e, t, fft_size)) continue;
     n_checked[i]++;
     y[i] = run_case(t, e, 0, fft_size, 0, rng, &got);
@@ -234,12 +192,12 @@ static void test_accuracy(ts_rng *rng) {
   int n_fixed = (int)(sizeof fixed / sizeof fixed[0]);
   int n_random = quick ? 8 : 100;
   for (int i = 0; i < n_fixed + n_random; i++) {
-    tcase t;
+    ts_case t;
     if (i < n_fixed) {
       int64_t frames = fixed[i].frames, taps = fixed[i].taps;
       if (quick && frames > 100000) frames = 100003;
       if (quick && taps > 20000) taps = 20011;
-      case_make(&t, rng, fixed[i].channels, frames, fixed[i].per_channel, taps);
+      ts_case_make(&t, rng, fixed[i].channels, frames, fixed[i].per_channel, taps);
     } else {
       int32_t ch = (int32_t)ts_range(rng, 1, MAX_CH);
       int64_t frames = ts_log_range(rng, 1, quick ? 100000 : MAX_FRAMES);
@@ -251,19 +209,19 @@ static void test_accuracy(ts_rng *rng) {
         frames = (int64_t)(direct_budget() / ((double)ch * (double)taps));
         if (frames < 1) frames = 1;
       }
-      case_make(&t, rng, ch, frames, (int)ts_range(rng, 0, 1), taps);
+      ts_case_make(&t, rng, ch, frames, (int)ts_range(rng, 0, 1), taps);
     }
     check_accuracy(&t, rng);
-    case_free(&t);
+    ts_case_free(&t);
   }
 }
 
 /* ------------------------------------------------------------ chunking */
 
-static void check_chunking(convoy_engine e, tcase *t, int64_t fft_size, ts_rng *rng) {
+static void check_chunking(convoy_engine e, ts_case *t, int64_t fft_size, ts_rng *rng) {
   char name[128];
   case_name(t, name, sizeof name);
-  int64_t total = t->frames + longest(t) - 1, n_one = 0;
+  int64_t total = t->frames + ts_case_longest(t) - 1, n_one = 0;
   if (!serves(e, t, fft_size)) return;
   float *one = run_case(t, e, 0, fft_size, 0, rng, &n_one);
   if (!one) return;
@@ -309,13 +267,13 @@ static void test_chunking(ts_rng *rng) {
       int64_t taps = ts_log_range(rng, 1, quick ? 5000 : 20000);
       if (is_direct(e) && (double)frames * ch * (double)taps > direct_budget() / 4)
         taps = (int64_t)(direct_budget() / 4 / ((double)frames * ch)) + 1;
-      tcase t;
-      case_make(&t, rng, ch, frames, k % 2, taps);
+      ts_case t;
+      ts_case_make(&t, rng, ch, frames, k % 2, taps);
       /* FFT engines: alternately the cost model's size and a small one, for
        * many short blocks. */
       int64_t fft_size = is_fft(e) && k % 2 ? taps + ts_range(rng, 0, taps + 100) : 0;
       check_chunking(e, &t, fft_size, rng);
-      case_free(&t);
+      ts_case_free(&t);
     }
   }
 }
@@ -327,15 +285,15 @@ static void test_lti(ts_rng *rng) {
     convoy_engine e = engines[i];
     const char *en = convoy_engine_name(e);
     int64_t taps = ts_log_range(rng, 1, is_direct(e) ? 2000 : 30000);
-    tcase probe = {.channels = 2, .n_filters = 1, .len = {taps}};
+    ts_case probe = {.channels = 2, .n_filters = 1, .len = {taps}};
     while (taps > 1 && !serves(e, &probe, 0)) probe.len[0] = taps /= 2;
     int64_t frames = ts_log_range(rng, 1, quick ? 20000 : 100000);
     int64_t d = ts_range(rng, 0, 5000);
     int64_t total = frames + taps - 1;
 
     /* Impulse at frame d: the output is the taps, delayed by d. */
-    tcase imp;
-    case_make(&imp, rng, 1, d + taps + ts_range(rng, 0, 100), 0, taps);
+    ts_case imp;
+    ts_case_make(&imp, rng, 1, d + taps + ts_range(rng, 0, 100), 0, taps);
     memset(imp.x, 0, sizeof(float) * (size_t)imp.frames);
     imp.x[d] = 1.0f;
     int64_t n = 0;
@@ -349,13 +307,13 @@ static void test_lti(ts_rng *rng) {
       free(h);
       free(y);
     }
-    case_free(&imp);
+    ts_case_free(&imp);
 
     /* Linearity: y(a x1 + b x2) = a y(x1) + b y(x2). */
-    tcase t1, t2, t3;
-    case_make(&t1, rng, 2, frames, 1, taps);
-    case_make(&t2, rng, 2, frames, 1, taps);
-    case_make(&t3, rng, 2, frames, 1, taps);
+    ts_case t1, t2, t3;
+    ts_case_make(&t1, rng, 2, frames, 1, taps);
+    ts_case_make(&t2, rng, 2, frames, 1, taps);
+    ts_case_make(&t3, rng, 2, frames, 1, taps);
     case_copy_filters(&t2, &t1);
     case_copy_filters(&t3, &t1);
     const float a = 0.75f, b = -1.5f;
@@ -381,8 +339,8 @@ static void test_lti(ts_rng *rng) {
 
     /* Shift: d leading zeros delay the output by d frames, and the first d
      * outputs are (within rounding) zero. */
-    tcase sh;
-    case_make(&sh, rng, 2, frames + d, 1, taps);
+    ts_case sh;
+    ts_case_make(&sh, rng, 2, frames + d, 1, taps);
     case_copy_filters(&sh, &t1);
     memset(sh.x, 0, sizeof(float) * (size_t)(d * 2));
     memcpy(sh.x + d * 2, t1.x, sizeof(float) * (size_t)(frames * 2));
@@ -404,10 +362,10 @@ static void test_lti(ts_rng *rng) {
     }
     free(ys);
     free(y1);
-    case_free(&sh);
-    case_free(&t1);
-    case_free(&t2);
-    case_free(&t3);
+    ts_case_free(&sh);
+    ts_case_free(&t1);
+    ts_case_free(&t2);
+    ts_case_free(&t3);
   }
 }
 

@@ -39,48 +39,13 @@
 #include <string.h>
 
 #define TOLERANCE 1e-5
-#define MAX_CH 8
+#define MAX_CH TS_CASE_MAX_CHANNELS
 #define DEVICE_MAX_FRAMES 65536
 
 static int quick;
 static const convoy_engine gpu_engines[2] = {CONVOY_ENGINE_GPU_DIRECT, CONVOY_ENGINE_GPU_FFT};
 
 /* ------------------------------------------------------------ cases */
-
-typedef struct tcase {
-  int32_t channels;
-  int64_t frames;
-  int32_t n_filters; /* 1 or channels */
-  int64_t len[MAX_CH];
-  float *taps[MAX_CH];
-  float *x; /* interleaved */
-} tcase;
-
-static int64_t longest(const tcase *t) {
-  int64_t m = 0;
-  for (int32_t i = 0; i < t->n_filters; i++) m = t->len[i] > m ? t->len[i] : m;
-  return m;
-}
-
-static void case_make(tcase *t, ts_rng *rng, int32_t channels, int64_t frames, int per_channel,
-                      int64_t taps) {
-  memset(t, 0, sizeof *t);
-  t->channels = channels;
-  t->frames = frames;
-  t->n_filters = per_channel ? channels : 1;
-  for (int32_t i = 0; i < t->n_filters; i++) {
-    t->len[i] = i == 0 ? taps : ts_log_range(rng, 1, taps);
-    t->taps[i] = malloc(sizeof(float) * (size_t)t->len[i]);
-    ts_fill_uniform(rng, t->taps[i], t->len[i]);
-  }
-  t->x = malloc(sizeof(float) * (size_t)(frames * channels + 1));
-  ts_fill_uniform(rng, t->x, frames * channels);
-}
-
-static void case_free(tcase *t) {
-  for (int32_t i = 0; i < t->n_filters; i++) free(t->taps[i]);
-  free(t->x);
-}
 
 typedef struct knobs {
   convoy_engine engine;
@@ -89,7 +54,7 @@ typedef struct knobs {
   int64_t fft_size;
 } knobs;
 
-static convoy_stream *open_stream(const tcase *t, knobs k) {
+static convoy_stream *open_stream(const ts_case *t, knobs k) {
   convoy_filter *f[MAX_CH] = {NULL};
   convoy_stream *s = NULL;
   for (int32_t i = 0; i < t->n_filters; i++)
@@ -124,7 +89,7 @@ static void buf_free(void *p, int pinned) {
  * call against max_output() and the lag against latency(), then flushes
  * (checking flush_frames()). Returns a malloc'd copy of the output (NULL on
  * error) with *n frames. */
-static float *drive(convoy_stream *s, const tcase *t, int64_t chunk_max, int pinned, ts_rng *rng,
+static float *drive(convoy_stream *s, const ts_case *t, int64_t chunk_max, int pinned, ts_rng *rng,
                     int64_t *n) {
   const int32_t ch = t->channels;
   const int64_t latency = convoy_stream_latency(s);
@@ -180,16 +145,11 @@ done:
   return copy;
 }
 
-static double *reference(const tcase *t, int32_t c, int64_t total) {
-  const int32_t fi = t->n_filters == 1 ? 0 : c;
-  return ts_reference_channel(t->x, t->frames, t->channels, c, t->taps[fi], t->len[fi], total);
-}
-
-static void case_label(const tcase *t, knobs k, char *buf, size_t size) {
+static void case_label(const ts_case *t, knobs k, char *buf, size_t size) {
   snprintf(buf, size, "%s: %lld frames x %d ch, %s taps %lld, chunk %lld, %d streams",
            convoy_engine_name(k.engine), (long long)t->frames, (int)t->channels,
-           t->n_filters > 1 ? "per-channel" : "shared", (long long)longest(t), (long long)k.chunk,
-           (int)k.streams);
+           t->n_filters > 1 ? "per-channel" : "shared", (long long)ts_case_longest(t),
+           (long long)k.chunk, (int)k.streams);
 }
 
 /* ------------------------------------------------------------ accuracy */
@@ -198,10 +158,10 @@ static void test_reference(ts_rng *rng) {
   const int cases = quick ? 3 : 14;
   for (int e = 0; e < 2; e++) {
     for (int i = 0; i < cases; i++) {
-      tcase t;
+      ts_case t;
       const int32_t ch = (int32_t)ts_range(rng, 1, MAX_CH);
       const int64_t taps = ts_log_range(rng, 1, e == 0 ? 400 : (quick ? 3000 : 9000));
-      case_make(&t, rng, ch, ts_log_range(rng, 1, quick ? 20000 : 300000), i % 2, taps);
+      ts_case_make(&t, rng, ch, ts_log_range(rng, 1, quick ? 20000 : 300000), i % 2, taps);
       knobs k = {gpu_engines[e], i % 5 == 0 ? 0 : ts_log_range(rng, 64, 40000),
                  (int32_t)ts_range(rng, 2, 5), 0};
       char label[200];
@@ -209,18 +169,18 @@ static void test_reference(ts_rng *rng) {
       convoy_stream *s = open_stream(&t, k);
       int64_t n = 0;
       float *y = s ? drive(s, &t, ts_log_range(rng, 1, t.frames), i % 3 != 0, rng, &n) : NULL;
-      const int64_t total = t.frames + longest(&t) - 1;
+      const int64_t total = t.frames + ts_case_longest(&t) - 1;
       TS_CHECK(!s || n == total, "%s: %lld frames out, want %lld", label, (long long)n,
                (long long)total);
       /* The CPU engine of the same kind, for the cross-check. */
-      tcase cpu_t = t;
+      ts_case cpu_t = t;
       knobs kc = {e == 0 ? CONVOY_ENGINE_CPU_DIRECT : CONVOY_ENGINE_CPU_FFT, 0, 0, 0};
       convoy_stream *sc = open_stream(&cpu_t, kc);
       int64_t nc = 0;
       float *yc = sc ? ts_stream_run(sc, t.x, t.frames, 0, rng, &nc) : NULL;
       if (y && n == total) {
         for (int32_t c = 0; c < ch; c++) {
-          double *ref = reference(&t, c, total);
+          double *ref = ts_case_reference(&t, c, total);
           double err = ts_rel_l2(y + c, ch, ref, total);
           TS_CHECK(err < TOLERANCE, "%s, channel %d: rel L2 error %.3g", label, (int)c, err);
           free(ref);
@@ -235,7 +195,7 @@ static void test_reference(ts_rng *rng) {
       free(yc);
       convoy_stream_destroy(s);
       convoy_stream_destroy(sc);
-      case_free(&t);
+      ts_case_free(&t);
     }
   }
 }
@@ -245,17 +205,17 @@ static void test_reference(ts_rng *rng) {
 static void test_chunk_invariance(ts_rng *rng) {
   for (int e = 0; e < 2; e++) {
     for (int rep = 0; rep < (quick ? 1 : 3); rep++) {
-      tcase t;
+      ts_case t;
       const int32_t ch = (int32_t)ts_range(rng, 1, MAX_CH);
       const int64_t frames = quick ? 12000 : ts_range(rng, 50000, 200000);
-      case_make(&t, rng, ch, frames, rep % 2, ts_log_range(rng, 1, e == 0 ? 200 : 5000));
+      ts_case_make(&t, rng, ch, frames, rep % 2, ts_log_range(rng, 1, e == 0 ? 200 : 5000));
       const int64_t chunk = ts_range(rng, 700, 9000);
       knobs k = {gpu_engines[e], chunk, 3, 0};
       char label[200];
       case_label(&t, k, label, sizeof label);
       convoy_stream *s = open_stream(&t, k);
       if (!s) {
-        case_free(&t);
+        ts_case_free(&t);
         continue;
       }
       int64_t n1 = 0;
@@ -288,7 +248,7 @@ static void test_chunk_invariance(ts_rng *rng) {
       }
       free(one);
       convoy_stream_destroy(s);
-      case_free(&t);
+      ts_case_free(&t);
     }
   }
 }
@@ -341,10 +301,10 @@ static void test_formats(ts_rng *rng) {
   for (int trial = 0; trial < (quick ? 2 : 8); trial++) {
     const int e = trial % 2;
     const convoy_sample_format fmt = trial % 4 < 2 ? CONVOY_FORMAT_S16 : CONVOY_FORMAT_S32;
-    tcase t;
+    ts_case t;
     const int32_t ch = (int32_t)ts_range(rng, 1, MAX_CH);
     const int64_t frames = ts_log_range(rng, 1000, quick ? 15000 : 120000);
-    case_make(&t, rng, ch, frames, 0, ts_log_range(rng, 1, e == 0 ? 100 : 3000));
+    ts_case_make(&t, rng, ch, frames, 0, ts_log_range(rng, 1, e == 0 ? 100 : 3000));
     const int64_t samples = frames * ch;
     void *ints = malloc(4 * (size_t)samples);
     for (int64_t i = 0; i < samples; i++) {
@@ -383,7 +343,7 @@ static void test_formats(ts_rng *rng) {
     }
     convoy_stream_destroy(s);
     free(ints);
-    case_free(&t);
+    ts_case_free(&t);
   }
 }
 
@@ -391,16 +351,16 @@ static void test_formats(ts_rng *rng) {
 
 static void test_lifecycle(ts_rng *rng) {
   for (int e = 0; e < 2; e++) {
-    tcase t;
-    case_make(&t, rng, 2, quick ? 9000 : 60000, 1, e == 0 ? 33 : 1500);
+    ts_case t;
+    ts_case_make(&t, rng, 2, quick ? 9000 : 60000, 1, e == 0 ? 33 : 1500);
     knobs k = {gpu_engines[e], 2048, 3, 0};
     convoy_stream *s = open_stream(&t, k);
     if (!s) {
-      case_free(&t);
+      ts_case_free(&t);
       continue;
     }
     const char *name = convoy_engine_name(gpu_engines[e]);
-    const int64_t m = longest(&t), ch = t.channels;
+    const int64_t m = ts_case_longest(&t), ch = t.channels;
     float *out = malloc(sizeof(float) * (size_t)((t.frames + m + convoy_stream_latency(s)) * ch));
 
     /* A flush with no input: taps - 1 zero frames. */
@@ -437,22 +397,22 @@ static void test_lifecycle(ts_rng *rng) {
     free(again);
     free(out);
     convoy_stream_destroy(s);
-    case_free(&t);
+    ts_case_free(&t);
   }
 }
 
 static void test_long_filter(ts_rng *rng) {
   const int64_t taps = quick ? (int64_t)1 << 14 : (int64_t)1 << 20;
   const int64_t frames = quick ? (int64_t)1 << 16 : (int64_t)3 << 20;
-  tcase t;
-  case_make(&t, rng, 1, frames, 0, taps);
+  ts_case t;
+  ts_case_make(&t, rng, 1, frames, 0, taps);
   knobs k = {CONVOY_ENGINE_GPU_FFT, 0, 0, 0};
   convoy_stream *s = open_stream(&t, k);
   int64_t n = 0;
   float *y = s ? drive(s, &t, frames / 3 + 1, 1, rng, &n) : NULL;
   const int64_t total = frames + taps - 1;
   if (y && n == total) {
-    double *ref = reference(&t, 0, total);
+    double *ref = ts_case_reference(&t, 0, total);
     double err = ts_rel_l2(y, 1, ref, total);
     TS_CHECK(err < TOLERANCE, "gpu-fft %lld taps, %lld frames: rel L2 error %.3g", (long long)taps,
              (long long)frames, err);
@@ -463,14 +423,14 @@ static void test_long_filter(ts_rng *rng) {
   }
   free(y);
   convoy_stream_destroy(s);
-  case_free(&t);
+  ts_case_free(&t);
 }
 
 /* ------------------------------------------------------------ choice, plan, errors */
 
 static void test_plan_and_errors(ts_rng *rng) {
-  tcase t;
-  case_make(&t, rng, 1, 100, 0, 16);
+  ts_case t;
+  ts_case_make(&t, rng, 1, 100, 0, 16);
   convoy_filter *f = NULL;
   TS_CHECK_OK(convoy_filter_create(&f, t.taps[0], 16));
   convoy_stream *s = NULL;
@@ -529,7 +489,7 @@ static void test_plan_and_errors(ts_rng *rng) {
   TS_CHECK_OK(convoy_stream_create(&s, &cfg, &f, 1));
   convoy_stream_destroy(s);
   convoy_filter_destroy(f);
-  case_free(&t);
+  ts_case_free(&t);
 }
 
 /* The engine interface's planar run() of the GPU engines. */
@@ -538,10 +498,10 @@ static void test_planar_ops(ts_rng *rng) {
     const engine_ops *ops = engine_lookup(gpu_engines[e]);
     TS_CHECK(ops != NULL, "%s missing from the engine table", convoy_engine_name(gpu_engines[e]));
     if (!ops) continue;
-    tcase t;
+    ts_case t;
     const int32_t ch = 3;
-    case_make(&t, rng, ch, quick ? 5000 : 50000, 1, e == 0 ? 40 : 2000);
-    const int64_t m = longest(&t);
+    ts_case_make(&t, rng, ch, quick ? 5000 : 50000, 1, e == 0 ? 40 : 2000);
+    const int64_t m = ts_case_longest(&t);
     float *padded[MAX_CH];
     const float *taps[MAX_CH];
     for (int32_t c = 0; c < ch; c++) {
@@ -567,7 +527,7 @@ static void test_planar_ops(ts_rng *rng) {
       TS_CHECK(st == CONVOY_OK, "%s run: %s", convoy_engine_name(gpu_engines[e]), err);
       const int64_t total = t.frames + m - 1;
       for (int32_t c = 0; c < ch && st == CONVOY_OK; c++) {
-        double *ref = reference(&t, c, total);
+        double *ref = ts_case_reference(&t, c, total);
         double err_l2 = ts_rel_l2(out[c], 1, ref, total);
         TS_CHECK(err_l2 < TOLERANCE, "%s planar run, channel %d: rel L2 error %.3g",
                  convoy_engine_name(gpu_engines[e]), (int)c, err_l2);
@@ -580,7 +540,7 @@ static void test_planar_ops(ts_rng *rng) {
       ops->destroy(impl);
     }
     for (int32_t c = 0; c < ch; c++) free(padded[c]);
-    case_free(&t);
+    ts_case_free(&t);
   }
 }
 
@@ -596,11 +556,11 @@ static int cuda_ok(cudaError_t e, const char *what) {
 /* Runs t through a device convolver in calls of the given sizes (cycled),
  * in-place when asked (mono float only); returns the output of
  * frames + taps - 1 frames (zeros passed for the ring-out). */
-static float *device_run(const tcase *t, convoy_engine engine, convoy_sample_format fmt,
+static float *device_run(const ts_case *t, convoy_engine engine, convoy_sample_format fmt,
                          const void *host_in, int in_place, const int64_t *calls, int n_calls,
                          int64_t *granule, cudaStream_t stream) {
   const int32_t ch = t->channels;
-  const int64_t m = longest(t), total = t->frames + m - 1;
+  const int64_t m = ts_case_longest(t), total = t->frames + m - 1;
   const size_t width = convoy_sample_format_bytes(fmt);
   convoy_filter *f[MAX_CH] = {NULL};
   for (int32_t i = 0; i < t->n_filters; i++)
@@ -677,9 +637,9 @@ static void test_device_api(ts_rng *rng) {
   if (!cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate")) return;
   for (int e = 0; e < 2; e++) {
     for (int32_t ch = 1; ch <= 3; ch += 2) {
-      tcase t;
-      case_make(&t, rng, ch, quick ? 6000 : 40000, ch > 1, e == 0 ? 25 : 1200);
-      const int64_t m = longest(&t), total = t.frames + m - 1;
+      ts_case t;
+      ts_case_make(&t, rng, ch, quick ? 6000 : 40000, ch > 1, e == 0 ? 25 : 1200);
+      const int64_t m = ts_case_longest(&t), total = t.frames + m - 1;
       const convoy_engine engine = gpu_engines[e];
       int64_t g = 1;
       const int64_t whole[1] = {DEVICE_MAX_FRAMES};
@@ -688,7 +648,7 @@ static void test_device_api(ts_rng *rng) {
       snprintf(label, sizeof label, "device convolver %s, %d ch, %lld taps",
                convoy_engine_name(engine), (int)ch, (long long)m);
       for (int32_t c = 0; y && c < ch; c++) {
-        double *ref = reference(&t, c, total);
+        double *ref = ts_case_reference(&t, c, total);
         double err = ts_rel_l2(y + c, ch, ref, total);
         TS_CHECK(err < TOLERANCE, "%s, channel %d: rel L2 error %.3g", label, (int)c, err);
         free(ref);
@@ -723,7 +683,7 @@ static void test_device_api(ts_rng *rng) {
       free(y3);
       free(yf);
       free(yi);
-      case_free(&t);
+      ts_case_free(&t);
     }
   }
   cudaStreamDestroy(stream);

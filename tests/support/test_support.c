@@ -165,6 +165,38 @@ double ts_rel_diff_channel(const float *a, const float *b, int32_t channels, int
   return sqrt(num / den);
 }
 
+void ts_case_make(ts_case *t, ts_rng *rng, int32_t channels, int64_t frames, int per_channel,
+                  int64_t taps) {
+  memset(t, 0, sizeof *t);
+  t->channels = channels;
+  t->frames = frames;
+  t->n_filters = per_channel ? channels : 1;
+  for (int32_t i = 0; i < t->n_filters; i++) {
+    t->len[i] = i == 0 ? taps : ts_log_range(rng, 1, taps);
+    t->taps[i] = malloc(sizeof(float) * (size_t)t->len[i]);
+    ts_fill_uniform(rng, t->taps[i], t->len[i]);
+  }
+  t->x = malloc(sizeof(float) * (size_t)(frames * channels + 1));
+  ts_fill_uniform(rng, t->x, frames * channels);
+}
+
+void ts_case_free(ts_case *t) {
+  for (int32_t i = 0; i < t->n_filters; i++) free(t->taps[i]);
+  free(t->x);
+  memset(t, 0, sizeof *t);
+}
+
+int64_t ts_case_longest(const ts_case *t) {
+  int64_t m = 0;
+  for (int32_t i = 0; i < t->n_filters; i++) m = t->len[i] > m ? t->len[i] : m;
+  return m;
+}
+
+double *ts_case_reference(const ts_case *t, int32_t c, int64_t total) {
+  const int32_t fi = t->n_filters == 1 ? 0 : c;
+  return ts_reference_channel(t->x, t->frames, t->channels, c, t->taps[fi], t->len[fi], total);
+}
+
 float *ts_stream_run(convoy_stream *stream, const float *in, int64_t frames, int64_t chunk_max,
                      ts_rng *rng, int64_t *out_frames) {
   int32_t ch = convoy_stream_channels(stream);

@@ -81,6 +81,29 @@ double *ts_reference_channel(const float *x, int64_t frames, int32_t channels, i
 double ts_rel_diff_channel(const float *a, const float *b, int32_t channels, int32_t c,
                            int64_t frames);
 
+/* ------------------------------------------------------------- cases */
+
+#define TS_CASE_MAX_CHANNELS 8
+
+/* A random test case: interleaved noise and one filter for all channels or
+ * one per channel (filter 0 has the requested length, the others random
+ * lengths up to it). */
+typedef struct ts_case {
+  int32_t channels; /* 1 .. TS_CASE_MAX_CHANNELS */
+  int64_t frames;
+  int32_t n_filters; /* 1 or channels */
+  int64_t len[TS_CASE_MAX_CHANNELS];
+  float *taps[TS_CASE_MAX_CHANNELS];
+  float *x; /* frames * channels, interleaved */
+} ts_case;
+
+void ts_case_make(ts_case *t, ts_rng *rng, int32_t channels, int64_t frames, int per_channel,
+                  int64_t taps);
+void ts_case_free(ts_case *t); /* and zeroes *t */
+int64_t ts_case_longest(const ts_case *t);
+/* ts_reference_channel for channel c of the case with its filter. */
+double *ts_case_reference(const ts_case *t, int32_t c, int64_t total);
+
 /* ------------------------------------------------------------- streaming */
 
 /* Feeds frames interleaved frames through the stream in chunks, then
