@@ -13,24 +13,11 @@ enum { OPT_RATE = 1, OPT_HELP };
 static const arg_option design_opts[] = {
     {"rate", 0, ARG_REQUIRED, OPT_RATE}, {"help", 'h', ARG_NONE, OPT_HELP}, {NULL, 0, ARG_NONE, 0}};
 
-static const char *type_name(convoy_design_type t) {
-  switch (t) {
-  case CONVOY_DESIGN_LOWPASS:
-    return "lowpass";
-  case CONVOY_DESIGN_HIGHPASS:
-    return "highpass";
-  case CONVOY_DESIGN_BANDPASS:
-    return "bandpass";
-  case CONVOY_DESIGN_BANDSTOP:
-    return "bandstop";
-  }
-  return "?";
-}
-
 /* "%.9g" gives every float32 back exactly when read as float. */
 static int print_taps(const char *spec, const convoy_design *d, const convoy_taps *t) {
   printf("# convoy %s design %s\n", convoy_version(), spec);
-  printf("# %s, %lld taps, rate %.17g Hz\n", type_name(d->type), (long long)t->length, d->rate);
+  printf("# %s, %lld taps, rate %.17g Hz\n", convoy_design_type_name(d->type), (long long)t->length,
+         d->rate);
   for (int64_t i = 0; i < t->length; i++) printf("%.9g\n", (double)t->data[i]);
   if (fflush(stdout) != 0 || ferror(stdout)) {
     diag_error("stdout: writing the taps failed");

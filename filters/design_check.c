@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-const char *design_type_name(convoy_design_type type) {
+const char *convoy_design_type_name(convoy_design_type type) {
   switch (type) {
   case CONVOY_DESIGN_LOWPASS:
     return "lowpass";
@@ -69,7 +69,7 @@ convoy_status design_check(const convoy_design *d, const char *label, char *err,
   if (needs_odd && d->taps > 0 && d->taps % 2 == 0)
     return BAD("%s: a %s needs an odd tap count (type I linear phase); taps=%lld is even, use "
                "taps=%lld",
-               label, design_type_name(d->type), (long long)d->taps, (long long)d->taps + 1);
+               label, convoy_design_type_name(d->type), (long long)d->taps, (long long)d->taps + 1);
   if (!(d->width >= 0) || !isfinite(d->width))
     return BAD("%s: width %.10g Hz is not a positive number", label, d->width);
   if (d->width == 0 && d->taps == 0)

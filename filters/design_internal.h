@@ -16,9 +16,6 @@
 /* Stopband attenuation when the spec has no atten=. */
 #define DESIGN_DEFAULT_ATTEN 80.0
 
-/* "lowpass", "highpass", "bandpass", "bandstop", or "unknown". */
-const char *design_type_name(convoy_design_type type);
-
 /* Validates every field of d (ranges, band edges against 0 and Nyquist,
  * transition bands, width-or-taps, odd length for highpass/bandstop, the
  * derived length against DESIGN_MAX_TAPS). label starts each message, e.g.

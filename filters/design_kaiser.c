@@ -208,7 +208,7 @@ convoy_status convoy_design_taps(const convoy_design *design, convoy_taps *taps,
   convoy_design d = *design;
   if (d.atten == 0) d.atten = DESIGN_DEFAULT_ATTEN;
   char label[32];
-  snprintf(label, sizeof label, "%s design", design_type_name(d.type));
+  snprintf(label, sizeof label, "%s design", convoy_design_type_name(d.type));
   convoy_status st = design_check(&d, label, err, err_size);
   if (st != CONVOY_OK) return st;
 

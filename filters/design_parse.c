@@ -71,7 +71,7 @@ convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *
                                              CONVOY_DESIGN_BANDPASS, CONVOY_DESIGN_BANDSTOP};
   int found = 0;
   for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
-    if (same_word(type, type_len, design_type_name(types[i]))) {
+    if (same_word(type, type_len, convoy_design_type_name(types[i]))) {
       design->type = types[i];
       found = 1;
     }
@@ -109,10 +109,10 @@ convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *
                  two_edges ? "low, high" : "cutoff");
     if (two_edges && k == KEY_CUTOFF)
       return BAD("%s: key 'cutoff' does not apply to %s (use low= and high=)", label,
-                 design_type_name(design->type));
+                 convoy_design_type_name(design->type));
     if (!two_edges && (k == KEY_LOW || k == KEY_HIGH))
       return BAD("%s: key '%s' does not apply to %s (use cutoff=)", label, key_names[k],
-                 design_type_name(design->type));
+                 convoy_design_type_name(design->type));
     if (given[k]) return BAD("%s: key '%s' given twice", label, key_names[k]);
     convoy_status st = parse_value(label, key_names[k], val, val_len, &value[k], err, err_size);
     if (st != CONVOY_OK) return st;

@@ -72,6 +72,10 @@ typedef struct convoy_design {
                     width/atten. Exactly one of width and taps is nonzero */
 } convoy_design;
 
+/** "lowpass", "highpass", "bandpass" or "bandstop"; "unknown" otherwise.
+ *  Static storage. */
+const char *convoy_design_type_name(convoy_design_type type);
+
 /** Parses "TYPE:key=value,..." with TYPE lowpass|highpass|bandpass|bandstop and
  *  keys cutoff (lowpass/highpass), low and high (bandpass/bandstop), width,
  *  atten, taps, rate; names are case-insensitive, blanks around items and
