@@ -19,6 +19,7 @@
  * random positions (relative error printed, must be < 1e-5).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_gpu_bus.h"
 #include "convoy.h"
 
 #include <cuda_runtime_api.h>
@@ -73,63 +74,16 @@ static float uniform(void) {
 
 /* ------------------------------------------------------------- bus */
 
-typedef struct bus {
-  double h2d, d2h;       /* GB/s, alone */
-  double bi_h2d, bi_d2h; /* GB/s of each direction while both run */
-} bus;
+/* The same measurement `convoy bench` prints (cli/bench_gpu_bus.c). */
+typedef bench_gpu_bus bus;
 
 static bus measure_bus(void *h_a, void *h_b, size_t bytes, int reps) {
-  void *d_a = NULL, *d_b = NULL;
-  cudaStream_t s1, s2;
-  CK(cudaMalloc(&d_a, bytes));
-  CK(cudaMalloc(&d_b, bytes));
-  CK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
-  CK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-  cudaEvent_t a0, a1, b0, b1;
-  CK(cudaEventCreate(&a0));
-  CK(cudaEventCreate(&a1));
-  CK(cudaEventCreate(&b0));
-  CK(cudaEventCreate(&b1));
-  double t_h2d[MAX_REPS], t_d2h[MAX_REPS], t_bi_h[MAX_REPS], t_bi_d[MAX_REPS];
-  for (int r = 0; r <= reps; r++) { /* rep 0 warms up */
-    double t0 = now_s();
-    CK(cudaMemcpyAsync(d_a, h_a, bytes, cudaMemcpyHostToDevice, s1));
-    CK(cudaStreamSynchronize(s1));
-    double t1 = now_s();
-    CK(cudaMemcpyAsync(h_b, d_b, bytes, cudaMemcpyDeviceToHost, s2));
-    CK(cudaStreamSynchronize(s2));
-    double t2 = now_s();
-    CK(cudaEventRecord(a0, s1));
-    CK(cudaEventRecord(b0, s2));
-    CK(cudaMemcpyAsync(d_a, h_a, bytes, cudaMemcpyHostToDevice, s1));
-    CK(cudaMemcpyAsync(h_b, d_b, bytes, cudaMemcpyDeviceToHost, s2));
-    CK(cudaEventRecord(a1, s1));
-    CK(cudaEventRecord(b1, s2));
-    CK(cudaStreamSynchronize(s1));
-    CK(cudaStreamSynchronize(s2));
-    float ms_a = 0, ms_b = 0;
-    CK(cudaEventElapsedTime(&ms_a, a0, a1));
-    CK(cudaEventElapsedTime(&ms_b, b0, b1));
-    if (r > 0) {
-      t_h2d[r - 1] = t1 - t0;
-      t_d2h[r - 1] = t2 - t1;
-      t_bi_h[r - 1] = ms_a * 1e-3;
-      t_bi_d[r - 1] = ms_b * 1e-3;
-    }
-  }
   bus b;
-  b.h2d = (double)bytes / median(t_h2d, reps) * 1e-9;
-  b.d2h = (double)bytes / median(t_d2h, reps) * 1e-9;
-  b.bi_h2d = (double)bytes / median(t_bi_h, reps) * 1e-9;
-  b.bi_d2h = (double)bytes / median(t_bi_d, reps) * 1e-9;
-  cudaEventDestroy(a0);
-  cudaEventDestroy(a1);
-  cudaEventDestroy(b0);
-  cudaEventDestroy(b1);
-  cudaStreamDestroy(s1);
-  cudaStreamDestroy(s2);
-  cudaFree(d_a);
-  cudaFree(d_b);
+  char err[256];
+  if (bench_gpu_measure_bus(h_a, h_b, bytes, reps, &b, err, sizeof err) != 0) {
+    fprintf(stderr, "bus: %s\n", err);
+    exit(1);
+  }
   return b;
 }
 
