@@ -3,6 +3,8 @@
 
 #include "gpu_util.cuh"
 
+#include <cmath>
+
 namespace {
 
 constexpr int kThreads = 256;
@@ -49,6 +51,40 @@ __global__ void interleave_kernel(const float *__restrict__ planar, int64_t stri
   }
 }
 
+template <typename T>
+__global__ void interleave_quantize_kernel(const float *__restrict__ planar, int64_t stride,
+                                           int32_t channels, int64_t frames, output_spec o,
+                                           double full, int32_t step, uint64_t first_index,
+                                           T *__restrict__ out, unsigned long long *tally) {
+  const int32_t c0 = (int32_t)blockIdx.y * kChannelsPerThread;
+  const int32_t c1 = min(channels, c0 + kChannelsPerThread);
+  unsigned long long clipped = 0;
+  float peak = 0.0f;
+  for (int64_t f = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; f < frames;
+       f += (int64_t)gridDim.x * blockDim.x) {
+    T *dst = out + f * channels;
+    for (int32_t c = c0; c < c1; c++) {
+      const float x = planar[c * stride + f];
+      const float ax = fabsf(x);
+      if (ax > peak) peak = ax; /* false for NaN */
+      const uint64_t index = first_index + (uint64_t)f * (uint64_t)channels + (uint64_t)c;
+      int clip;
+      const int32_t code = sq_code(x, full, o.dither ? sq_tpdf(o.seed, index) : 0.0, &clip);
+      clipped += (unsigned long long)clip;
+      dst[c] = (T)(code * step);
+    }
+  }
+  for (int d = 16; d > 0; d >>= 1) {
+    clipped += __shfl_down_sync(0xffffffffu, clipped, d);
+    peak = fmaxf(peak, __shfl_down_sync(0xffffffffu, peak, d));
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (clipped) atomicAdd(&tally[0], clipped);
+    /* Non-negative floats order as their bit patterns. */
+    if (peak > 0.0f) atomicMax(&tally[1], (unsigned long long)__float_as_uint(peak));
+  }
+}
+
 dim3 grid_for(int64_t frames, int32_t channels) {
   int64_t blocks = (frames + kThreads - 1) / kThreads;
   if (blocks > kMaxBlocks) blocks = kMaxBlocks;
@@ -91,5 +127,27 @@ convoy_status gp_interleave(const float *planar, int64_t stride, int32_t channel
   interleave_kernel<<<grid_for(frames, channels), kThreads, 0, stream>>>(planar, stride, channels,
                                                                          frames, out);
   GP_CUDA(cudaGetLastError(), "interleave kernel launch");
+  return CONVOY_OK;
+}
+
+convoy_status gp_interleave_quantize(const float *planar, int64_t stride, int32_t channels,
+                                     int64_t frames, const output_spec &o, uint64_t first_index,
+                                     void *out, unsigned long long *tally, cudaStream_t stream,
+                                     char *err, size_t err_size) {
+  if (frames <= 0) return CONVOY_OK;
+  const double full = ldexp(1.0, o.bits - 1);
+  const int container = o.fmt == CONVOY_FORMAT_S16 ? 16 : 32;
+  const int32_t step = o.bits >= container ? 1 : (int32_t)1 << (container - o.bits);
+  const dim3 grid = grid_for(frames, channels);
+  if (o.fmt == CONVOY_FORMAT_S16)
+    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(
+        planar, stride, channels, frames, o, full, step, first_index, (int16_t *)out, tally);
+  else if (o.fmt == CONVOY_FORMAT_S32)
+    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(
+        planar, stride, channels, frames, o, full, step, first_index, (int32_t *)out, tally);
+  else
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "integer output format expected, got %d", (int)o.fmt);
+  GP_CUDA(cudaGetLastError(), "quantize kernel launch");
   return CONVOY_OK;
 }

@@ -12,6 +12,7 @@
 #define CONVOY_GPU_LAYOUT_CUH
 
 #include "convoy.h"
+#include "sample_quantize.h"
 
 #include <cuda_runtime.h>
 
@@ -29,5 +30,15 @@ convoy_status gp_deinterleave(convoy_sample_format fmt, const void *raw, int32_t
 /* out[f * channels + c] = planar[c * stride + f] for f < frames. */
 convoy_status gp_interleave(const float *planar, int64_t stride, int32_t channels, int64_t frames,
                             float *out, cudaStream_t stream, char *err, size_t err_size);
+
+/* Integer output: out[f * channels + c] = code(planar[c * stride + f]) for
+ * f < frames, by the rule of sample_quantize.h in o's format (S16 or S32),
+ * the dither placed at output position first_index + f * channels + c.
+ * tally (device memory, two zeroed 64-bit words) receives the clipped count
+ * and the peak |x| as float bits. */
+convoy_status gp_interleave_quantize(const float *planar, int64_t stride, int32_t channels,
+                                     int64_t frames, const output_spec &o, uint64_t first_index,
+                                     void *out, unsigned long long *tally, cudaStream_t stream,
+                                     char *err, size_t err_size);
 
 #endif /* CONVOY_GPU_LAYOUT_CUH */

@@ -55,8 +55,10 @@ struct slot {
   void *d_raw = nullptr;         /* C frames of the widest format, as they crossed */
   float *d_in = nullptr;         /* channels rows of in_stride: history then C frames */
   float *d_out = nullptr;        /* channels rows of out_stride */
-  float *d_outi = nullptr;       /* C interleaved frames (several channels only) */
-  int64_t keep = 0;              /* output frames of the chunk it holds */
+  void *d_outi = nullptr;        /* C interleaved frames (several channels or integer
+                                    output) in the output format */
+
+  int64_t keep = 0; /* output frames of the chunk it holds */
   convoy_sample_format staged_fmt = CONVOY_FORMAT_F32;
   bool caller_h2d = false; /* an H2D from caller memory not yet waited for */
   bool caller_d2h = false; /* a D2H into caller memory not yet waited for */
@@ -64,7 +66,7 @@ struct slot {
 
 /* Where one process() or flush() call puts its output. */
 struct out_ctx {
-  float *out;
+  unsigned char *out;
   int64_t delivered; /* frames written so far */
   bool pinned;       /* out may be the target of a D2H */
 };
@@ -132,6 +134,11 @@ struct gpu_pipeline {
   int64_t launched = 0;  /* chunks launched since reset */
   int64_t harvested = 0; /* chunks whose output was handed out */
   int64_t pending = 0;   /* frames staged for chunk `launched` */
+  output_spec out = {CONVOY_FORMAT_F32, 0, 0, 0};
+  /* Integer output, device memory: clipped samples and peak |x| (float
+   * bits) of every chunk computed since create or reset, added to by the
+   * quantize kernels of all streams. */
+  unsigned long long *d_tally = nullptr;
   char device_name[sizeof(((cudaDeviceProp *)0)->name) + 1] = "";
 };
 
@@ -153,6 +160,14 @@ static void host_copy(gpu_pipeline *p, void *dst, const void *src, size_t bytes)
 
 static int64_t frame_bytes(const gpu_pipeline *p, convoy_sample_format fmt) {
   return (int64_t)convoy_sample_format_bytes(fmt) * p->channels;
+}
+
+static bool integer_output(const gpu_pipeline *p) {
+  return p->out.fmt != CONVOY_FORMAT_F32;
+}
+
+static int64_t out_frame_bytes(const gpu_pipeline *p) {
+  return frame_bytes(p, p->out.fmt);
 }
 
 /* Waits for the outstanding transfers that touch caller memory. */
@@ -184,9 +199,9 @@ static void drain(gpu_pipeline *p) {
 /* Hands the oldest launched chunk's output to ctx (in order). */
 static convoy_status harvest(gpu_pipeline *p, out_ctx *ctx, char *err, size_t err_size) {
   slot &s = p->slots[p->harvested % p->streams];
-  const float *src = p->channels > 1 ? s.d_outi : s.d_out;
-  const size_t bytes = sizeof(float) * (size_t)s.keep * (size_t)p->channels;
-  float *dst = ctx->out + ctx->delivered * p->channels;
+  const void *src = p->channels > 1 || integer_output(p) ? s.d_outi : (const void *)s.d_out;
+  const size_t bytes = (size_t)(s.keep * out_frame_bytes(p));
+  unsigned char *dst = ctx->out + ctx->delivered * out_frame_bytes(p);
   if (bytes > 0) {
     if (ctx->pinned) {
       GP_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s.stream),
@@ -279,9 +294,14 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
   st = gpu_conv_run(p->conv, i, s.d_in, p->in_stride, s.d_out, p->out_stride, n_out, s.stream, err,
                     err_size);
   if (st != CONVOY_OK) return st;
-  if (p->channels > 1) {
-    st =
-        gp_interleave(s.d_out, p->out_stride, p->channels, keep, s.d_outi, s.stream, err, err_size);
+  if (integer_output(p)) {
+    const uint64_t first = (uint64_t)p->launched * (uint64_t)p->chunk * (uint64_t)p->channels;
+    st = gp_interleave_quantize(s.d_out, p->out_stride, p->channels, keep, p->out, first, s.d_outi,
+                                p->d_tally, s.stream, err, err_size);
+    if (st != CONVOY_OK) return st;
+  } else if (p->channels > 1) {
+    st = gp_interleave(s.d_out, p->out_stride, p->channels, keep, (float *)s.d_outi, s.stream, err,
+                       err_size);
     if (st != CONVOY_OK) return st;
   }
   GP_CUDA(cudaEventRecord(s.ev_computed, s.stream), "cudaEventRecord");
@@ -348,15 +368,15 @@ static convoy_status process_chunks(gpu_pipeline *p, convoy_sample_format fmt, c
 }
 
 extern "C" convoy_status gpu_pipeline_process(gpu_pipeline *p, convoy_sample_format fmt,
-                                              const void *in, int64_t in_frames, float *out,
+                                              const void *in, int64_t in_frames, void *out,
                                               int64_t *out_frames, char *err, size_t err_size) {
   *out_frames = 0;
   gp_device_guard guard;
   convoy_status st = guard.enter(p->device, err, err_size);
   if (st != CONVOY_OK) return st;
   const int64_t most = gpu_pipeline_max_output(p, in_frames);
-  out_ctx ctx = {out, 0,
-                 most > 0 && host_pinned(out, sizeof(float) * (size_t)most * (size_t)p->channels)};
+  out_ctx ctx = {(unsigned char *)out, 0,
+                 most > 0 && host_pinned(out, (size_t)(most * out_frame_bytes(p)))};
   st = process_chunks(p, fmt, in, in_frames, &ctx, err, err_size);
   if (st != CONVOY_OK) drain(p);
   *out_frames = ctx.delivered;
@@ -387,15 +407,15 @@ static convoy_status flush_chunks(gpu_pipeline *p, out_ctx *ctx, char *err, size
   return finish_call(p, err, err_size);
 }
 
-extern "C" convoy_status gpu_pipeline_flush(gpu_pipeline *p, float *out, int64_t *out_frames,
+extern "C" convoy_status gpu_pipeline_flush(gpu_pipeline *p, void *out, int64_t *out_frames,
                                             char *err, size_t err_size) {
   *out_frames = 0;
   gp_device_guard guard;
   convoy_status st = guard.enter(p->device, err, err_size);
   if (st != CONVOY_OK) return st;
   const int64_t total = gpu_pipeline_flush_frames(p);
-  out_ctx ctx = {
-      out, 0, total > 0 && host_pinned(out, sizeof(float) * (size_t)total * (size_t)p->channels)};
+  out_ctx ctx = {(unsigned char *)out, 0,
+                 total > 0 && host_pinned(out, (size_t)(total * out_frame_bytes(p)))};
   st = flush_chunks(p, &ctx, err, err_size);
   if (st != CONVOY_OK) drain(p);
   *out_frames = ctx.delivered;
@@ -412,6 +432,8 @@ extern "C" convoy_status gpu_pipeline_reset(gpu_pipeline *p, char *err, size_t e
   }
   drain(p);
   p->launched = p->harvested = p->pending = 0;
+  if (p->d_tally && st == CONVOY_OK)
+    GP_CUDA(cudaMemset(p->d_tally, 0, 2 * sizeof *p->d_tally), "cudaMemset");
   return st;
 }
 
@@ -420,6 +442,23 @@ extern "C" int64_t gpu_pipeline_max_output(const gpu_pipeline *p, int64_t in_fra
   const int64_t held = (p->launched - p->harvested) * p->chunk + p->pending;
   const int64_t total = in_frames > INT64_MAX - held ? INT64_MAX : held + in_frames;
   return total / p->chunk * p->chunk;
+}
+
+extern "C" output_tally gpu_pipeline_output_tally(const gpu_pipeline *p) {
+  output_tally t = {0, 0.0};
+  unsigned long long v[2];
+  gp_device_guard guard;
+  if (!p || !p->d_tally || guard.enter(p->device, nullptr, 0) != CONVOY_OK) return t;
+  if (cudaMemcpy(v, p->d_tally, sizeof v, cudaMemcpyDeviceToHost) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return t;
+  }
+  const uint32_t bits = (uint32_t)v[1];
+  float peak;
+  memcpy(&peak, &bits, sizeof peak);
+  t.clipped = (int64_t)v[0];
+  t.peak = peak;
+  return t;
 }
 
 extern "C" int64_t gpu_pipeline_flush_frames(const gpu_pipeline *p) {
@@ -506,9 +545,9 @@ static convoy_status make_slot(gpu_pipeline *p, slot &s, char *err, size_t err_s
           "device chunk buffer (cudaMalloc)");
   GP_CUDA(cudaMalloc((void **)&s.d_out, sizeof(float) * ch * (size_t)p->out_stride),
           "device chunk buffer (cudaMalloc)");
-  if (ch > 1)
-    GP_CUDA(cudaMalloc((void **)&s.d_outi, sizeof(float) * ch * c),
-            "device chunk buffer (cudaMalloc)");
+  if (ch > 1 || integer_output(p))
+    GP_CUDA(cudaMalloc(&s.d_outi, sizeof(float) * ch * c), "device chunk buffer (cudaMalloc)");
+
   return CONVOY_OK;
 }
 
@@ -611,6 +650,16 @@ extern "C" convoy_status gpu_pipeline_create(const gpu_pipeline_config *cfg, gpu
   p->threads = cfg->threads < kMaxCopyThreads ? cfg->threads : kMaxCopyThreads;
   p->taps_len = cfg->taps_len;
   p->hist = cfg->taps_len - 1;
+  p->out = cfg->out;
+  if (integer_output(p)) {
+    if (cudaMalloc((void **)&p->d_tally, 2 * sizeof *p->d_tally) != cudaSuccess ||
+        cudaMemset(p->d_tally, 0, 2 * sizeof *p->d_tally) != cudaSuccess) {
+      cudaError_t e = cudaGetLastError();
+      cudaFree(p->d_tally);
+      delete p;
+      return gp_cuda_fail(e, "output statistics (cudaMalloc)", err, err_size);
+    }
+  }
   cudaDeviceProp prop;
   if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
     snprintf(p->device_name, sizeof p->device_name, "%s", prop.name);
@@ -637,6 +686,7 @@ extern "C" convoy_status gpu_pipeline_create(const gpu_pipeline_config *cfg, gpu
                             (int)device, (long long)target, (int)p->streams, why);
       }
       pool_destroy(p->pool);
+      cudaFree(p->d_tally);
       delete p;
       return st;
     }
@@ -651,6 +701,7 @@ extern "C" void gpu_pipeline_destroy(gpu_pipeline *p) {
   gp_device_guard guard;
   if (guard.enter(p->device, nullptr, 0) == CONVOY_OK) free_plan(p);
   pool_destroy(p->pool);
+  cudaFree(p->d_tally);
   delete p;
 }
 

@@ -44,6 +44,7 @@
 
 #include "convoy.h"
 #include "gpu_conv.h"
+#include "sample_quantize.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +64,8 @@ typedef struct gpu_pipeline_config {
   int64_t fft_size;         /* 0 = choose; else rounded up to a power of two */
   int32_t plan_effort;      /* as gpu_conv_config */
   int32_t threads;          /* host threads for staging copies, >= 1 */
+  output_spec out;          /* output format: integer output is quantized on
+                               the GPU and crosses the bus in its own width */
 } gpu_pipeline_config;
 
 typedef struct gpu_pipeline gpu_pipeline;
@@ -77,15 +80,19 @@ convoy_status gpu_pipeline_create(const gpu_pipeline_config *config, gpu_pipelin
 void gpu_pipeline_destroy(gpu_pipeline *p);
 
 /* Takes in_frames frames of fmt (host memory; any alignment) and writes the
- * completed output frames to out (host memory, room for
- * gpu_pipeline_max_output(p, in_frames) frames), *out_frames of them. */
+ * completed output frames, in the configured output format, to out (host
+ * memory, room for gpu_pipeline_max_output(p, in_frames) frames), *out_frames
+ * of them. */
 convoy_status gpu_pipeline_process(gpu_pipeline *p, convoy_sample_format fmt, const void *in,
-                                   int64_t in_frames, float *out, int64_t *out_frames, char *err,
+                                   int64_t in_frames, void *out, int64_t *out_frames, char *err,
                                    size_t err_size);
 
 /* Ends the input: writes all gpu_pipeline_flush_frames() frames to out. */
-convoy_status gpu_pipeline_flush(gpu_pipeline *p, float *out, int64_t *out_frames, char *err,
+convoy_status gpu_pipeline_flush(gpu_pipeline *p, void *out, int64_t *out_frames, char *err,
                                  size_t err_size);
+
+/* Integer output statistics of every frame delivered since create or reset. */
+output_tally gpu_pipeline_output_tally(const gpu_pipeline *p);
 
 /* Drops everything in flight and pending, and zeroes the history. */
 convoy_status gpu_pipeline_reset(gpu_pipeline *p, char *err, size_t err_size);

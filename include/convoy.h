@@ -152,25 +152,46 @@ double convoy_filter_group_delay(const convoy_filter *filter, int *linear_phase)
 
 /* ------------------------------------------------------------------ streams */
 
+/** Sample formats of stream input (process_samples(), process_to()) and
+ *  output (process_to(), flush_to()). Integers are native-endian and
+ *  scaled to float so that full scale is +-1.0. */
+typedef enum convoy_sample_format {
+  CONVOY_FORMAT_F32 = 0, /* float32, used as is */
+  CONVOY_FORMAT_S16 = 1, /* int16, times 1/32768 */
+  CONVOY_FORMAT_S32 = 2  /* int32, times 1/2^31; 24-bit PCM arrives left-justified
+                            in 32 bits, as libsndfile reads it */
+} convoy_sample_format;
+
 typedef struct convoy_stream_config {
-  int32_t channels;          /* 1 .. CONVOY_MAX_CHANNELS; default 1 */
-  convoy_engine engine;      /* default CONVOY_ENGINE_AUTO */
-  convoy_sample_type sample; /* default CONVOY_SAMPLE_F32 (the only one now) */
-  int32_t threads;           /* CPU threads; 0 = convoy_cpu_threads(). The GPU
-                                engines use up to 8 of them for host copies. */
-  int64_t fft_size;          /* FFT engines: 0 = cost model; else a size >= taps.
-                                gpu-fft rounds it up to a power of two, at least
-                                max(64, taps + 3) and at most 2^26. */
-  int32_t plan_effort;       /* 0 = estimate (fast create), 1 = measure (slower
-                                create, faster run): FFTW planning, and for the
-                                GPU the choice of engine and FFT size by timing */
-  int32_t device;            /* GPU index; -1 = default (GPU 0) */
-  int32_t gpu_streams;       /* GPU pipeline depth: CUDA streams, each carrying
-                                one chunk at a time, 2 .. 16; 0 = default (3);
-                                1 is taken as 2 */
-  int64_t chunk_frames;      /* GPU transfer chunk in frames; 0 = default (about
-                                2^21 samples over all channels). Rounded up to
-                                the GPU engine's granule (the FFT block). */
+  int32_t channels;                   /* 1 .. CONVOY_MAX_CHANNELS; default 1 */
+  convoy_engine engine;               /* default CONVOY_ENGINE_AUTO */
+  convoy_sample_type sample;          /* default CONVOY_SAMPLE_F32 (the only one now) */
+  int32_t threads;                    /* CPU threads; 0 = convoy_cpu_threads(). The GPU
+                                         engines use up to 8 of them for host copies. */
+  int64_t fft_size;                   /* FFT engines: 0 = cost model; else a size >= taps.
+                                         gpu-fft rounds it up to a power of two, at least
+                                         max(64, taps + 3) and at most 2^26. */
+  int32_t plan_effort;                /* 0 = estimate (fast create), 1 = measure (slower
+                                         create, faster run): FFTW planning, and for the
+                                         GPU the choice of engine and FFT size by timing */
+  int32_t device;                     /* GPU index; -1 = default (GPU 0) */
+  int32_t gpu_streams;                /* GPU pipeline depth: CUDA streams, each carrying
+                                         one chunk at a time, 2 .. 16; 0 = default (3);
+                                         1 is taken as 2 */
+  int64_t chunk_frames;               /* GPU transfer chunk in frames; 0 = default (about
+                                         2^21 samples over all channels). Rounded up to
+                                         the GPU engine's granule (the FFT block). */
+  convoy_sample_format output_format; /* what process_to() and flush_to() write;
+                                default F32. S16 and S32 are quantized as
+                                described at convoy_stream_process_to(); a
+                                GPU engine does it on the GPU, so the bus
+                                carries the integer width. */
+  int32_t output_bits;                /* integer output: significant bits, 0 = the
+                                         format's width; 2..16 for S16, 2..32 for S32.
+                                         Codes are left-justified (24-bit PCM is S32
+                                         with output_bits 24, as libsndfile writes it). */
+  int32_t dither;                     /* integer output of <= 16 bits: 1 = TPDF dither */
+  uint64_t dither_seed;               /* dither noise seed (same seed, same codes) */
 } convoy_stream_config;
 
 /** Fills *config with the defaults above. */
@@ -205,7 +226,10 @@ void convoy_stream_destroy(convoy_stream *stream);
  *  out_capacity (in frames) must cover. in and out must not overlap
  *  (in-place is not allowed). in may be NULL when in_frames is 0. in and out
  *  are host memory; the caller may reuse both as soon as the call returns.
- *  Allocates nothing. After flush() it returns CONVOY_ERR_STATE until reset().
+ *  Allocates nothing. A stream whose config.output_format is not F32 writes
+ *  only through process_to() and flush_to(); process(), process_samples()
+ *  and flush() return CONVOY_ERR_INVALID_ARGUMENT on it.
+ *  After flush() it returns CONVOY_ERR_STATE until reset().
  *  After any other failure the stream's state is unknown: it returns
  *  CONVOY_ERR_STATE until reset().
  *
@@ -218,15 +242,6 @@ void convoy_stream_destroy(convoy_stream *stream);
  *  the bus directly; others are copied through the pinned staging ring. */
 convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int64_t in_frames,
                                     float *out, int64_t out_capacity, int64_t *out_frames);
-
-/** Sample formats process_samples() accepts. Integers are native-endian and
- *  scaled to float so that full scale is +-1.0. */
-typedef enum convoy_sample_format {
-  CONVOY_FORMAT_F32 = 0, /* float32, used as is */
-  CONVOY_FORMAT_S16 = 1, /* int16, times 1/32768 */
-  CONVOY_FORMAT_S32 = 2  /* int32, times 1/2^31; 24-bit PCM arrives left-justified
-                            in 32 bits, as libsndfile reads it */
-} convoy_sample_format;
 
 /** Bytes of one sample of fmt (4, 2 or 4); 0 for an unknown value. */
 size_t convoy_sample_format_bytes(convoy_sample_format fmt);
@@ -244,6 +259,39 @@ size_t convoy_sample_format_bytes(convoy_sample_format fmt);
 convoy_status convoy_stream_process_samples(convoy_stream *stream, convoy_sample_format fmt,
                                             const void *in, int64_t in_frames, float *out,
                                             int64_t out_capacity, int64_t *out_frames);
+
+/** The general form of process(): input in any convoy_sample_format, output
+ *  in the stream's config.output_format (F32, or S16/S32 integer codes).
+ *  out holds out_capacity frames of that format. Everything else is as
+ *  convoy_stream_process_samples().
+ *
+ *  Integer output, per sample x of the float output (b = output_bits,
+ *  full = 2^(b-1), codes -full .. full-1, left-justified in the format):
+ *  code = floor(x * full + 0.5); a sample whose code would fall outside the
+ *  range (x >= 1 - 0.5/full, x < -1 - 0.5/full, or NaN) is saturated (NaN to
+ *  0) and counted as clipped. With dither, TPDF noise of (-1, 1) LSB is added
+ *  before rounding (and the result limited, not counted): the noise depends
+ *  only on dither_seed and the sample's position in the output, so the codes
+ *  do not depend on how the input was cut into calls. The float outputs of
+ *  different engines differ by float rounding, so their codes may differ by
+ *  one LSB; on one engine they are the same bits as quantizing the output of
+ *  an F32 stream. */
+convoy_status convoy_stream_process_to(convoy_stream *stream, convoy_sample_format in_format,
+                                       const void *in, int64_t in_frames, void *out,
+                                       int64_t out_capacity, int64_t *out_frames);
+
+/** flush() writing config.output_format (see convoy_stream_process_to()). */
+convoy_status convoy_stream_flush_to(convoy_stream *stream, void *out, int64_t out_capacity,
+                                     int64_t *out_frames);
+
+typedef struct convoy_output_stats {
+  int64_t clipped; /* integer output: samples saturated since create/reset */
+  double peak;     /* integer output: max |x| before quantizing (NaN ignored) */
+} convoy_output_stats;
+
+/** Counters of the integer output since create or reset (both 0 for F32
+ *  output, which is never clipped). */
+convoy_status convoy_stream_output_stats(const convoy_stream *stream, convoy_output_stats *stats);
 
 /** Upper bound on the frames the next process() of in_frames may write. */
 int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames);

@@ -2,17 +2,9 @@
  * quantize.h - float samples to integer codes with saturation, clip counting,
  * peak tracking and optional TPDF dither. Internal to convoy_io.
  *
- * Rule for an integer width of b bits (full = 2^(b-1), codes -full .. full-1):
- *   v = x * full                  (exact in double)
- *   clipped  when v >= full - 0.5 or v < -full - 0.5 (NaN too): the code
- *            nearest to v is outside the range. The code is saturated to
- *            full-1 or -full (NaN to 0) and the sample counted in `clipped`.
- *   otherwise code = floor(v + 0.5) (ties round up), or with dither
- *            floor(v + d + 0.5) with d the sum of two independent uniform
- *            values in [-0.5, 0.5) LSB (TPDF, (-1, 1) LSB), then limited to
- *            the range without being counted: such a sample was
- *            representable and only the dither noise reached past full scale.
- * So x = +1.0 is clipped (its code would be full) and x = -1.0 is not.
+ * The rule (rounding, saturation, what counts as clipped, TPDF noise as a
+ * function of the sample's position) is pipeline/sample_quantize.h, shared
+ * with the library's integer output so that both give the same codes.
  * Dither is applied only when it was asked for and b <= 16.
  * `peak` is max |x| over every sample seen (NaN ignored), before saturation.
  *
@@ -27,7 +19,8 @@
 typedef struct quantizer {
   int bits;        /* integer width, 2 .. 32 */
   int dither;      /* 1: TPDF dither (set by quantizer_init only when bits <= 16) */
-  uint64_t rng;    /* dither noise state */
+  uint64_t seed;   /* dither noise seed */
+  uint64_t index;  /* samples quantized so far: the dither noise's position */
   int64_t clipped; /* samples saturated so far */
   double peak;     /* max |x| so far, linear */
 } quantizer;

@@ -25,14 +25,14 @@ static convoy_status not_built(char *err, size_t err_size) {
 }
 
 convoy_status gpu_pipeline_process(gpu_pipeline *p, convoy_sample_format fmt, const void *in,
-                                   int64_t in_frames, float *out, int64_t *out_frames, char *err,
+                                   int64_t in_frames, void *out, int64_t *out_frames, char *err,
                                    size_t err_size) {
   (void)p, (void)fmt, (void)in, (void)in_frames, (void)out;
   *out_frames = 0;
   return not_built(err, err_size);
 }
 
-convoy_status gpu_pipeline_flush(gpu_pipeline *p, float *out, int64_t *out_frames, char *err,
+convoy_status gpu_pipeline_flush(gpu_pipeline *p, void *out, int64_t *out_frames, char *err,
                                  size_t err_size) {
   (void)p, (void)out;
   *out_frames = 0;
@@ -42,6 +42,12 @@ convoy_status gpu_pipeline_flush(gpu_pipeline *p, float *out, int64_t *out_frame
 convoy_status gpu_pipeline_reset(gpu_pipeline *p, char *err, size_t err_size) {
   (void)p;
   return not_built(err, err_size);
+}
+
+output_tally gpu_pipeline_output_tally(const gpu_pipeline *p) {
+  (void)p;
+  output_tally t = {0, 0.0};
+  return t;
 }
 
 int64_t gpu_pipeline_max_output(const gpu_pipeline *p, int64_t in_frames) {

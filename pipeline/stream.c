@@ -26,6 +26,10 @@ void convoy_stream_config_init(convoy_stream_config *config) {
   config->device = -1;
   config->gpu_streams = 0;
   config->chunk_frames = 0;
+  config->output_format = CONVOY_FORMAT_F32;
+  config->output_bits = 0;
+  config->dither = 0;
+  config->dither_seed = 0;
 }
 
 convoy_status stream_fail(convoy_stream *s, convoy_status status, const char *fmt, ...) {
@@ -72,6 +76,20 @@ static convoy_status check_config(const convoy_stream_config *c) {
   if (c->chunk_frames < 0)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: chunk_frames %lld is negative", fn,
                             (long long)c->chunk_frames);
+  const size_t out_width = convoy_sample_format_bytes(c->output_format);
+  if (out_width == 0)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: unknown output_format %d", fn,
+                            (int)c->output_format);
+  if (c->output_format == CONVOY_FORMAT_F32
+          ? c->output_bits != 0
+          : c->output_bits != 0 && (c->output_bits < 2 || c->output_bits > 8 * (int)out_width))
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: output_bits %d does not fit output_format %d (0, or 2 .. %d "
+                            "for integer output)",
+                            fn, (int)c->output_bits, (int)c->output_format, 8 * (int)out_width);
+  if (c->dither != 0 && c->dither != 1)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: dither %d is not 0 or 1", fn,
+                            (int)c->dither);
   return CONVOY_OK;
 }
 
@@ -133,6 +151,7 @@ static convoy_status create_gpu(convoy_stream *s, const convoy_stream_config *cf
       .fft_size = cfg->fft_size,
       .plan_effort = cfg->plan_effort,
       .threads = req->threads,
+      .out = s->out,
   };
   convoy_status st = gpu_pipeline_create(&pc, &s->gpu, msg, msg_size);
   if (st != CONVOY_OK) return st;
@@ -240,6 +259,7 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
   convoy_stream *s = calloc(1, sizeof *s);
   if (!s) return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
   s->channels = cfg.channels;
+  s->out = output_spec_make(cfg.output_format, cfg.output_bits, cfg.dither, cfg.dither_seed);
   s->taps_len = taps_len;
   s->hist = taps_len - 1;
   s->filters = calloc((size_t)n_filters, sizeof *s->filters);

@@ -47,6 +47,10 @@ struct convoy_stream {
 
   gpu_pipeline *gpu; /* GPU engines: the host-to-host pipeline; NULL otherwise */
 
+  output_spec out;    /* what process_to() and flush_to() write */
+  uint64_t out_index; /* CPU engines: output samples written (the dither position) */
+  output_tally tally; /* CPU engines: integer output statistics */
+
   int flushed; /* flush() done: process/flush refused until reset() */
   int failed;  /* an engine run failed: state unknown until reset() */
   char err[CONVOY_ERROR_SIZE];

@@ -1,6 +1,7 @@
 /* stream_process.c - convoy_stream process, flush and reset: the hot path.
  * Nothing here allocates. */
 #include "interleave.h"
+#include "output_write.h"
 #include "sample_convert.h"
 #include "stream_internal.h"
 
@@ -17,7 +18,7 @@ static int overlaps(const void *a, uint64_t a_len, const void *b, uint64_t b_len
  * granule, n <= pending), writes the first `keep` outputs interleaved to out,
  * and shifts the buffers so that the last taps_len - 1 consumed frames become
  * the history in front of the frames still pending. */
-static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, float *out) {
+static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, void *out) {
   const int64_t valid = s->hist + s->pending;
   for (int32_t c = 0; c < s->channels; c++)
     memset(s->in_buf[c] + valid, 0, sizeof(float) * CONVOY_ENGINE_SLACK);
@@ -29,7 +30,9 @@ static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, float
     return stream_fail(s, st, "%s: %s", convoy_engine_name(s->ops->id),
                        msg[0] ? msg : convoy_strerror(st));
   }
-  interleave_frames((const float *const *)s->out_buf, s->channels, keep, out);
+  output_write(&s->out, (const float *const *)s->out_buf, s->channels, keep, s->out_index, out,
+               &s->tally);
+  s->out_index += (uint64_t)keep * (uint64_t)s->channels;
   for (int32_t c = 0; c < s->channels; c++)
     memmove(s->in_buf[c], s->in_buf[c] + n, sizeof(float) * (size_t)(valid - n));
   s->pending -= n;
@@ -56,8 +59,18 @@ static convoy_status gpu_failed(convoy_stream *s, convoy_status st, const char *
                      msg[0] ? msg : convoy_strerror(st));
 }
 
+/* Float-output entry points on a stream with integer output. */
+static convoy_status check_float_output(convoy_stream *s, const char *fn) {
+  if (s && s->out.fmt != CONVOY_FORMAT_F32)
+    return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT,
+                       "%s: the stream writes integer samples (output_format %d); use "
+                       "convoy_stream_process_to and convoy_stream_flush_to",
+                       fn, (int)s->out.fmt);
+  return CONVOY_OK;
+}
+
 static convoy_status process_any(convoy_stream *s, const char *fn, convoy_sample_format fmt,
-                                 const void *in_bytes, int64_t in_frames, float *out,
+                                 const void *in_bytes, int64_t in_frames, void *out_bytes,
                                  int64_t out_capacity, int64_t *out_frames) {
   if (!s) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: stream is NULL", fn);
   if (!out_frames) return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out_frames is NULL", fn);
@@ -81,11 +94,12 @@ static convoy_status process_any(convoy_stream *s, const char *fn, convoy_sample
                        "%s: out_capacity %lld frames is less than the %lld this call writes "
                        "(see convoy_stream_max_output)",
                        fn, (long long)out_capacity, (long long)will);
-  if (!out && will > 0)
+  if (!out_bytes && will > 0)
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out is NULL and %lld frames are due",
                        fn, (long long)will);
   const uint64_t in_frame_bytes = width * (uint64_t)ch;
-  const uint64_t out_frame_bytes = sizeof(float) * (uint64_t)ch;
+  const uint64_t out_frame_bytes = (uint64_t)output_frame_bytes(&s->out, ch);
+  unsigned char *out = out_bytes;
   if (overlaps(in_bytes, (uint64_t)in_frames * in_frame_bytes, out,
                (uint64_t)will * out_frame_bytes))
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT,
@@ -93,7 +107,8 @@ static convoy_status process_any(convoy_stream *s, const char *fn, convoy_sample
 
   if (s->gpu) {
     char msg[CONVOY_ERROR_SIZE] = "";
-    st = gpu_pipeline_process(s->gpu, fmt, in_bytes, in_frames, out, out_frames, msg, sizeof msg);
+    st = gpu_pipeline_process(s->gpu, fmt, in_bytes, in_frames, out_bytes, out_frames, msg,
+                              sizeof msg);
     return st == CONVOY_OK ? st : gpu_failed(s, st, fn, msg);
   }
 
@@ -108,7 +123,7 @@ static convoy_status process_any(convoy_stream *s, const char *fn, convoy_sample
     pos += take;
     if (s->pending >= s->granule) {
       int64_t n = s->pending / s->granule * s->granule;
-      st = run_engine(s, n, n, out + done * ch);
+      st = run_engine(s, n, n, out + (uint64_t)done * out_frame_bytes);
       if (st != CONVOY_OK) {
         *out_frames = done;
         return st;
@@ -122,6 +137,8 @@ static convoy_status process_any(convoy_stream *s, const char *fn, convoy_sample
 
 convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int64_t in_frames,
                                     float *out, int64_t out_capacity, int64_t *out_frames) {
+  convoy_status st = check_float_output(stream, "convoy_stream_process");
+  if (st != CONVOY_OK) return st;
   return process_any(stream, "convoy_stream_process", CONVOY_FORMAT_F32, in, in_frames, out,
                      out_capacity, out_frames);
 }
@@ -129,14 +146,21 @@ convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int6
 convoy_status convoy_stream_process_samples(convoy_stream *stream, convoy_sample_format fmt,
                                             const void *in, int64_t in_frames, float *out,
                                             int64_t out_capacity, int64_t *out_frames) {
+  convoy_status st = check_float_output(stream, "convoy_stream_process_samples");
+  if (st != CONVOY_OK) return st;
   return process_any(stream, "convoy_stream_process_samples", fmt, in, in_frames, out, out_capacity,
                      out_frames);
 }
 
-convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out_capacity,
-                                  int64_t *out_frames) {
-  const char *fn = "convoy_stream_flush";
-  convoy_stream *s = stream;
+convoy_status convoy_stream_process_to(convoy_stream *stream, convoy_sample_format in_format,
+                                       const void *in, int64_t in_frames, void *out,
+                                       int64_t out_capacity, int64_t *out_frames) {
+  return process_any(stream, "convoy_stream_process_to", in_format, in, in_frames, out,
+                     out_capacity, out_frames);
+}
+
+static convoy_status flush_any(convoy_stream *s, const char *fn, void *out_bytes,
+                               int64_t out_capacity, int64_t *out_frames) {
   if (!s) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: stream is NULL", fn);
   if (!out_frames) return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out_frames is NULL", fn);
   *out_frames = 0;
@@ -148,13 +172,13 @@ convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out
                        "%s: out_capacity %lld frames is less than the %lld flush writes "
                        "(see convoy_stream_flush_frames)",
                        fn, (long long)out_capacity, (long long)total);
-  if (!out && total > 0)
+  if (!out_bytes && total > 0)
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out is NULL and %lld frames are due",
                        fn, (long long)total);
 
   if (s->gpu) {
     char msg[CONVOY_ERROR_SIZE] = "";
-    st = gpu_pipeline_flush(s->gpu, out, out_frames, msg, sizeof msg);
+    st = gpu_pipeline_flush(s->gpu, out_bytes, out_frames, msg, sizeof msg);
     if (st != CONVOY_OK) return gpu_failed(s, st, fn, msg);
     s->flushed = 1;
     return CONVOY_OK;
@@ -162,6 +186,8 @@ convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out
 
   /* The input continues with zeros: pad the pending frames up to whole
    * granules, run, and keep only the outputs that exist. */
+  unsigned char *out = out_bytes;
+  const uint64_t out_frame_bytes = (uint64_t)output_frame_bytes(&s->out, s->channels);
   int64_t done = 0;
   while (done < total) {
     const int64_t remaining = total - done;
@@ -171,7 +197,7 @@ convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out
       memset(s->in_buf[c] + s->hist + s->pending, 0, sizeof(float) * (size_t)(n - s->pending));
     s->pending = n;
     const int64_t keep = n < remaining ? n : remaining;
-    st = run_engine(s, n, keep, out + done * s->channels);
+    st = run_engine(s, n, keep, out + (uint64_t)done * out_frame_bytes);
     if (st != CONVOY_OK) {
       *out_frames = done;
       return st;
@@ -180,6 +206,29 @@ convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out
   }
   s->flushed = 1;
   *out_frames = done;
+  return CONVOY_OK;
+}
+
+convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out_capacity,
+                                  int64_t *out_frames) {
+  const char *fn = "convoy_stream_flush";
+  convoy_status st = check_float_output(stream, fn);
+  if (st != CONVOY_OK) return st;
+  return flush_any(stream, fn, out, out_capacity, out_frames);
+}
+
+convoy_status convoy_stream_flush_to(convoy_stream *stream, void *out, int64_t out_capacity,
+                                     int64_t *out_frames) {
+  return flush_any(stream, "convoy_stream_flush_to", out, out_capacity, out_frames);
+}
+
+convoy_status convoy_stream_output_stats(const convoy_stream *stream, convoy_output_stats *stats) {
+  if (!stream || !stats)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "convoy_stream_output_stats: stream or stats is NULL");
+  output_tally t = stream->gpu ? gpu_pipeline_output_tally(stream->gpu) : stream->tally;
+  stats->clipped = t.clipped;
+  stats->peak = t.peak;
   return CONVOY_OK;
 }
 
@@ -200,6 +249,9 @@ convoy_status convoy_stream_reset(convoy_stream *stream) {
   for (int32_t c = 0; c < s->channels; c++)
     memset(s->in_buf[c], 0, sizeof(float) * (size_t)s->hist);
   s->pending = 0;
+  s->out_index = 0;
+  s->tally.clipped = 0;
+  s->tally.peak = 0.0;
   s->flushed = 0;
   s->failed = 0;
   return CONVOY_OK;
