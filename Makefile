@@ -19,7 +19,7 @@ CMAKE_FLAGS ?=
 
 # Debian/Ubuntu packages the build needs (the CUDA toolkit is optional and
 # is found by CMake when installed).
-DEB_PACKAGES := cmake make gcc libc6-dev pkg-config libfftw3-dev libsndfile1-dev
+DEB_PACKAGES := cmake make gcc libc6-dev pkg-config libfftw3-dev libsndfile1-dev libcjson-dev
 
 DEMO_IN := examples/noisy_speech.wav
 DEMO_OUT := $(BUILD)/demo/clean_speech.wav
@@ -56,8 +56,8 @@ deps:
 	  for c in cmake cc pkg-config; do \
 	    command -v $$c >/dev/null || { echo "convoy needs $$c (not found)" >&2; exit 1; }; \
 	  done; \
-	  pkg-config --exists fftw3f sndfile \
-	    || { echo "convoy needs FFTW3 (single precision) and libsndfile development files" >&2; exit 1; }; \
+	  pkg-config --exists fftw3f sndfile libcjson \
+	    || { echo "convoy needs FFTW3 (single precision), libsndfile and cJSON development files" >&2; exit 1; }; \
 	fi
 
 configure: deps

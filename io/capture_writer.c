@@ -1,0 +1,164 @@
+/* capture_writer.c - raw captures written under a temporary name and renamed
+ * into place on commit (io/atomic_file.h). */
+#define _FILE_OFFSET_BITS 64
+#define _POSIX_C_SOURCE 200809L
+
+#include "atomic_file.h"
+#include "capture.h"
+#include "io_message.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Staging buffer for converted output, bytes. */
+#define WRITER_STAGE_BYTES (1 << 20)
+
+struct capture_writer {
+  atomic_file *file;
+  int fd;
+  char *path;
+  capture_writer_options opt;
+  int64_t frame_bytes;
+  int64_t values_per_frame;
+  int64_t frames;
+  capture_tally tally;
+  unsigned char *stage;
+  int64_t stage_frames;
+};
+
+static char *dup_string(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+static void free_writer(capture_writer *w) {
+  free(w->stage);
+  free(w->path);
+  free(w);
+}
+
+convoy_status capture_writer_open(capture_writer **out, const char *path,
+                                  const capture_writer_options *options, char *err,
+                                  size_t err_size) {
+  if (!out || !path || !options) {
+    io_errorf(err, err_size, "capture_writer_open: NULL argument");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  capture_writer_options o = *options;
+  if (!capture_datatype_valid(o.type)) {
+    io_errorf(err, err_size, "%s: invalid datatype", path);
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  if (o.channels < 1 || o.channels > CONVOY_MAX_CHANNELS) {
+    io_errorf(err, err_size, "%s: %" PRId32 " channels is out of range (1 .. %d)", path, o.channels,
+              CONVOY_MAX_CHANNELS);
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  if (o.scaling.scale == 0.0 && o.scaling.offset == 0.0)
+    o.scaling = capture_scaling_default(o.type);
+  if (!capture_scaling_valid(o.scaling)) {
+    io_errorf(err, err_size, "%s: scale must be finite and nonzero, offset finite", path);
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  capture_writer *w = calloc(1, sizeof *w);
+  if (!w || !(w->path = dup_string(path))) {
+    free(w);
+    io_errorf(err, err_size, "%s: out of memory", path);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  w->opt = o;
+  w->values_per_frame = (int64_t)capture_datatype_components(o.type) * o.channels;
+  w->frame_bytes = (int64_t)capture_datatype_sample_bytes(o.type) * o.channels;
+  w->stage_frames = WRITER_STAGE_BYTES / w->frame_bytes;
+  w->stage = malloc((size_t)(w->stage_frames * w->frame_bytes));
+  if (!w->stage) {
+    io_errorf(err, err_size, "%s: out of memory", path);
+    free_writer(w);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  convoy_status st = atomic_file_create(&w->file, path, o.overwrite, &w->fd, err, err_size);
+  if (st != CONVOY_OK) {
+    free_writer(w);
+    return st;
+  }
+  *out = w;
+  return CONVOY_OK;
+}
+
+static convoy_status write_fully(capture_writer *w, const void *src, int64_t bytes, char *err,
+                                 size_t err_size) {
+  const unsigned char *p = src;
+  while (bytes > 0) {
+    size_t want = bytes > (int64_t)1 << 30 ? (size_t)1 << 30 : (size_t)bytes;
+    ssize_t put = write(w->fd, p, want);
+    if (put < 0) {
+      if (errno == EINTR) continue;
+      io_errorf(err, err_size, "%s: write error: %s", w->path, strerror(errno));
+      return CONVOY_ERR_IO;
+    }
+    p += put;
+    bytes -= put;
+  }
+  return CONVOY_OK;
+}
+
+convoy_status capture_writer_write_raw(capture_writer *w, const void *bytes, int64_t frames,
+                                       char *err, size_t err_size) {
+  if (!w || frames < 0 || (frames > 0 && !bytes)) {
+    io_errorf(err, err_size, "capture_writer_write_raw: invalid argument");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  convoy_status st = write_fully(w, bytes, frames * w->frame_bytes, err, err_size);
+  if (st == CONVOY_OK) w->frames += frames;
+  return st;
+}
+
+convoy_status capture_writer_write(capture_writer *w, const float *x, int64_t frames, char *err,
+                                   size_t err_size) {
+  if (!w || frames < 0 || (frames > 0 && !x)) {
+    io_errorf(err, err_size, "capture_writer_write: invalid argument");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  while (frames > 0) {
+    int64_t n = frames < w->stage_frames ? frames : w->stage_frames;
+    capture_from_float(w->opt.type, w->opt.scaling, x, (size_t)(n * w->values_per_frame), w->stage,
+                       &w->tally);
+    convoy_status st = write_fully(w, w->stage, n * w->frame_bytes, err, err_size);
+    if (st != CONVOY_OK) return st;
+    w->frames += n;
+    x += n * w->values_per_frame;
+    frames -= n;
+  }
+  return CONVOY_OK;
+}
+
+int64_t capture_writer_frames(const capture_writer *w) {
+  return w ? w->frames : 0;
+}
+
+capture_tally capture_writer_tally(const capture_writer *w) {
+  capture_tally t = {0, 0.0};
+  return w ? w->tally : t;
+}
+
+convoy_status capture_writer_commit(capture_writer *w, char *err, size_t err_size) {
+  if (!w) {
+    io_errorf(err, err_size, "capture_writer_commit: no writer");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  convoy_status st = atomic_file_commit(w->file, err, err_size);
+  free_writer(w);
+  return st;
+}
+
+void capture_writer_discard(capture_writer *w) {
+  if (!w) return;
+  atomic_file_discard(w->file);
+  free_writer(w);
+}
