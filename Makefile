@@ -18,8 +18,10 @@ CTEST_JOBS ?= 2
 CMAKE_FLAGS ?=
 
 # Debian/Ubuntu packages the build needs (the CUDA toolkit is optional and
-# is found by CMake when installed).
-DEB_PACKAGES := cmake make gcc libc6-dev pkg-config libfftw3-dev libsndfile1-dev libcjson-dev
+# is found by CMake when installed): PortAudio and libsamplerate are for
+# `convoy live`, jackd2 for its test against a JACK server (dummy driver).
+DEB_PACKAGES := cmake make gcc libc6-dev pkg-config libfftw3-dev libsndfile1-dev libcjson-dev \
+                portaudio19-dev libsamplerate0-dev jackd2
 
 DEMO_IN := examples/noisy_speech.wav
 DEMO_OUT := $(BUILD)/demo/clean_speech.wav
@@ -56,8 +58,8 @@ deps:
 	  for c in cmake cc pkg-config; do \
 	    command -v $$c >/dev/null || { echo "convoy needs $$c (not found)" >&2; exit 1; }; \
 	  done; \
-	  pkg-config --exists fftw3f sndfile libcjson \
-	    || { echo "convoy needs FFTW3 (single precision), libsndfile and cJSON development files" >&2; exit 1; }; \
+	  pkg-config --exists fftw3f sndfile libcjson portaudio-2.0 samplerate \
+	    || { echo "convoy needs FFTW3 (single precision), libsndfile, cJSON, PortAudio and libsamplerate development files" >&2; exit 1; }; \
 	fi
 
 configure: deps

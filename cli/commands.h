@@ -28,4 +28,8 @@ int cmd_info(int argc, char **argv);
 /* convoy bench [options]: engine throughput (cli/cmd_bench.c). */
 int cmd_bench(int argc, char **argv);
 
+/* convoy live (--ir FILE | --taps FILE | --design SPEC | --config FILE) [options]:
+ * real-time convolution between audio devices (cli/cmd_live.c). */
+int cmd_live(int argc, char **argv);
+
 #endif /* CONVOY_CLI_COMMANDS_H */

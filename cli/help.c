@@ -15,6 +15,8 @@ void help_main(FILE *f) {
         "                 print the taps of a windowed-sinc (Kaiser) design, one per line\n"
         "  info           version, build features, engines, CPU threads and GPUs\n"
         "  bench          measure engine throughput\n"
+        "  live (--ir FILE | --taps FILE | --design SPEC | --config FILE) [options]\n"
+        "                 convolve audio between devices in real time (PortAudio, JACK)\n"
         "  help [COMMAND] this text, or a command's help (also: convoy COMMAND --help)\n"
         "\n"
         "  --version      print the version\n"

@@ -3,6 +3,7 @@
 #include "convoy.h"
 #include "diag.h"
 #include "help.h"
+#include "live_help.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -16,7 +17,8 @@ typedef struct command {
 static const command commands[] = {{"filter", cmd_filter, help_filter},
                                    {"design", cmd_design, help_design},
                                    {"info", cmd_info, help_info},
-                                   {"bench", cmd_bench, NULL}};
+                                   {"bench", cmd_bench, NULL},
+                                   {"live", cmd_live, help_live}};
 
 static const command *find(const char *name) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -44,7 +46,8 @@ static int help_command(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    diag_error("no command given (commands: filter, design, info, bench; see 'convoy --help')");
+    diag_error(
+        "no command given (commands: filter, design, info, bench, live; see 'convoy --help')");
     return CLI_EXIT_USAGE;
   }
   const char *name = argv[1];
@@ -56,7 +59,7 @@ int main(int argc, char **argv) {
     return help_command(argc - 1, argv + 1);
   const command *c = find(name);
   if (!c) {
-    diag_error("unknown command '%s' (commands: filter, design, info, bench; see 'convoy "
+    diag_error("unknown command '%s' (commands: filter, design, info, bench, live; see 'convoy "
                "--help')",
                name);
     return CLI_EXIT_USAGE;

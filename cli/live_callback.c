@@ -1,0 +1,42 @@
+/* live_callback.c - the real-time audio callback of `convoy live`. */
+#define _POSIX_C_SOURCE 200809L
+#include "live_callback.h"
+
+#include <string.h>
+#include <time.h>
+
+static int64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+int live_callback(const void *input, void *output, unsigned long frames,
+                  const PaStreamCallbackTimeInfo *time_info, PaStreamCallbackFlags flags,
+                  void *user) {
+  (void)time_info;
+  int64_t t0 = now_ns();
+  live_engine *e = user;
+  if (flags & (paInputUnderflow | paInputOverflow | paOutputUnderflow | paOutputOverflow))
+    live_meter_add(&e->meter.audio_xruns, 1);
+  const float *const *in = input;
+  float *const *out = output;
+  if (!out) return paContinue;
+  int ok = in && frames % (unsigned long)e->block == 0 &&
+           convoy_rt_process(e->rt, in, out, (int64_t)frames) == CONVOY_OK;
+  int64_t clipped = 0;
+  for (int32_t c = 0; c < e->channels; c++) {
+    float *o = out[c];
+    if (!ok) {
+      memset(o, 0, frames * sizeof *o);
+      continue;
+    }
+    for (unsigned long i = 0; i < frames; i++) clipped += o[i] > 1.0f || o[i] < -1.0f;
+  }
+  if (!ok) live_meter_add(&e->meter.bad_blocks, 1);
+  if (clipped) live_meter_add(&e->meter.clipped, clipped);
+  /* Time per block of the convolver, so that the load is per block period. */
+  int64_t dt = (now_ns() - t0) * e->block / (int64_t)(frames ? frames : 1);
+  live_meter_push(&e->meter, dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt);
+  return paContinue;
+}

@@ -1,0 +1,72 @@
+/* live_meter.c - load figures from the callback's compute times. */
+#include "live_meter.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void live_meter_init(live_meter *m) {
+  atomic_init(&m->head, 0);
+  for (int i = 0; i < LIVE_METER_RING; i++) atomic_init(&m->ns[i], 0);
+  atomic_init(&m->audio_xruns, 0);
+  atomic_init(&m->bad_blocks, 0);
+  atomic_init(&m->clipped, 0);
+}
+
+void live_load_init(live_load *l, int32_t block, int32_t rate) {
+  memset(l, 0, sizeof *l);
+  l->period_ns = 1e9 * block / rate;
+  int64_t w = 2 * (int64_t)rate / block;
+  l->window = (int32_t)(w < 16 ? 16 : w > LIVE_LOAD_WINDOW ? LIVE_LOAD_WINDOW : w);
+}
+
+void live_load_drain(live_load *l, const live_meter *m) {
+  uint64_t head = atomic_load_explicit(&m->head, memory_order_acquire);
+  if (head - l->tail > LIVE_METER_RING) {
+    l->lost += head - LIVE_METER_RING - l->tail;
+    l->tail = head - LIVE_METER_RING;
+  }
+  for (; l->tail < head; l->tail++) {
+    uint32_t ns =
+        atomic_load_explicit(&m->ns[l->tail & (LIVE_METER_RING - 1)], memory_order_relaxed);
+    double pct = 100.0 * ns / l->period_ns;
+    l->recent[l->seen % (uint64_t)l->window] = (float)pct;
+    l->seen++;
+    long bin = (long)(pct * (LIVE_LOAD_BINS / 200.0));
+    l->hist[bin < 0 ? 0 : bin > LIVE_LOAD_BINS ? LIVE_LOAD_BINS : bin]++;
+    if (pct > l->max_total) l->max_total = pct;
+  }
+}
+
+static int cmp_float(const void *a, const void *b) {
+  float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
+
+static double hist_quantile(const live_load *l, double q) {
+  uint64_t target = (uint64_t)(q * (double)(l->seen - 1)), acc = 0;
+  for (int i = 0; i <= LIVE_LOAD_BINS; i++) {
+    acc += l->hist[i];
+    if (acc > target) return (i + 0.5) * (200.0 / LIVE_LOAD_BINS);
+  }
+  return l->max_total;
+}
+
+void live_load_figures(const live_load *l, int whole, double *p50, double *p99, double *max) {
+  *p50 = *p99 = *max = 0;
+  if (l->seen == 0) return;
+  if (whole) {
+    *p50 = hist_quantile(l, 0.50);
+    *p99 = hist_quantile(l, 0.99);
+    *max = l->max_total;
+    if (*p50 > *max) *p50 = *max;
+    if (*p99 > *max) *p99 = *max;
+    return;
+  }
+  int32_t n = l->seen < (uint64_t)l->window ? (int32_t)l->seen : l->window;
+  float sorted[LIVE_LOAD_WINDOW];
+  memcpy(sorted, l->recent, (size_t)n * sizeof *sorted);
+  qsort(sorted, (size_t)n, sizeof *sorted, cmp_float);
+  *p50 = sorted[(n - 1) / 2];
+  *p99 = sorted[(int32_t)(0.99 * (n - 1))];
+  *max = sorted[n - 1];
+}

@@ -1,0 +1,71 @@
+/*
+ * live_meter.h - what the audio callback of `convoy live` measures, and the
+ * main thread's view of it.
+ *
+ * live_meter is shared: the callback (the only writer) pushes each block's
+ * compute time into a lock-free ring and bumps counters; the main thread
+ * reads them while the stream runs. live_load is the main thread's own:
+ * the times drained from the ring, as load (compute time / block period)
+ * percentiles over a recent window and over the whole run.
+ */
+#ifndef CONVOY_CLI_LIVE_METER_H
+#define CONVOY_CLI_LIVE_METER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#define LIVE_METER_RING 8192 /* blocks; a power of two */
+
+typedef struct live_meter {
+  _Atomic uint64_t head;                /* blocks pushed so far */
+  _Atomic uint32_t ns[LIVE_METER_RING]; /* compute time of block k at k % RING */
+  _Atomic int64_t audio_xruns;          /* callbacks PortAudio flagged under/overflow */
+  _Atomic int64_t bad_blocks;           /* blocks output as silence: process() failed or an
+                                           unexpected frame count */
+  _Atomic int64_t clipped;              /* output samples beyond +-1 */
+} live_meter;
+
+/* Zeroes the meter. Before the stream starts. */
+void live_meter_init(live_meter *m);
+
+/* Real-time safe (no lock, no system call): records one block's time. */
+static inline void live_meter_push(live_meter *m, uint32_t ns) {
+  uint64_t h = atomic_load_explicit(&m->head, memory_order_relaxed);
+  atomic_store_explicit(&m->ns[h & (LIVE_METER_RING - 1)], ns, memory_order_relaxed);
+  atomic_store_explicit(&m->head, h + 1, memory_order_release);
+}
+
+/* Real-time safe: adds n to a counter of the meter. */
+static inline void live_meter_add(_Atomic int64_t *counter, int64_t n) {
+  atomic_store_explicit(counter, atomic_load_explicit(counter, memory_order_relaxed) + n,
+                        memory_order_relaxed);
+}
+
+#define LIVE_LOAD_WINDOW 16384 /* most recent blocks kept for the window figures */
+#define LIVE_LOAD_BINS 4000    /* whole-run histogram: 0.05 % per bin up to 200 % */
+
+typedef struct live_load {
+  double period_ns; /* one block's period */
+  int32_t window;   /* blocks in the window (about 2 s), <= LIVE_LOAD_WINDOW */
+  uint64_t tail;    /* next ring entry to read */
+  uint64_t seen;    /* blocks drained */
+  uint64_t lost;    /* blocks overwritten before they were drained */
+  float recent[LIVE_LOAD_WINDOW];
+  uint64_t hist[LIVE_LOAD_BINS + 1]; /* last bin: 200 % and more */
+  double max_total;                  /* largest load of the run */
+} live_load;
+
+/* Sets up for blocks of block frames at rate Hz (window about 2 s). */
+void live_load_init(live_load *l, int32_t block, int32_t rate);
+
+/* Reads the blocks pushed since the last call. Main thread. Call it well
+ * within LIVE_METER_RING blocks (170 ms even at 1-frame blocks at 48 kHz):
+ * older entries are overwritten, counted in lost. */
+void live_load_drain(live_load *l, const live_meter *m);
+
+/* Load in percent of the block period: p50, p99 and max over the recent
+ * window (whole = 0) or the whole run (whole = 1; percentiles to 0.05 %).
+ * All 0 before the first block. */
+void live_load_figures(const live_load *l, int whole, double *p50, double *p99, double *max);
+
+#endif /* CONVOY_CLI_LIVE_METER_H */

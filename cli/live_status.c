@@ -1,0 +1,47 @@
+/* live_status.c - the status line and summary of `convoy live`. */
+#include "live_status.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+int64_t live_figures_xruns(const live_figures *f) {
+  return f->audio_xruns + f->misses + f->bad_blocks;
+}
+
+static void xrun_detail(const live_figures *f, char *buf, size_t n) {
+  if (live_figures_xruns(f) == 0) {
+    buf[0] = '\0';
+    return;
+  }
+  snprintf(buf, n, " (audio %" PRId64 ", late %" PRId64 ", failed %" PRId64 ")", f->audio_xruns,
+           f->misses, f->bad_blocks);
+}
+
+void live_status_show(const live_figures *f, int terminal) {
+  char detail[96];
+  xrun_detail(f, detail, sizeof detail);
+  fprintf(stderr,
+          "%sblock %d  latency %.1f ms  load p50 %.1f%% p99 %.1f%% max %.1f%%  xruns %" PRId64
+          "%s  clipped %" PRId64 "%s",
+          terminal ? "\r" : "convoy: ", (int)f->block, f->latency_ms, f->p50, f->p99, f->max,
+          live_figures_xruns(f), detail, f->clipped, terminal ? "\033[K" : "\n");
+  fflush(stderr);
+}
+
+void live_status_clear(int terminal) {
+  if (!terminal) return;
+  fputs("\r\033[K", stderr);
+  fflush(stderr);
+}
+
+void live_status_summary(const live_figures *f, double seconds) {
+  char detail[96];
+  xrun_detail(f, detail, sizeof detail);
+  fprintf(stderr,
+          "convoy: live: %.1f s, %" PRId64 " blocks of %d at %d Hz, latency %.1f ms, load p50 "
+          "%.1f%% p99 %.1f%% max %.1f%%, xruns %" PRId64 "%s, clipped %" PRId64
+          ", IR changes %" PRId64 "\n",
+          seconds, f->blocks, (int)f->block, (int)f->rate, f->latency_ms, f->p50, f->p99, f->max,
+          live_figures_xruns(f), detail, f->clipped, f->ir_changes);
+  fflush(stderr);
+}

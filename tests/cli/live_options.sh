@@ -1,0 +1,111 @@
+#!/bin/bash
+# `convoy live` errors found before any audio device is opened: usage errors
+# (exit 1), unreadable impulse responses and bad routing files (exit 2, one
+# line naming the file and, for a routing file, the line). No audio server
+# is needed.
+source "$(dirname "$0")/common.bash"
+
+gen ir.wav --frames 480 --channels 2 --rate 48000 --signal impulse
+
+# usage ARGS...: exit 1 and one line.
+usage() {
+  run live "$@"
+  expect_status 1 "live $*"
+  expect_one_error_line "live $*"
+}
+usage
+usage --ir ir.wav --taps ir.wav
+usage --ir ir.wav --engine cuda
+usage --ir ir.wav --block 0
+usage --ir ir.wav --block 8193
+usage --ir ir.wav --channels 0
+usage --ir ir.wav --rate 12x
+usage --ir ir.wav --duration -1
+usage --ir ir.wav --gain loud
+usage --ir ir.wav extra.wav
+usage --ir -
+usage --ir ir.wav -q -v
+usage --ir ir.wav --no-such-option
+
+run live --help
+expect_status 0 "live --help"
+check "live --help prints the usage" grep -q '^Usage: convoy live' stdout.txt
+run help live
+expect_status 0 "help live"
+check "help live prints the usage" grep -q '^Usage: convoy live' stdout.txt
+run --help
+check "convoy --help lists live" grep -q '^  live ' stdout.txt
+
+# fails2 DESCRIPTION NEEDLE ARGS...: exit 2 and one line holding NEEDLE.
+fails2() {
+  local desc=$1 needle=$2
+  shift 2
+  run live "$@"
+  expect_status 2 "$desc"
+  expect_one_error_line "$desc" "$needle"
+}
+fails2 "missing IR" "missing.wav" --ir missing.wav
+printf 'not audio\n' >text.txt
+fails2 "--ir of a text file" "text.txt" --ir text.txt
+printf '0.5\nabc\n' >bad_taps.txt
+fails2 "--taps with a bad number" "bad_taps.txt" --taps bad_taps.txt
+fails2 "missing config" "missing.conf" --config missing.conf
+mkdir adir
+fails2 "config is a directory" "adir" --config adir
+
+# conf_fails NEEDLE TEXT: a routing file holding TEXT fails, naming NEEDLE.
+conf_fails() {
+  printf '%b' "$2" >bad.conf
+  fails2 "config '$2'" "$1" --config bad.conf
+}
+conf_fails "bad.conf: no routes" "# only a comment\n\n"
+conf_fails "bad.conf:1: 'oops' is neither" "oops\n"
+conf_fails "bad.conf:2: input 'x'" "rate 48000\nx 1 ir.wav\n"
+conf_fails "bad.conf:1: input '0'" "0 1 ir.wav\n"
+conf_fails "bad.conf:1: output '1025'" "1 1025 ir.wav\n"
+conf_fails "bad.conf:1: channel '0'" "1 1 ir.wav:0\n"
+conf_fails "bad.conf:1: gain 'abc'" "1 1 ir.wav abc\n"
+conf_fails "bad.conf:1: too many fields" "1 1 ir.wav 0 0\n"
+conf_fails "bad.conf:2: 'rate' is given twice" "rate 48000\nrate 44100\n1 1 ir.wav\n"
+conf_fails "bad.conf:1: block '0'" "block 0\n1 1 ir.wav\n"
+conf_fails "bad.conf:1: 'channels' takes one value" "channels\n1 1 ir.wav\n"
+conf_fails "bad.conf:1: unterminated" "1 1 \"ir.wav\n"
+conf_fails "bad.conf:2: route 1 -> 2 is beyond 'channels 1'" "channels 1\n1 2 ir.wav\n"
+conf_fails "bad.conf:1: input '1.5'" "1.5 1 ir.wav\n"
+conf_fails "bad.conf:1: route has an empty file name" "1 1 :2\n"
+printf '\0\1\2' >binary.conf
+fails2 "binary config" "binary.conf: binary data" --config binary.conf
+
+# Route files are found beside the config file, whatever the working directory.
+mkdir sub
+printf '1 1 missing.wav\n' >sub/r.conf
+fails2 "route file relative to the config" "sub/missing.wav" --config sub/r.conf
+
+# Random routing files from a hostile alphabet: every one is refused with exit
+# 2 and one line (the only file any of them names does not exist), never a
+# crash. A small fuzz run beside the parser's unit of work.
+N=$([ "${CONVOY_TEST_QUICK:-0}" = 1 ] && echo 60 || echo 300)
+BAD=0
+for i in $(seq 1 "$N"); do
+  awk -v seed="$i" 'BEGIN {
+    srand(seed)
+    n = split("1 2 0 -1 1024 1025 99999999999999999999 1e3 0x10 rate block channels none.wav " \
+              "none.wav:1 none.wav:0 none.wav:x \"none file.wav\":2 \" # ## : :: -6 nan inf " \
+              "\t \r ~ rate\t48000", tok, " ")
+    lines = int(rand() * 6)
+    for (l = 0; l < lines; l++) {
+      k = int(rand() * 6)
+      line = ""
+      for (j = 0; j < k; j++) line = line (rand() < 0.2 ? "" : " ") tok[1 + int(rand() * n)]
+      print line
+    }
+  }' >fuzz.conf
+  run live --config fuzz.conf
+  if [ "$STATUS" -ne 2 ] || [ "$(wc -l <stderr.txt)" -ne 1 ]; then
+    BAD=$((BAD + 1))
+    [ "$BAD" -le 3 ] && echo "fuzz case $i: status $STATUS: $(stderr_text) config: $(tr '\n' '|' <fuzz.conf)"
+  fi
+done
+check "$N random routing files: all refused with exit 2 and one line ($BAD not)" test "$BAD" -eq 0
+
+finish
