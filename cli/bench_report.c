@@ -105,7 +105,7 @@ void bench_text_file_row(const bench_file_row *row, const bench_settings *s) {
 
 /* ------------------------------------------------------------------ JSON */
 
-static void json_string(const char *text) {
+void bench_json_string(const char *text) {
   putchar('"');
   for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
     if (*p == '"' || *p == '\\')
@@ -118,20 +118,20 @@ static void json_string(const char *text) {
   putchar('"');
 }
 
-static void json_machine(const bench_machine *m) {
+void bench_json_machine(const bench_machine *m) {
   printf("  \"machine\": {\"cpu_model\": ");
-  json_string(m->cpu_model);
+  bench_json_string(m->cpu_model);
   printf(", \"cpu_threads\": %d, \"cpu_simd\": ", m->cpu_threads);
-  json_string(m->simd);
+  bench_json_string(m->simd);
   printf(", \"memory_bytes\": %lld, \"gpu_count\": %d, \"gpu_name\": ", (long long)m->memory_bytes,
          m->gpu_count);
-  json_string(m->gpu_name);
+  bench_json_string(m->gpu_name);
   printf("},\n  \"build\": {\"convoy\": ");
-  json_string(m->convoy_version);
+  bench_json_string(m->convoy_version);
   printf(", \"fftw\": ");
-  json_string(m->fftw_version);
+  bench_json_string(m->fftw_version);
   printf(", \"compiler\": ");
-  json_string(m->compiler);
+  bench_json_string(m->compiler);
   printf(", \"optimised\": %s, \"sanitised\": %s, \"cuda\": %s},\n",
          m->optimised ? "true" : "false", m->sanitised ? "true" : "false",
          m->cuda_built ? "true" : "false");
@@ -143,12 +143,12 @@ static void json_memory_row(const bench_memory_row *row, const bench_settings *s
          convoy_engine_name(row->engine), state_name(row->state));
   if (row->state == BENCH_ROW_FAILED) {
     printf(", \"message\": ");
-    json_string(row->message);
+    bench_json_string(row->message);
   }
   if (row->state == BENCH_ROW_OK || row->state == BENCH_ROW_WRONG ||
       row->state == BENCH_ROW_SKIPPED) {
     printf(", \"engine_run\": \"%s\", \"plan\": ", convoy_engine_name(r->engine_run));
-    json_string(r->plan);
+    bench_json_string(r->plan);
     printf(", \"create_ms\": %.4f, \"estimate_s\": %.4f", r->create_ms, r->estimate_s);
   }
   if (row->state == BENCH_ROW_OK || row->state == BENCH_ROW_WRONG)
@@ -176,7 +176,7 @@ static void json_file_row(const bench_file_row *row, const bench_settings *s) {
            r->median_s > 0 ? audio_s / r->median_s : 0.0);
   } else {
     printf(", \"message\": ");
-    json_string(row->message);
+    bench_json_string(row->message);
   }
   printf("}");
 }
@@ -184,7 +184,7 @@ static void json_file_row(const bench_file_row *row, const bench_settings *s) {
 void bench_json(const bench_machine *m, const bench_settings *s, const bench_memory_row *mem,
                 int n_mem, const bench_file_row *file, int n_file) {
   printf("{\n");
-  json_machine(m);
+  bench_json_machine(m);
   printf("  \"settings\": {\"frames\": %lld, \"channels\": %d, \"chunk_frames\": %lld, "
          "\"threads\": %d, \"runs\": %d, \"limit_s\": %.1f, \"file_rate\": %d},\n",
          (long long)s->frames, (int)s->channels, (long long)s->chunk, (int)s->threads, s->runs,

@@ -71,6 +71,12 @@ void bench_text_file_title(const bench_files *files);
 void bench_text_file_row(const bench_file_row *row, const bench_settings *s);
 
 /* JSON: everything at once. */
+/* text as a JSON string literal (quotes and escapes) on stdout. */
+void bench_json_string(const char *text);
+
+/* The "machine" and "build" members of a report, on stdout. */
+void bench_json_machine(const bench_machine *m);
+
 void bench_json(const bench_machine *m, const bench_settings *s, const bench_memory_row *mem,
                 int n_mem, const bench_file_row *file, int n_file);
 

@@ -4,6 +4,7 @@
 #include "argparse.h"
 #include "bench_file.h"
 #include "bench_gpu.h"
+#include "bench_live.h"
 #include "bench_machine.h"
 #include "bench_memory.h"
 #include "bench_report.h"
@@ -62,6 +63,8 @@ static const char usage_text[] =
     "                   (float32 and pcm16) filtered by `convoy filter`\n"
     "  --json           print one JSON document instead of the tables (CPU\n"
     "                   engines and auto only; the GPU section is text only)\n"
+    "  --live           the real-time convolver at a simulated real-time pace\n"
+    "                   instead (see `convoy bench --live --help`)\n"
     "  -h, --help       this text\n"
     "\n"
     "examples:\n"
@@ -415,6 +418,7 @@ static int run_bench(bench_state *b) {
 }
 
 int cmd_bench(int argc, char **argv) {
+  if (bench_live_requested(argc, argv)) return bench_live_main(argc, argv);
   bench_state b;
   memset(&b, 0, sizeof b);
   int rc = parse_options(argc, argv, &b.s);
