@@ -21,6 +21,17 @@
  * buffers made at create and picked by pool_worker_slot(); plans run through
  * FFTW's new-array execute functions, which are thread-safe. Plan creation
  * and destruction hold the FFTW planner lock (fftw_lock.h).
+ *
+ * Complex taps (engine_request.complex_taps): a complex channel is a pair of
+ * real rows, and so are its taps, so everything stays on the real
+ * transforms: a block transforms the real and imaginary input rows (two
+ * r2c), combines the half-spectra with the filter's
+ *   Y_re = X_re H_re - X_im H_im,   Y_im = X_re H_im + X_im H_re
+ * (each a half-spectrum of a real row, so each product is the spectrum of a
+ * real convolution and the inverse c2r of Y_re and Y_im gives the two output
+ * rows), and transforms both back. H_re and H_im are computed once at
+ * create. A pair whose imaginary taps are zero (a real filter on a complex
+ * stream) is filtered as two real rows. Tasks are (pair, block).
  */
 #include "engine.h"
 #include "error_internal.h"
@@ -42,6 +53,9 @@
 #define MAX_THREADS 1024
 
 typedef struct ols_plan {
+  int complex_taps;
+  int32_t units;  /* channels, or channel pairs with complex_taps */
+  int *real_pair; /* [units] complex_taps: 1 when the imaginary taps are zero */
   int32_t channels;
   int64_t taps_len;
   int64_t n;      /* FFT size */
@@ -54,6 +68,7 @@ typedef struct ols_plan {
   const float **spectrum_of; /* [channels] -> n_bins complex values */
   float **time;              /* [threads] -> n floats */
   fftwf_complex **freq;      /* [threads] -> n_bins complex values */
+  fftwf_complex **freq2;     /* complex_taps: [threads] -> the imaginary row's spectrum */
   worker_pool *pool;         /* NULL with one thread */
 } ols_plan;
 
@@ -66,6 +81,37 @@ static void multiply_spectrum(float *restrict x, const float *restrict h, int64_
     x[2 * j] = a * c - b * d;
     x[2 * j + 1] = a * d + b * c;
   }
+}
+
+/* The complex combine of one block, over n_bins interleaved values:
+ * xr, xi (the spectra of the real and imaginary input rows) become the
+ * spectra of the real and imaginary output rows; hr, hi are the filter's. */
+static void combine_spectra(float *restrict xr, float *restrict xi, const float *restrict hr,
+                            const float *restrict hi, int64_t n_bins) {
+  for (int64_t j = 0; j < n_bins; j++) {
+    const float a = xr[2 * j], b = xr[2 * j + 1], c = xi[2 * j], d = xi[2 * j + 1];
+    const float e = hr[2 * j], f = hr[2 * j + 1], g = hi[2 * j], h = hi[2 * j + 1];
+    xr[2 * j] = (a * e - b * f) - (c * g - d * h);
+    xr[2 * j + 1] = (a * f + b * e) - (c * h + d * g);
+    xi[2 * j] = (a * g - b * h) + (c * e - d * f);
+    xi[2 * j + 1] = (a * h + b * g) + (c * f + d * e);
+  }
+}
+
+/* 1 when the n taps are all zero. */
+static int all_zero(const float *t, int64_t n) {
+  for (int64_t j = 0; j < n; j++)
+    if (t[j] != 0.0f) return 0;
+  return 1;
+}
+
+/* Fraction of the rows of r that belong to complex pairs (0 for real taps). */
+static double complex_share(const engine_request *r) {
+  if (!r->complex_taps) return 0.0;
+  if (!r->taps) return 1.0;
+  int32_t pairs = r->channels / 2, complex_pairs = 0;
+  for (int32_t c = 0; c < pairs; c++) complex_pairs += !all_zero(r->taps[2 * c + 1], r->taps_len);
+  return pairs ? (double)complex_pairs / pairs : 0.0;
 }
 
 /* Counts the distinct taps arrays (channels sharing a pointer share one). */
@@ -83,16 +129,17 @@ static int32_t count_spectra(const engine_request *r) {
 /* The FFT size for r, or 0 when the engine cannot serve it. */
 static int64_t request_size(const engine_request *r) {
   if (r->channels < 1 || r->taps_len < 1 || r->taps_len > FFT_SIZE_LIMIT) return 0;
+  if (r->complex_taps && r->channels % 2 != 0) return 0;
   if (r->fft_size != 0) {
     if (r->fft_size < r->taps_len || r->fft_size > FFT_SIZE_LIMIT) return 0;
     return r->fft_size;
   }
-  return fft_choose_size(r->taps_len, count_spectra(r), r->plan_effort);
+  return fft_choose_size_mixed(r->taps_len, count_spectra(r), r->plan_effort, complex_share(r));
 }
 
 static double ols_cost(const engine_request *r) {
   int64_t n = request_size(r);
-  return n > 0 ? fft_output_ns(n, r->taps_len, r->plan_effort) : -1.0;
+  return n > 0 ? fft_output_ns_mixed(n, r->taps_len, r->plan_effort, complex_share(r)) : -1.0;
 }
 
 static void ols_destroy(void *impl) {
@@ -109,8 +156,12 @@ static void ols_destroy(void *impl) {
     for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->time[t]);
   if (p->freq)
     for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->freq[t]);
+  if (p->freq2)
+    for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->freq2[t]);
   free(p->time);
   free(p->freq);
+  free(p->freq2);
+  free(p->real_pair);
   fftwf_free(p->spectra);
   free(p->spectrum_of);
   free(p);
@@ -144,10 +195,10 @@ static void compute_spectra(ols_plan *p, const engine_request *r) {
 
 static convoy_status ols_create(const engine_request *r, void **impl, char *err, size_t err_size) {
   *impl = NULL;
-  if (r->channels < 1 || r->taps_len < 1 || !r->taps)
+  if (r->channels < 1 || r->taps_len < 1 || !r->taps || (r->complex_taps && r->channels % 2 != 0))
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                               "cpu-fft: invalid request (%d channels, %lld taps)",
-                               (int)r->channels, (long long)r->taps_len);
+                               "cpu-fft: invalid request (%d %srows, %lld taps)", (int)r->channels,
+                               r->complex_taps ? "complex-tap " : "", (long long)r->taps_len);
   if (r->taps_len > FFT_SIZE_LIMIT)
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "cpu-fft: %lld taps is more than the %lld this engine can plan",
@@ -172,18 +223,31 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
   p->n = n;
   p->block = n - r->taps_len + 1;
   p->n_bins = n / 2 + 1;
-  p->block_ns = fft_block_ns(n, r->plan_effort);
+  p->complex_taps = r->complex_taps;
+  p->units = r->complex_taps ? r->channels / 2 : r->channels;
+  p->block_ns = fft_block_ns_mixed(n, r->plan_effort, complex_share(r));
   p->threads = r->threads < 1 ? 1 : (r->threads > MAX_THREADS ? MAX_THREADS : r->threads);
   int32_t n_spectra = count_spectra(r);
   p->spectra = fftwf_malloc(sizeof(float) * 2 * (size_t)p->n_bins * (size_t)n_spectra);
   p->spectrum_of = calloc((size_t)p->channels, sizeof *p->spectrum_of);
   p->time = calloc((size_t)p->threads, sizeof *p->time);
   p->freq = calloc((size_t)p->threads, sizeof *p->freq);
-  if (!p->spectra || !p->spectrum_of || !p->time || !p->freq) goto oom;
+  p->real_pair = calloc((size_t)p->units, sizeof(int));
+  if (!p->spectra || !p->spectrum_of || !p->time || !p->freq || !p->real_pair) goto oom;
+  if (p->complex_taps) {
+    p->freq2 = calloc((size_t)p->threads, sizeof *p->freq2);
+    if (!p->freq2) goto oom;
+    for (int32_t u = 0; u < p->units; u++)
+      p->real_pair[u] = all_zero(r->taps[2 * u + 1], r->taps_len);
+  }
   for (int32_t t = 0; t < p->threads; t++) {
     p->time[t] = fftwf_malloc(sizeof(float) * (size_t)n);
     p->freq[t] = fftwf_malloc(sizeof(fftwf_complex) * (size_t)p->n_bins);
     if (!p->time[t] || !p->freq[t]) goto oom;
+    if (p->freq2) {
+      p->freq2[t] = fftwf_malloc(sizeof(fftwf_complex) * (size_t)p->n_bins);
+      if (!p->freq2[t]) goto oom;
+    }
   }
 
   /* Every buffer comes from fftwf_malloc, so all share the alignment the
@@ -234,18 +298,48 @@ static void run_block(const ols_plan *p, int tid, const float *in, const float *
   memcpy(out, x + p->taps_len - 1, sizeof(float) * (size_t)p->block);
 }
 
+/* Block of complex pair (r, i) on thread tid's buffers; in and out point at
+ * the block's frames of each row. */
+static void run_complex_block(const ols_plan *p, int tid, const float *in_r, const float *in_i,
+                              const float *h_r, const float *h_i, float *out_r, float *out_i) {
+  float *x = p->time[tid];
+  fftwf_complex *xr = p->freq[tid], *xi = p->freq2[tid];
+  memcpy(x, in_r, sizeof(float) * (size_t)p->n);
+  fftwf_execute_dft_r2c(p->forward, x, xr);
+  memcpy(x, in_i, sizeof(float) * (size_t)p->n);
+  fftwf_execute_dft_r2c(p->forward, x, xi);
+  combine_spectra((float *)xr, (float *)xi, h_r, h_i, p->n_bins);
+  fftwf_execute_dft_c2r(p->inverse, xr, x);
+  memcpy(out_r, x + p->taps_len - 1, sizeof(float) * (size_t)p->block);
+  fftwf_execute_dft_c2r(p->inverse, xi, x);
+  memcpy(out_i, x + p->taps_len - 1, sizeof(float) * (size_t)p->block);
+}
+
 typedef struct ols_job {
   const ols_plan *p;
   const float *const *in;
   float *const *out;
-  int64_t blocks; /* per channel */
+  int64_t blocks; /* per unit */
 } ols_job;
 
 static void ols_task(void *ctx, int64_t task) {
   const ols_job *j = ctx;
-  int32_t c = (int32_t)(task / j->blocks);
-  int64_t off = (task % j->blocks) * j->p->block;
-  run_block(j->p, pool_worker_slot(), j->in[c] + off, j->p->spectrum_of[c], j->out[c] + off);
+  const ols_plan *p = j->p;
+  int32_t u = (int32_t)(task / j->blocks);
+  int64_t off = (task % j->blocks) * p->block;
+  int tid = pool_worker_slot();
+  if (!p->complex_taps) {
+    run_block(p, tid, j->in[u] + off, p->spectrum_of[u], j->out[u] + off);
+    return;
+  }
+  const int32_t r = 2 * u, i = 2 * u + 1;
+  if (p->real_pair[u]) {
+    run_block(p, tid, j->in[r] + off, p->spectrum_of[r], j->out[r] + off);
+    run_block(p, tid, j->in[i] + off, p->spectrum_of[r], j->out[i] + off);
+  } else {
+    run_complex_block(p, tid, j->in[r] + off, j->in[i] + off, p->spectrum_of[r], p->spectrum_of[i],
+                      j->out[r] + off, j->out[i] + off);
+  }
 }
 
 static convoy_status ols_run(void *impl, const float *const *in, float *const *out, int64_t n_out,
@@ -257,10 +351,11 @@ static convoy_status ols_run(void *impl, const float *const *in, float *const *o
                                "cpu-fft: %lld outputs is not a multiple of the block of %lld",
                                (long long)n_out, (long long)p->block);
   int64_t blocks = n_out / p->block;
-  int64_t tasks = blocks * p->channels;
+  int64_t tasks = blocks * p->units;
   int64_t threads = 1;
   if (p->threads > 1) {
-    double by_work = (double)tasks * p->block_ns / PER_THREAD_MIN_NS;
+    double by_work =
+        (double)tasks * (double)(p->channels / p->units) * p->block_ns / PER_THREAD_MIN_NS;
     threads = by_work < (double)p->threads ? (int64_t)by_work : p->threads;
     if (threads > tasks) threads = tasks;
     if (threads < 1) threads = 1;
@@ -276,8 +371,8 @@ static convoy_status ols_run(void *impl, const float *const *in, float *const *o
 
 static void ols_describe(const void *impl, char *buf, size_t buf_size) {
   const ols_plan *p = impl;
-  snprintf(buf, buf_size, "cpu-fft N=%lld block=%lld threads=%d", (long long)p->n,
-           (long long)p->block, (int)p->threads);
+  snprintf(buf, buf_size, "cpu-fft N=%lld block=%lld threads=%d%s", (long long)p->n,
+           (long long)p->block, (int)p->threads, p->complex_taps ? " complex taps" : "");
 }
 
 static const engine_ops ols_ops = {

@@ -37,7 +37,8 @@ int64_t round_up(int64_t n, int64_t to) {
 
 struct convoy_cuda_conv {
   gpu_conv *conv = nullptr;
-  int32_t device = 0, channels = 1;
+  int32_t device = 0;
+  int32_t channels = 1; /* planar rows: 2 per channel for complex signals */
   int64_t taps_len = 1, hist = 0, max_frames = 0;
   int64_t stride = 0;     /* work rows: hist + max_frames, rounded */
   int64_t out_stride = 0; /* planar output rows */
@@ -74,7 +75,11 @@ static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
                            convoy_filter *const *filters, int32_t n_filters, gpu_conv_kind kind,
                            char *err, size_t err_size) {
   const size_t ch = (size_t)c->channels;
-  /* Per-channel taps, shorter filters zero-padded (host copies, create only). */
+  const bool cx_signal = cfg->sample == CONVOY_SAMPLE_CF32;
+  bool cx_taps = false;
+  for (int32_t i = 0; i < n_filters; i++)
+    if (convoy_filter_type(filters[i]) == CONVOY_SAMPLE_CF32) cx_taps = true;
+  /* Per-row taps, shorter filters zero-padded (host copies, create only). */
   float *padded = (float *)calloc(ch * (size_t)c->taps_len, sizeof(float));
   const float **taps = (const float **)malloc(sizeof(float *) * ch);
   if (!padded || !taps) {
@@ -83,19 +88,38 @@ static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
     return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
                                "out of host memory for the taps");
   }
-  for (int32_t i = 0; i < c->channels; i++) {
+  const int32_t units = cx_signal ? c->channels / 2 : c->channels;
+  for (int32_t i = 0; i < units; i++) {
     const convoy_filter *f = filters[n_filters == 1 ? 0 : i];
     const int64_t len = convoy_filter_length(f);
-    if (len == c->taps_len) {
-      taps[i] = convoy_filter_taps(f);
-    } else {
-      float *t = padded + (size_t)i * (size_t)c->taps_len;
-      memcpy(t, convoy_filter_taps(f), sizeof(float) * (size_t)len);
-      taps[i] = t;
+    const float *ft = convoy_filter_taps(f);
+    if (cx_taps) {
+      /* Rows 2i, 2i + 1: real and imaginary parts (zero for a real filter). */
+      float *re = padded + (size_t)(2 * i) * (size_t)c->taps_len;
+      float *im = re + c->taps_len;
+      const bool cf = convoy_filter_type(f) == CONVOY_SAMPLE_CF32;
+      for (int64_t j = 0; j < len; j++) {
+        re[j] = cf ? ft[2 * j] : ft[j];
+        im[j] = cf ? ft[2 * j + 1] : 0.0f;
+      }
+      taps[2 * i] = re;
+      taps[2 * i + 1] = im;
+      continue;
     }
+    const float *row = ft;
+    if (len != c->taps_len) {
+      float *t = padded + (size_t)i * (size_t)c->taps_len;
+      memcpy(t, ft, sizeof(float) * (size_t)len);
+      row = t;
+    }
+    if (cx_signal) /* a real filter on a complex signal: both parts alike */
+      taps[2 * i] = taps[2 * i + 1] = row;
+    else
+      taps[i] = row;
   }
   gpu_conv_config gc;
   gpu_conv_config_init(&gc);
+  gc.complex_taps = cx_taps;
   gc.channels = c->channels;
   gc.taps_len = c->taps_len;
   gc.taps = taps;
@@ -169,6 +193,10 @@ extern "C" convoy_status convoy_cuda_conv_create(convoy_cuda_conv **out,
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
                             "%s: max_frames %lld is outside 1 .. 2^36 / channels", fn,
                             (long long)cfg.max_frames);
+  if (cfg.sample != CONVOY_SAMPLE_F32 && cfg.sample != CONVOY_SAMPLE_CF32)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: sample type %d is neither CONVOY_SAMPLE_F32 nor CF32", fn,
+                            (int)cfg.sample);
   if (cfg.fft_size < 0 || (cfg.plan_effort != 0 && cfg.plan_effort != 1))
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
                             "%s: fft_size must be >= 0 and plan_effort 0 or 1", fn);
@@ -181,6 +209,11 @@ extern "C" convoy_status convoy_cuda_conv_create(convoy_cuda_conv **out,
     if (!filters[i])
       return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: filters[%d] is NULL", fn, (int)i);
     if (convoy_filter_length(filters[i]) > taps_len) taps_len = convoy_filter_length(filters[i]);
+    if (convoy_filter_type(filters[i]) == CONVOY_SAMPLE_CF32 && cfg.sample != CONVOY_SAMPLE_CF32)
+      return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                              "%s: filters[%d] has complex taps but the config's sample type is "
+                              "real (set sample to CONVOY_SAMPLE_CF32)",
+                              fn, (int)i);
   }
 
   char msg[CONVOY_ERROR_SIZE] = "";
@@ -204,7 +237,7 @@ extern "C" convoy_status convoy_cuda_conv_create(convoy_cuda_conv **out,
   convoy_cuda_conv *c = new (std::nothrow) convoy_cuda_conv();
   if (!c) return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
   c->device = device;
-  c->channels = cfg.channels;
+  c->channels = cfg.sample == CONVOY_SAMPLE_CF32 ? 2 * cfg.channels : cfg.channels;
   c->taps_len = taps_len;
   c->hist = taps_len - 1;
   c->max_frames = cfg.max_frames;

@@ -21,6 +21,7 @@ struct gpu_conv {
   int32_t lanes;
   int64_t taps_len;
   int64_t max_out;
+  int complex_taps;
   int tuned; /* the kind was chosen by timing */
   gc_direct *direct;
   gc_fft *fft;
@@ -182,7 +183,7 @@ done:
 namespace {
 struct choice {
   gpu_conv_kind wanted;
-  int32_t device, channels;
+  int32_t device, channels, complex_taps;
   int64_t taps_len, max_out;
   gpu_conv_kind kind;
   int64_t fft_size;
@@ -197,7 +198,8 @@ bool cache_find(const gpu_conv_config *c, int32_t device, choice *out) {
   for (int i = 0; i < cache_used; i++) {
     const choice &k = cache[i];
     if (k.wanted == c->kind && k.device == device && k.channels == c->channels &&
-        k.taps_len == c->taps_len && k.max_out == c->max_out) {
+        k.complex_taps == (c->complex_taps != 0) && k.taps_len == c->taps_len &&
+        k.max_out == c->max_out) {
       *out = k;
       return true;
     }
@@ -243,30 +245,43 @@ extern "C" void gpu_conv_config_init(gpu_conv_config *config) {
 static void filters_free(gc_filters *f) {
   free(f->of_channel);
   free(f->taps);
+  free(f->taps_im);
   f->of_channel = NULL;
   f->taps = NULL;
+  f->taps_im = NULL;
 }
 
-/* Groups channels whose taps are equal (the same pointer or the same values). */
+static bool same_row(const float *a, const float *b, size_t bytes) {
+  return a == b || memcmp(a, b, bytes) == 0;
+}
+
+/* Groups channels whose taps are equal (the same pointer or the same values);
+ * complex filters by their (real, imaginary) pairs. */
 static convoy_status filters_make(const gpu_conv_config *cfg, gc_filters *f, char *err,
                                   size_t err_size) {
+  const bool cx = cfg->complex_taps != 0;
+  const int32_t n = cx ? cfg->channels / 2 : cfg->channels;
   f->count = 0;
-  f->of_channel = (int32_t *)malloc(sizeof(int32_t) * (size_t)cfg->channels);
-  f->taps = (const float **)malloc(sizeof(float *) * (size_t)cfg->channels);
-  if (!f->of_channel || !f->taps) {
+  f->taps_im = NULL;
+  f->of_channel = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
+  f->taps = (const float **)malloc(sizeof(float *) * (size_t)n);
+  if (cx) f->taps_im = (const float **)malloc(sizeof(float *) * (size_t)n);
+  if (!f->of_channel || !f->taps || (cx && !f->taps_im)) {
     filters_free(f);
     return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
                                "gpu_conv: out of host memory");
   }
   size_t bytes = sizeof(float) * (size_t)cfg->taps_len;
-  for (int32_t c = 0; c < cfg->channels; c++) {
-    const float *t = cfg->taps[c];
+  for (int32_t c = 0; c < n; c++) {
+    const float *t = cfg->taps[cx ? 2 * c : c];
+    const float *ti = cx ? cfg->taps[2 * c + 1] : NULL;
     int32_t found = -1;
     for (int32_t i = 0; i < f->count && found < 0; i++)
-      if (f->taps[i] == t || memcmp(f->taps[i], t, bytes) == 0) found = i;
+      if (same_row(f->taps[i], t, bytes) && (!cx || same_row(f->taps_im[i], ti, bytes))) found = i;
     if (found < 0) {
       found = f->count++;
       f->taps[found] = t;
+      if (cx) f->taps_im[found] = ti;
     }
     f->of_channel[c] = found;
   }
@@ -277,10 +292,10 @@ static convoy_status check_config(const gpu_conv_config *c, char *err, size_t er
   if (!c)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: config is NULL");
-  if (c->channels < 1 || c->channels > CONVOY_MAX_CHANNELS)
+  if (c->channels < 1 || c->channels > GPU_CONV_MAX_ROWS)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: %d channels (expected 1 .. %d)", (int)c->channels,
-                               CONVOY_MAX_CHANNELS);
+                               GPU_CONV_MAX_ROWS);
   if (c->taps_len < 1 || c->taps_len > ((int64_t)1 << 31))
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: %lld taps (expected 1 .. 2^31)", (long long)c->taps_len);
@@ -301,6 +316,15 @@ static convoy_status check_config(const gpu_conv_config *c, char *err, size_t er
   if (c->lanes < 0 || c->lanes > 64)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: %d lanes (expected 0 .. 64)", (int)c->lanes);
+  if (c->complex_taps != 0 && c->complex_taps != 1)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: complex_taps is %d (expected 0 or 1)",
+                               (int)c->complex_taps);
+  if (c->complex_taps && c->channels % 2 != 0)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: complex filters need (real, imaginary) row pairs, but "
+                               "channels is %d (odd)",
+                               (int)c->channels);
   if (c->kind == GPU_CONV_FFT && c->taps_len > GPU_CONV_FFT_MAX_TAPS)
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "gpu_conv: the FFT engine takes at most 2^25 taps, not %lld",
@@ -370,7 +394,7 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
   gc_device dev;
   convoy_status st = gc_device_query(device, &dev, err, err_size);
   if (st != CONVOY_OK) return st;
-  gc_filters filters = {0, NULL, NULL};
+  gc_filters filters = {0, NULL, NULL, NULL};
   if ((st = filters_make(&cfg, &filters, err, err_size)) != CONVOY_OK) return st;
 
   choice cached;
@@ -384,8 +408,8 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
       cfg.plan_effort = 0; /* already timed */
     }
   } else if (kind == GPU_CONV_AUTO) {
-    double c_dir = gc_direct_model_cost(&dev, cfg.taps_len);
-    double c_fft = gc_fft_model_cost(&dev, cfg.taps_len, cfg.max_out);
+    double c_dir = gc_direct_model_cost(&dev, cfg.taps_len, cfg.complex_taps);
+    double c_fft = gc_fft_model_cost(&dev, cfg.taps_len, cfg.max_out, cfg.complex_taps);
     if (c_fft < 0) {
       kind = GPU_CONV_DIRECT;
     } else {
@@ -418,13 +442,9 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
    * wait for the legacy stream. */
   GC_CUDA(cudaDeviceSynchronize(), "gpu_conv: setup");
   if (cfg_in->plan_effort > 0 && cfg_in->fft_size == 0 && !have) {
-    choice k = {cfg_in->kind,
-                device,
-                cfg.channels,
-                cfg.taps_len,
-                cfg.max_out,
-                kind,
-                kind == GPU_CONV_FFT ? gc_fft_size(g->fft) : 0};
+    choice k = {
+        cfg_in->kind, device,      cfg.channels, cfg.complex_taps,
+        cfg.taps_len, cfg.max_out, kind,         kind == GPU_CONV_FFT ? gc_fft_size(g->fft) : 0};
     cache_store(k);
   }
   return CONVOY_OK;
@@ -461,6 +481,7 @@ extern "C" convoy_status gpu_conv_create(const gpu_conv_config *config, gpu_conv
   g->lanes = config->lanes > 0 ? config->lanes : 1;
   g->taps_len = config->taps_len;
   g->max_out = config->max_out;
+  g->complex_taps = config->complex_taps;
   st = create_on_device(config, device, g, err, err_size);
   if (st != CONVOY_OK) {
     gc_direct_destroy(g->direct);
@@ -556,8 +577,9 @@ extern "C" void gpu_conv_describe(const gpu_conv *conv, char *buf, size_t buf_si
     gc_direct_describe(conv->direct, detail, sizeof detail);
   else
     gc_fft_describe(conv->fft, detail, sizeof detail);
-  snprintf(buf, buf_size, "%s on GPU %d, %lld taps, %d channel%s, %d lane%s%s", detail,
-           (int)conv->device, (long long)conv->taps_len, (int)conv->channels,
-           conv->channels == 1 ? "" : "s", (int)conv->lanes, conv->lanes == 1 ? "" : "s",
-           conv->tuned ? ", chosen by timing" : "");
+  const int32_t shown = conv->complex_taps ? conv->channels / 2 : conv->channels;
+  snprintf(buf, buf_size, "%s on GPU %d, %lld %staps, %d %schannel%s, %d lane%s%s", detail,
+           (int)conv->device, (long long)conv->taps_len, conv->complex_taps ? "complex " : "",
+           (int)shown, conv->complex_taps ? "complex " : "", shown == 1 ? "" : "s",
+           (int)conv->lanes, conv->lanes == 1 ? "" : "s", conv->tuned ? ", chosen by timing" : "");
 }

@@ -32,6 +32,20 @@
  * (partial sums added in order), so the register and shared-memory kernels
  * agree bitwise.
  *
+ * Complex filters (complex_taps = 1): rows 2c and 2c + 1 of taps, input and
+ * output are the real and imaginary parts of complex channel c, and
+ *   out_re[k] = sum_j h_re[j] x_re[t] - h_im[j] x_im[t]
+ *   out_im[k] = sum_j h_re[j] x_im[t] + h_im[j] x_re[t],  t = k + taps_len - 1 - j.
+ * The direct engine keeps up to 32 complex taps in registers and stages
+ * longer filters through shared memory in blocks of 1024 taps (partial sums
+ * added in order; both kernels agree bitwise). The FFT engine transforms
+ * complex segments of N points (fft_size counts complex points; the granule
+ * is in complex outputs): one fused kernel for N = 2^9 .. 2^14, batched
+ * cuFFT C2C above; the filter spectra are full (N bins), made once at create.
+ * Any tap count up to GPU_CONV_FFT_MAX_TAPS; chunk invariance as above.
+ * Real filters on complex signals need none of this: their rows are plain
+ * real rows (complex_taps = 0), both parts filtered by the same taps.
+ *
  * Errors: every call returns a convoy_status and, on failure, writes one
  * line (naming the CUDA or cuFFT error) into err when err is not NULL and
  * err_size > 0. CUDA's last error is cleared after a failure. Nothing here
@@ -61,24 +75,32 @@ typedef enum gpu_conv_kind {
   GPU_CONV_FFT = 2
 } gpu_conv_kind;
 
+/* Most rows (planar channels) one handle filters: a complex stream carries
+ * two rows, real and imaginary, per channel. */
+#define GPU_CONV_MAX_ROWS (2 * CONVOY_MAX_CHANNELS)
+
 /* Largest tap count the FFT engine accepts (its FFT size is at most 2^26). */
 #define GPU_CONV_FFT_MAX_TAPS ((int64_t)1 << 25)
 
 typedef struct gpu_conv_config {
-  int32_t channels;         /* 1 .. CONVOY_MAX_CHANNELS */
+  int32_t channels;         /* rows, 1 .. GPU_CONV_MAX_ROWS */
   int64_t taps_len;         /* >= 1; every channel's filter has this length */
   const float *const *taps; /* [channels] host pointers, taps_len floats each, copied at
                                create; channels whose taps are equal share one copy */
   int64_t max_out;          /* most outputs per channel one run may ask for, >= 1 */
   gpu_conv_kind kind;
-  int32_t device;      /* CUDA device index; -1 = the calling thread's current one */
-  int32_t lanes;       /* runs that may be in flight at once on different streams;
-                          0 = 1 */
-  int32_t plan_effort; /* 0 = cost model only (fast create); 1 = also time
-                          candidates on the device (adds tens of ms, cached per
-                          process for the same device, taps, channels, max_out) */
-  int64_t fft_size;    /* FFT: 0 = choose; else a power of two, 64 .. 2^26,
-                          >= taps_len + 3 */
+  int32_t device;       /* CUDA device index; -1 = the calling thread's current one */
+  int32_t lanes;        /* runs that may be in flight at once on different streams;
+                           0 = 1 */
+  int32_t plan_effort;  /* 0 = cost model only (fast create); 1 = also time
+                           candidates on the device (adds tens of ms, cached per
+                           process for the same device, taps, channels, max_out) */
+  int64_t fft_size;     /* FFT: 0 = choose; else a power of two, 64 .. 2^26,
+                           >= taps_len + 3 (complex points with complex_taps) */
+  int32_t complex_taps; /* 1: complex filters, rows in (real, imaginary) pairs for
+                           taps, input and output, channels even: the convention
+                           and formula of engine_request.complex_taps
+                           (pipeline/engine.h); see "Complex filters" above */
 
   /* Tuning overrides, 0 = default. Used by the benchmark; others leave them 0. */
   int32_t direct_outputs;     /* outputs per thread of the register kernel: 4, 8 or 16

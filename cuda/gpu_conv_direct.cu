@@ -20,6 +20,7 @@
  * R outputs with 16-byte stores.
  */
 #include "gpu_conv_internal.cuh"
+#include "gpu_conv_direct.cuh"
 
 #include <array>
 #include <new>
@@ -31,7 +32,8 @@
 
 namespace {
 
-constexpr int kThreads = 256;
+using namespace gcd;
+
 constexpr int kDefaultOutputs = 8;
 /* Measured on an H200 at 16 taps: 8 outputs per thread with per-thread
  * 16-byte stores reach 74% of the copy rate; staged stores 65%, 4 or 16
@@ -44,91 +46,6 @@ constexpr int kRegMaxTaps = 64;
 constexpr int kSmOutputs = 8;
 constexpr int kSmChunk = 8;
 constexpr int kSmTapBlock = 2048;
-
-struct direct_args {
-  const float *in;
-  int64_t in_stride;
-  int64_t n_in; /* valid input frames per channel */
-  float *out;
-  int64_t out_stride;
-  int64_t n_out;
-  int64_t tiles_per_channel;
-  int64_t tiles;     /* channels * tiles_per_channel */
-  const float *taps; /* reversed taps, [filters][taps_stride], zero-padded */
-  int64_t taps_stride;
-  const int32_t *filter_of; /* [channels] */
-  int64_t taps_len;
-};
-
-/* xs[p] = x[k0 + p] for 0 <= p < count, zero where k0 + p is outside
- * [0, n_in); positions up to the next multiple of 4 may be written too (W must
- * cover them). Reads only inside [0, n_in), 16 bytes at a time where the
- * 16-byte granule lies wholly inside. */
-template <int W>
-__device__ __forceinline__ void stage_input(float *xs, const float *x, int64_t k0, int count,
-                                            int64_t n_in) {
-  const int s = (int)((reinterpret_cast<uintptr_t>(x + k0) >> 2) & 3);
-  const int granules = (s + count + 3) >> 2;
-  for (int gi = threadIdx.x; gi < granules; gi += kThreads) {
-    const int64_t gx = k0 - s + 4 * (int64_t)gi;
-    float v[4];
-    if (gx >= 0 && gx + 4 <= n_in) {
-      const float4 q = __ldg(reinterpret_cast<const float4 *>(x + gx));
-      v[0] = q.x;
-      v[1] = q.y;
-      v[2] = q.z;
-      v[3] = q.w;
-    } else {
-#pragma unroll
-      for (int u = 0; u < 4; u++) v[u] = (gx + u >= 0 && gx + u < n_in) ? __ldg(x + gx + u) : 0.0f;
-    }
-    const int p = 4 * gi - s;
-    if (s == 0) {
-      *reinterpret_cast<float4 *>(xs + p) = make_float4(v[0], v[1], v[2], v[3]);
-    } else {
-#pragma unroll
-      for (int u = 0; u < 4; u++)
-        if (p + u >= 0 && p + u < W) xs[p + u] = v[u];
-    }
-  }
-}
-
-/* Writes this thread's R outputs (starting at tile position t*R) of a tile
- * of T outputs starting at k0. When STAGED, xs (>= T floats) is reused: the
- * caller must have synchronised after its last read of xs, and must
- * synchronise before writing xs again. */
-template <int R, int T, bool STAGED>
-__device__ __forceinline__ void store_outputs(float *xs, const float (&acc)[R], float *y,
-                                              int64_t k0, int64_t n_out) {
-  const int t = threadIdx.x;
-  if (STAGED) {
-#pragma unroll
-    for (int q = 0; q < R / 4; q++)
-      *reinterpret_cast<float4 *>(xs + t * R + 4 * q) =
-          make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
-    __syncthreads();
-    const int64_t left = n_out - k0;
-    const int count = left < T ? (int)left : T;
-    if (count == T && (reinterpret_cast<uintptr_t>(y + k0) & 15) == 0) {
-      for (int p = t; p < T / 4; p += kThreads)
-        __stcs(reinterpret_cast<float4 *>(y + k0) + p, reinterpret_cast<const float4 *>(xs)[p]);
-    } else {
-      for (int p = t; p < count; p += kThreads) y[k0 + p] = xs[p];
-    }
-  } else {
-    const int64_t kb = k0 + (int64_t)t * R;
-    if (kb + R <= n_out && (reinterpret_cast<uintptr_t>(y + kb) & 15) == 0) {
-#pragma unroll
-      for (int q = 0; q < R / 4; q++)
-        __stcs(reinterpret_cast<float4 *>(y + kb) + q,
-               make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
-    } else {
-#pragma unroll
-      for (int r = 0; r < R; r++)
-        if (kb + r < n_out) y[kb + r] = acc[r];
-    }
-  }
-}
 
 template <int M, int R, bool STAGED>
 __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
@@ -249,8 +166,6 @@ template <bool STAGED> __global__ void __launch_bounds__(kThreads) direct_smem(d
   }
 }
 
-using kernel_fn = void (*)(direct_args);
-
 template <int... I>
 constexpr std::array<kernel_fn, sizeof...(I)> reg_table(std::integer_sequence<int, I...>) {
   return {{&direct_reg<I + 1, kDefaultOutputs, kDefaultStaged>...}};
@@ -276,8 +191,9 @@ kernel_fn reg16_variant(int outputs, bool staged) {
 
 struct gc_direct {
   int64_t taps_len;
-  int32_t channels;
-  float *d_taps; /* reversed, padded */
+  int32_t channels; /* rows */
+  bool cx;          /* complex taps: tiles per (real, imaginary) row pair */
+  float *d_taps;    /* reversed, padded ([filters][2][taps_stride] when cx) */
   int64_t taps_stride;
   int32_t *d_filter_of;
   kernel_fn kernel;
@@ -287,11 +203,12 @@ struct gc_direct {
   int64_t max_blocks; /* resident blocks on the whole device */
 };
 
-double gc_direct_model_cost(const gc_device *dev, int64_t taps_len) {
+double gc_direct_model_cost(const gc_device *dev, int64_t taps_len, int complex_taps) {
   /* The register kernel reaches about half the FMA peak, the shared-memory
-   * one about a third; neither beats moving 8 bytes per output. */
-  double eff = taps_len <= kRegMaxTaps ? 0.5 : 0.33;
-  double compute = (double)taps_len / (dev->fma_per_s * eff);
+   * one about a third; neither beats moving 8 bytes per output. A complex
+   * output takes 4 FMAs per tap: 2 per row of its pair. */
+  double eff = taps_len <= (complex_taps ? kCxRegMaxTaps : kRegMaxTaps) ? 0.5 : 0.33;
+  double compute = (complex_taps ? 2.0 : 1.0) * (double)taps_len / (dev->fma_per_s * eff);
   double memory = 8.0 / dev->bytes_per_s;
   return compute > memory ? compute : memory;
 }
@@ -303,8 +220,16 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   const bool staged = cfg->direct_store ? cfg->direct_store == 2 : kDefaultStaged;
   const int outputs = cfg->direct_outputs ? cfg->direct_outputs : kDefaultOutputs;
   kernel_fn kernel = nullptr;
-  bool shared_taps = cfg->direct_shared_taps != 0 || m > kRegMaxTaps;
-  if (shared_taps) {
+  const bool cx = cfg->complex_taps != 0;
+  bool shared_taps = cfg->direct_shared_taps != 0 || m > (cx ? kCxRegMaxTaps : kRegMaxTaps);
+  if (cx) {
+    if ((cfg->direct_outputs && cfg->direct_outputs != kCxOutputs) || cfg->direct_store == 2)
+      return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                                 "gpu_conv: the complex direct kernels compute %d outputs per "
+                                 "thread with per-thread stores",
+                                 kCxOutputs);
+    kernel = cx_kernel(m, shared_taps);
+  } else if (shared_taps) {
     if (cfg->direct_outputs && cfg->direct_outputs != kSmOutputs)
       return convoy_error_format(
           err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
@@ -328,29 +253,35 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   *out = d;
   d->taps_len = m;
   d->channels = cfg->channels;
+  d->cx = cx;
   d->kernel = kernel;
-  d->outputs_per_thread = shared_taps ? kSmOutputs : outputs;
-  d->staged = staged;
+  d->outputs_per_thread = cx ? kCxOutputs : shared_taps ? kSmOutputs : outputs;
+  d->staged = staged && !cx;
   d->shared_taps = shared_taps;
   d->taps_stride = (m + 3) / 4 * 4;
 
-  /* Reversed taps, so that output k is the dot product with x[k .. k+m-1]. */
-  size_t n_taps = (size_t)d->taps_stride * (size_t)filters->count;
+  /* Reversed taps, so that output k is the dot product with x[k .. k+m-1];
+   * complex: the real row, then the imaginary row, of each filter. */
+  const size_t rows = cx ? 2 : 1;
+  size_t n_taps = (size_t)d->taps_stride * rows * (size_t)filters->count;
   float *host = (float *)calloc(n_taps, sizeof(float));
   if (!host)
     return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
                                "gpu_conv: out of host memory");
-  for (int32_t f = 0; f < filters->count; f++)
-    for (int64_t i = 0; i < m; i++)
-      host[(size_t)f * d->taps_stride + i] = filters->taps[f][m - 1 - i];
+  for (int32_t f = 0; f < filters->count; f++) {
+    float *row = host + (size_t)f * rows * (size_t)d->taps_stride;
+    for (int64_t i = 0; i < m; i++) row[i] = filters->taps[f][m - 1 - i];
+    if (cx)
+      for (int64_t i = 0; i < m; i++) row[d->taps_stride + i] = filters->taps_im[f][m - 1 - i];
+  }
   cudaError_t e = cudaMalloc((void **)&d->d_taps, n_taps * sizeof(float));
   if (e == cudaSuccess)
     e = cudaMemcpy(d->d_taps, host, n_taps * sizeof(float), cudaMemcpyHostToDevice);
   free(host);
   GC_CUDA(e, "gpu_conv: direct taps to the device");
-  GC_CUDA(cudaMalloc((void **)&d->d_filter_of, sizeof(int32_t) * (size_t)cfg->channels),
-          "gpu_conv: channel map");
-  GC_CUDA(cudaMemcpy(d->d_filter_of, filters->of_channel, sizeof(int32_t) * (size_t)cfg->channels,
+  const size_t mapped = (size_t)(cx ? cfg->channels / 2 : cfg->channels);
+  GC_CUDA(cudaMalloc((void **)&d->d_filter_of, sizeof(int32_t) * mapped), "gpu_conv: channel map");
+  GC_CUDA(cudaMemcpy(d->d_filter_of, filters->of_channel, sizeof(int32_t) * mapped,
                      cudaMemcpyHostToDevice),
           "gpu_conv: channel map to the device");
 
@@ -373,7 +304,7 @@ convoy_status gc_direct_run(gc_direct *d, const float *in, int64_t in_stride, fl
   a.out_stride = out_stride;
   a.n_out = n_out;
   a.tiles_per_channel = (n_out + tile - 1) / tile;
-  a.tiles = a.tiles_per_channel * d->channels;
+  a.tiles = a.tiles_per_channel * (d->cx ? d->channels / 2 : d->channels);
   a.taps = d->d_taps;
   a.taps_stride = d->taps_stride;
   a.filter_of = d->d_filter_of;
@@ -387,9 +318,9 @@ convoy_status gc_direct_run(gc_direct *d, const float *in, int64_t in_stride, fl
 }
 
 void gc_direct_describe(const gc_direct *d, char *buf, size_t buf_size) {
-  snprintf(buf, buf_size, "gpu-direct (%s taps, %d outputs/thread, %s stores)",
-           d->shared_taps ? "shared-memory" : "register", d->outputs_per_thread,
-           d->staged ? "staged" : "per-thread");
+  snprintf(buf, buf_size, "gpu-direct (%s%s taps, %d outputs/thread, %s stores)",
+           d->cx ? "complex " : "", d->shared_taps ? "shared-memory" : "register",
+           d->outputs_per_thread, d->staged ? "staged" : "per-thread");
 }
 
 void gc_direct_destroy(gc_direct *d) {

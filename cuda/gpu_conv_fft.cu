@@ -179,8 +179,11 @@ bool four_size(int64_t n) {
 
 /* The implementation used at size n: the fused kernel, else the four-step
  * kernels, else plain cuFFT, unless forced. */
-int path_for(int64_t n) {
+int path_for(int64_t n, bool cx) {
   const int forced = gc_fft_forced_path();
+  if (cx) /* complex: the fused kernel where it exists, else plain cuFFT */
+    return forced != GPU_CONV_FFT_PLAIN && gc_fused_cx_supported(n) ? GPU_CONV_FFT_FUSED
+                                                                    : GPU_CONV_FFT_PLAIN;
   if (forced == GPU_CONV_FFT_FUSED && fused_size(n)) return GPU_CONV_FFT_FUSED;
   if (forced == GPU_CONV_FFT_FOURSTEP && four_size(n)) return GPU_CONV_FFT_FOURSTEP;
   if (forced == GPU_CONV_FFT_PLAIN) return GPU_CONV_FFT_PLAIN;
@@ -199,8 +202,10 @@ int points_for(int64_t n) {
 /* Segments per launch. */
 int64_t slots_for(const gpu_conv_config *cfg, const gc_device *dev, int64_t n, int64_t l,
                   int path) {
-  const int64_t need = (int64_t)cfg->channels * ((cfg->max_out + l - 1) / l);
-  const int64_t seg_bytes = (int64_t)sizeof(float) * (n + 2);
+  const bool cx = cfg->complex_taps != 0;
+  const int64_t need =
+      (int64_t)(cx ? cfg->channels / 2 : cfg->channels) * ((cfg->max_out + l - 1) / l);
+  const int64_t seg_bytes = cx ? (int64_t)sizeof(float2) * n : (int64_t)sizeof(float) * (n + 2);
   int64_t b;
   if (path == GPU_CONV_FFT_FUSED) {
     /* No scratch: one launch for the whole call unless a batch is asked for. */
@@ -229,14 +234,40 @@ double fft_efficiency(double m) {
   return over > 0 ? 0.33 * pow(0.8, over) : 0.33;
 }
 
+/* model_cost for complex filters: n complex points per segment, l complex
+ * outputs (one per row of the pair), per row. */
+double model_cost_cx(const gpu_conv_config *cfg, const gc_device *dev, int64_t n, int64_t l,
+                     int path, int64_t segments, int64_t slots) {
+  const double dn = (double)n, dl = (double)l;
+  const int32_t pairs = cfg->channels / 2;
+  const double batches = ceil((double)segments * pairs / (double)slots);
+  const double flops = 2.0 * 5.0 * dn * log2(dn) + 6.0 * dn;
+  double per_segment, launches;
+  if (path == GPU_CONV_FFT_FUSED) {
+    const double bytes = 8.0 * dn + 8.0 * dl + 0.25 * 8.0 * dn;
+    const double t_mem = bytes / dev->bytes_per_s;
+    const double t_fft = flops / (dev->fma_per_s * 2.0 * fft_efficiency(dn));
+    per_segment = t_mem > t_fft ? t_mem : t_fft;
+    launches = batches;
+  } else {
+    /* two transforms of several passes; gather, multiply, scatter */
+    const double bytes = 2.0 * fft_passes(n) * 16.0 * dn + 16.0 * dn + 24.0 * dn + 16.0 * dl;
+    per_segment = bytes / dev->bytes_per_s + flops / (dev->fma_per_s * 2.0 * 0.3);
+    launches = batches * 5.0;
+  }
+  const double per_call = per_segment * (double)segments * pairs + launches * 4e-6;
+  return per_call / ((double)cfg->max_out * cfg->channels);
+}
+
 /* Model seconds per output per channel of a full call at FFT size n. */
 double model_cost(const gpu_conv_config *cfg, const gc_device *dev, int64_t n) {
   const int64_t l = granule_for(n, cfg->taps_len);
   if (l < 4) return -1.0;
-  const int path = path_for(n);
+  const int path = path_for(n, cfg->complex_taps != 0);
   const double dn = (double)n, dl = (double)l;
   const int64_t segments = (cfg->max_out + l - 1) / l; /* per channel, per full call */
   const int64_t slots = slots_for(cfg, dev, n, l, path);
+  if (cfg->complex_taps) return model_cost_cx(cfg, dev, n, l, path, segments, slots);
   const double batches = ceil((double)segments * cfg->channels / (double)slots);
   double per_segment, launches;
   if (path == GPU_CONV_FFT_FUSED || path == GPU_CONV_FFT_FOURSTEP) {
@@ -315,6 +346,7 @@ int gc_fft_forced_points(void) {
 }
 
 struct gc_fft {
+  bool cx; /* complex filters: n complex points, row pairs, full spectra */
   int64_t taps_len;
   int64_t n, l, slots;
   int32_t channels, lanes, filters;
@@ -330,12 +362,15 @@ struct gc_fft {
   char note[160]; /* why the callback path was not used, if it was meant to be */
 };
 
-double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out) {
+double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out,
+                         int complex_taps) {
   if (taps_len > GPU_CONV_FFT_MAX_TAPS) return -1.0;
   gpu_conv_config cfg;
   gpu_conv_config_init(&cfg);
   cfg.taps_len = taps_len;
   cfg.max_out = max_out;
+  cfg.complex_taps = complex_taps;
+  cfg.channels = complex_taps ? 2 : 1;
   double cost = -1.0;
   return model_best(&cfg, dev, &cost) < 0 ? -1.0 : cost;
 }
@@ -368,12 +403,36 @@ void gc_fft_destroy(gc_fft *f) {
   free(f);
 }
 
+/* Complex plain path: [slots][n] complex scratch, transformed in place by
+ * one batched C2C plan in both directions. */
+static convoy_status lane_make_cx(gc_fft *f, fft_lane *ln, char *err, size_t err_size) {
+  const size_t bytes = sizeof(float2) * (size_t)f->slots * (size_t)f->n;
+  GC_CUDA(cudaMalloc((void **)&ln->buf, bytes), "gpu_conv: FFT scratch");
+  GC_CUDA(cudaMemset(ln->buf, 0, bytes), "gpu_conv: FFT scratch");
+  long long dims[1] = {(long long)f->n};
+  size_t ws = 0;
+  GC_CUFFT(cufftCreate(&ln->fwd), "gpu_conv: cufftCreate");
+  ln->have_fwd = true;
+  GC_CUFFT(cufftSetAutoAllocation(ln->fwd, 0), "gpu_conv: cufftSetAutoAllocation");
+  char what[96];
+  snprintf(what, sizeof what, "gpu_conv: C2C plan (N=%lld, batch %lld)", (long long)f->n,
+           (long long)f->slots);
+  GC_CUFFT(cufftMakePlanMany64(ln->fwd, 1, dims, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, f->slots, &ws),
+           what);
+  if (ws > 0) {
+    GC_CUDA(cudaMalloc(&ln->work, ws), "gpu_conv: cuFFT work area");
+    GC_CUFFT(cufftSetWorkArea(ln->fwd, ln->work), "gpu_conv: cufftSetWorkArea");
+  }
+  return CONVOY_OK;
+}
+
 static convoy_status lane_make(gc_fft *f, fft_lane *ln, char *err, size_t err_size) {
   if (f->path == GPU_CONV_FFT_FOURSTEP) {
     const size_t floats = (size_t)f->slots * (size_t)f->n; /* n/2 complex per segment */
     GC_CUDA(cudaMalloc((void **)&ln->buf, floats * sizeof(float)), "gpu_conv: FFT scratch");
     return CONVOY_OK;
   }
+  if (f->cx) return lane_make_cx(f, ln, err, err_size);
   const size_t floats = (size_t)f->slots * (size_t)(f->n + 2);
   GC_CUDA(cudaMalloc((void **)&ln->buf, floats * sizeof(float)), "gpu_conv: FFT scratch");
   GC_CUDA(cudaMemset(ln->buf, 0, floats * sizeof(float)), "gpu_conv: FFT scratch");
@@ -462,6 +521,45 @@ static convoy_status spectra_make(gc_fft *f, const gc_filters *filters, float sc
   return st;
 }
 
+/* Complex filter spectra: the zero-padded complex taps, a C2C forward
+ * transform, times scale; [filters][n]. */
+static convoy_status spectra_make_cx(gc_fft *f, const gc_filters *filters, float scale, char *err,
+                                     size_t err_size) {
+  const int64_t n = f->n, m = f->taps_len;
+  float2 *host = (float2 *)malloc(sizeof(float2) * (size_t)m);
+  if (!host)
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                               "gpu_conv: out of host memory");
+  cufftHandle plan = 0;
+  bool have_plan = false;
+  convoy_status st = CONVOY_OK;
+  cufftResult r = cufftPlan1d(&plan, (int)n, CUFFT_C2C, 1);
+  have_plan = r == CUFFT_SUCCESS;
+  if (r != CUFFT_SUCCESS) st = gc_cufft_fail(r, "gpu_conv: filter spectrum plan", err, err_size);
+  for (int32_t i = 0; st == CONVOY_OK && i < filters->count; i++) {
+    float2 *spec = f->d_spec + i * n;
+    for (int64_t j = 0; j < m; j++)
+      host[j] = make_float2(filters->taps[i][j], filters->taps_im[i][j]);
+    cudaError_t e = cudaMemset(spec, 0, sizeof(float2) * (size_t)n);
+    if (e == cudaSuccess)
+      e = cudaMemcpy(spec, host, sizeof(float2) * (size_t)m, cudaMemcpyHostToDevice);
+    if (e != cudaSuccess) {
+      st = gc_cuda_fail(e, "gpu_conv: taps to the device", err, err_size);
+      break;
+    }
+    r = cufftExecC2C(plan, (cufftComplex *)spec, (cufftComplex *)spec, CUFFT_FORWARD);
+    if (r != CUFFT_SUCCESS) st = gc_cufft_fail(r, "gpu_conv: filter spectrum", err, err_size);
+  }
+  if (st == CONVOY_OK) st = gc_cx_scale(f->d_spec, n * filters->count, scale, 0, err, err_size);
+  if (st == CONVOY_OK) {
+    cudaError_t e = cudaDeviceSynchronize();
+    if (e != cudaSuccess) st = gc_cuda_fail(e, "gpu_conv: filter spectrum", err, err_size);
+  }
+  if (have_plan) cufftDestroy(plan);
+  free(host);
+  return st;
+}
+
 /* Builds the engine at FFT size n (a power of two that fits the taps) with
  * the given implementation. */
 static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters *filters,
@@ -482,17 +580,27 @@ static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters 
   f->channels = cfg->channels;
   f->lanes = cfg->lanes > 0 ? cfg->lanes : 1;
   f->filters = filters->count;
-  const size_t bins = (size_t)(n / 2 + 1);
+  f->cx = cfg->complex_taps != 0;
+  const size_t bins = (size_t)(f->cx ? n : n / 2 + 1);
   GC_CUDA(cudaMalloc((void **)&f->d_spec, sizeof(float2) * bins * (size_t)filters->count),
           "gpu_conv: filter spectra");
-  GC_CUDA(cudaMalloc((void **)&f->d_filter_of, sizeof(int32_t) * (size_t)cfg->channels),
-          "gpu_conv: channel map");
-  GC_CUDA(cudaMemcpy(f->d_filter_of, filters->of_channel, sizeof(int32_t) * (size_t)cfg->channels,
+  const size_t mapped = (size_t)(f->cx ? cfg->channels / 2 : cfg->channels);
+  GC_CUDA(cudaMalloc((void **)&f->d_filter_of, sizeof(int32_t) * mapped), "gpu_conv: channel map");
+  GC_CUDA(cudaMemcpy(f->d_filter_of, filters->of_channel, sizeof(int32_t) * mapped,
                      cudaMemcpyHostToDevice),
           "gpu_conv: channel map to the device");
+  if (f->cx) {
+    /* Both complex paths take 1/n: the plain inverse is unnormalised, the
+     * fused one is a forward transform of the conjugate. */
+    convoy_status st = spectra_make_cx(f, filters, 1.0f / (float)n, err, err_size);
+    if (st == CONVOY_OK && path == GPU_CONV_FFT_FUSED &&
+        (st = gc_twiddle_table(2 * n, n, 1, &f->d_tw, err, err_size)) == CONVOY_OK)
+      st = gc_fused_cx_prepare(n, err, err_size);
+    if (st != CONVOY_OK || path == GPU_CONV_FFT_FUSED) return st;
+  }
   const bool ours = path == GPU_CONV_FFT_FUSED || path == GPU_CONV_FFT_FOURSTEP;
   const float scale = ours ? 0.5f / (float)n : 1.0f / (float)n;
-  convoy_status st = spectra_make(f, filters, scale, err, err_size);
+  convoy_status st = f->cx ? CONVOY_OK : spectra_make(f, filters, scale, err, err_size);
   if (st != CONVOY_OK) return st;
   if (path == GPU_CONV_FFT_FUSED) {
     if ((st = gc_twiddle_table(n, n / 2, 1, &f->d_tw, err, err_size)) != CONVOY_OK) return st;
@@ -523,7 +631,7 @@ static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters 
 static convoy_status fft_make(const gpu_conv_config *cfg, const gc_filters *filters,
                               const gc_device *dev, int64_t n, gc_fft **out, char *err,
                               size_t err_size) {
-  const int path = path_for(n);
+  const int path = path_for(n, cfg->complex_taps != 0);
   convoy_status st = fft_make_path(cfg, filters, dev, n, path, out, err, err_size);
   if (st == CONVOY_OK || path != GPU_CONV_FFT_CALLBACK || st == CONVOY_ERR_OUT_OF_MEMORY) return st;
   char why[160];
@@ -554,7 +662,7 @@ convoy_status fft_probe_run(void *arg, cudaStream_t s, char *err, size_t err_siz
  * all channels, but at most one batch (cuFFT paths) or 2^24. */
 int64_t probe_outputs(const gpu_conv_config *cfg, const gc_device *dev, int64_t n) {
   const int64_t l = granule_for(n, cfg->taps_len);
-  const int path = path_for(n);
+  const int path = path_for(n, cfg->complex_taps != 0);
   int64_t total = cfg->max_out * cfg->channels;
   int64_t cap =
       path == GPU_CONV_FFT_FUSED ? ((int64_t)1 << 24) : slots_for(cfg, dev, n, l, path) * l;
@@ -570,10 +678,11 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
                                     const gc_device *dev, int *best, char *err, size_t err_size) {
   const int k_min = min_log2(cfg->taps_len), centre = *best;
   gpu_conv_config probe_cfg = *cfg;
-  probe_cfg.channels = 1;
+  const int rows = cfg->complex_taps ? 2 : 1; /* one channel, real or complex */
+  probe_cfg.channels = rows;
   probe_cfg.lanes = 1;
   int32_t first = 0;
-  gc_filters one = {1, &first, filters->taps};
+  gc_filters one = {1, &first, filters->taps, filters->taps_im};
 
   int64_t n_max = 0;
   for (int k = centre - 2; k <= centre + 1; k++) {
@@ -582,11 +691,13 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
     if (outs > n_max) n_max = outs;
   }
   float *in = NULL, *out = NULL;
-  cudaError_t e = cudaMalloc((void **)&in, sizeof(float) * (size_t)(n_max + cfg->taps_len - 1));
-  if (e == cudaSuccess) e = cudaMalloc((void **)&out, sizeof(float) * (size_t)n_max);
+  cudaError_t e =
+      cudaMalloc((void **)&in, sizeof(float) * rows * (size_t)(n_max + cfg->taps_len - 1));
+  if (e == cudaSuccess) e = cudaMalloc((void **)&out, sizeof(float) * rows * (size_t)n_max);
   convoy_status st = CONVOY_OK;
   if (e != cudaSuccess) st = gc_cuda_fail(e, "gpu_conv: FFT timing buffers", err, err_size);
-  if (st == CONVOY_OK) st = gc_fill_pattern(in, n_max + cfg->taps_len - 1, 0, err, err_size);
+  if (st == CONVOY_OK)
+    st = gc_fill_pattern(in, rows * (n_max + cfg->taps_len - 1), 0, err, err_size);
   if (st == CONVOY_OK) {
     e = cudaStreamSynchronize(0); /* the timing runs on a non-blocking stream */
     if (e != cudaSuccess) st = gc_cuda_fail(e, "gpu_conv: FFT timing buffers", err, err_size);
@@ -767,9 +878,77 @@ static convoy_status run_plain(gc_fft *f, fft_lane *ln, const float *in, int64_t
   return CONVOY_OK;
 }
 
+static convoy_status run_fused_cx(gc_fft *f, const float *in, int64_t in_stride, float *out,
+                                  int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
+                                  size_t err_size) {
+  gc_fused_args a;
+  a.in = in;
+  a.in_stride = in_stride;
+  a.n_in = n_out + f->taps_len - 1;
+  a.out = out;
+  a.out_stride = out_stride;
+  a.n_out = n_out;
+  a.segments = (n_out + f->l - 1) / f->l;
+  a.l = f->l;
+  a.window = f->l + f->taps_len - 1;
+  a.skip = (int32_t)(f->taps_len - 1);
+  a.spec = f->d_spec;
+  a.spec_stride = f->n;
+  a.filter_of = f->d_filter_of;
+  a.tw = f->d_tw;
+  const int64_t pairs = a.segments * (f->channels / 2);
+  for (int64_t p0 = 0; p0 < pairs; p0 += f->slots) {
+    a.p0 = p0;
+    const unsigned used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
+    convoy_status st = gc_fused_cx_launch(f->n, &a, used, stream, err, err_size);
+    if (st != CONVOY_OK) return st;
+  }
+  return CONVOY_OK;
+}
+
+static convoy_status run_plain_cx(gc_fft *f, fft_lane *ln, const float *in, int64_t in_stride,
+                                  float *out, int64_t out_stride, int64_t n_out,
+                                  cudaStream_t stream, char *err, size_t err_size) {
+  gc_cx_batch b;
+  b.in = in;
+  b.in_stride = in_stride;
+  b.n_in = n_out + f->taps_len - 1;
+  b.out = out;
+  b.out_stride = out_stride;
+  b.n_out = n_out;
+  b.segments = (n_out + f->l - 1) / f->l;
+  b.slots = (unsigned)f->slots;
+  b.n = f->n;
+  b.l = f->l;
+  b.window = f->l + f->taps_len - 1;
+  b.skip = f->taps_len - 1;
+  b.spec = f->d_spec;
+  b.filter_of = f->d_filter_of;
+  float2 *buf = (float2 *)ln->buf;
+  const int64_t pairs = b.segments * (f->channels / 2);
+  convoy_status st = CONVOY_OK;
+  for (int64_t p0 = 0; p0 < pairs && st == CONVOY_OK; p0 += f->slots) {
+    b.p0 = p0;
+    b.used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
+    if ((st = gc_cx_gather(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
+    GC_CUFFT(cufftExecC2C(ln->fwd, buf, buf, CUFFT_FORWARD), "gpu_conv: C2C forward");
+    if ((st = gc_cx_multiply(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
+    GC_CUFFT(cufftExecC2C(ln->fwd, buf, buf, CUFFT_INVERSE), "gpu_conv: C2C inverse");
+    st = gc_cx_scatter(buf, &b, stream, err, err_size);
+  }
+  return st;
+}
+
 convoy_status gc_fft_run(gc_fft *f, int32_t lane, const float *in, int64_t in_stride, float *out,
                          int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
                          size_t err_size) {
+  if (f->cx && f->path == GPU_CONV_FFT_FUSED)
+    return run_fused_cx(f, in, in_stride, out, out_stride, n_out, stream, err, err_size);
+  if (f->cx) {
+    fft_lane *ln = &f->lane[lane];
+    GC_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
+    return run_plain_cx(f, ln, in, in_stride, out, out_stride, n_out, stream, err, err_size);
+  }
   if (f->path == GPU_CONV_FFT_FUSED)
     return run_fused(f, in, in_stride, out, out_stride, n_out, stream, err, err_size);
   fft_lane *ln = &f->lane[lane];
@@ -792,7 +971,13 @@ int64_t gc_fft_granule(const gc_fft *f) {
 
 void gc_fft_describe(const gc_fft *f, char *buf, size_t buf_size) {
   const char *how = f->timed ? "timing" : "cost model";
-  if (f->path == GPU_CONV_FFT_FUSED) {
+  if (f->cx) {
+    snprintf(buf, buf_size,
+             "gpu-fft complex %s (N=%lld complex points by %s, %lld outputs/segment, %lld "
+             "segments/launch)",
+             f->path == GPU_CONV_FFT_FUSED ? "fused" : "cuFFT C2C", (long long)f->n, how,
+             (long long)f->l, (long long)f->slots);
+  } else if (f->path == GPU_CONV_FFT_FUSED) {
     snprintf(buf, buf_size, "gpu-fft fused (N=%lld by %s, %lld outputs/segment, %d points/thread)",
              (long long)f->n, how, (long long)f->l, f->points);
   } else if (f->path == GPU_CONV_FFT_FOURSTEP) {

@@ -337,6 +337,98 @@ GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, bool in_alig
   inverse_passes<S, 0>(ex, buf, tw, dst, skip, count, out_aligned8);
 }
 
+/* ------------------------------------------------------------- complex
+ *
+ * A complex segment of M points: z[n] = x_re[n] + i x_im[n] read from the
+ * two rows, the forward FFT, the product with the filter's full spectrum
+ * H[0..M-1] (scaled by 1/M at create), conjugated, and a second forward FFT
+ * (the inverse by conjugation) whose conjugate is the output, written to the
+ * two rows. tw is the same table as above for N = 2M. */
+
+/* Pass 0 of the forward FFT reads the segment's complex inputs: index i <
+ * left, zeros after. Consecutive threads read consecutive floats of a row. */
+template <class S>
+GF_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int left) {
+  constexpr int LR = S::log2_radix(0), R = 1 << LR, B = S::E / R;
+  GF_UNROLL
+  for (int b = 0; b < B; b++) {
+    const int q = t + b * S::T;
+    GF_UNROLL
+    for (int r = 0; r < R; r++) {
+      const int i = q + (r << (S::log2m - LR));
+      v[b * R + r] = i < left ? make_float2(GF_LDG(re + i), GF_LDG(im + i)) : make_float2(0, 0);
+    }
+  }
+}
+
+/* The last inverse pass: output o = n - skip, for 0 <= o < count, is the
+ * conjugate of point n. */
+template <class S>
+GF_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int skip, int count) {
+  constexpr int P = S::passes - 1;
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
+  GF_UNROLL
+  for (int b = 0; b < B; b++) {
+    const int q = t + b * S::T;
+    GF_UNROLL
+    for (int r = 0; r < R; r++) {
+      const int o = q + (r << (S::log2m - LR)) - skip;
+      if (o >= 0 && o < count) {
+        re[o] = v[b * R + r].x;
+        im[o] = -v[b * R + r].y;
+      }
+    }
+  }
+}
+
+/* Between the transforms: conj(Z[k] H[k]) in place; each bin is touched by
+ * one thread only. */
+template <class S> GF_HD void middle_cx(int t, float2 *buf, const float2 *h) {
+  GF_UNROLL
+  for (int j = 0; j < S::E; j++) {
+    const int k = t + j * S::T;
+    buf[S::at(k)] = cconj(cmul(buf[S::at(k)], GF_LDG(h + k)));
+  }
+}
+
+template <class S, int P, class Ex>
+GF_HD void inverse_passes_cx(Ex &ex, float2 *buf, const float2 *tw, float *re, float *im, int skip,
+                             int count) {
+  ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
+  if constexpr (P + 1 < S::passes) {
+    ex.sync();
+    ex.phase([&](int t, float2 *v) {
+      butterflies<S, P>(t, v, tw);
+      store_smem<S, P>(t, v, buf);
+    });
+    ex.sync();
+    inverse_passes_cx<S, P + 1>(ex, buf, tw, re, im, skip, count);
+  } else {
+    ex.phase([&](int t, float2 *v) {
+      butterflies<S, P>(t, v, tw);
+      store_output_cx<S>(t, v, re, im, skip, count);
+    });
+  }
+}
+
+/* One complex segment: rows src_re/src_im hold `left` valid inputs (then
+ * zeros up to M); dst_re/dst_im receive outputs 0 .. count-1. */
+template <class S, class Ex>
+GF_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src_im, int left,
+                      float *dst_re, float *dst_im, int skip, int count, const float2 *h,
+                      const float2 *tw) {
+  ex.phase([&](int t, float2 *v) {
+    load_input_cx<S>(t, v, src_re, src_im, left);
+    butterflies<S, 0>(t, v, tw);
+    store_smem<S, 0>(t, v, buf);
+  });
+  ex.sync();
+  forward_passes<S, 1>(ex, buf, tw);
+  ex.phase([&](int t, float2 *) { middle_cx<S>(t, buf, h); });
+  ex.sync();
+  inverse_passes_cx<S, 0>(ex, buf, tw, dst_re, dst_im, skip, count);
+}
+
 #ifdef __CUDACC__
 /* The executor on the device: one phase per thread, the thread's points in
  * registers, __syncthreads between phases. */

@@ -20,6 +20,10 @@
  * one to the plain one when cuFFT cannot link the callbacks
  * (gpu_conv_describe says so).
  *
+ * Complex filters (gpu_conv_config.complex_taps) have only the fused kernel
+ * (2^9 .. 2^14 complex points) and the plain path (cuFFT C2C): forcing
+ * GPU_CONV_FFT_PLAIN applies to them, the other values leave their default.
+ *
  * gpu_conv_fft_override() affects handles created after it, process-wide;
  * call it while no other thread creates handles. Until it is called, the
  * environment variable CONVOY_GPU_FFT_PATH (fused, fourstep, callback or

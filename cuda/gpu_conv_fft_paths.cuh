@@ -123,6 +123,54 @@ typedef struct gc_cb_batch {
 convoy_status gc_cb_slots_set(gc_cb_slot *d_slots, unsigned total, const gc_cb_batch *b,
                               cudaStream_t stream, char *err, size_t err_size);
 
+/* ------------------------------------------------------------- complex
+ *
+ * Complex filters on (real, imaginary) row pairs (gpu_conv_fft_cx.cu): N is
+ * the number of complex points, a segment yields L complex outputs, filter
+ * spectra are full (N bins), scaled by 1/N. Two implementations:
+ *   fused  N = 2^9 .. 2^14: one kernel, one thread block per (complex
+ *          channel, segment) pair, gf::segment_cx;
+ *   plain  any N: gather, cuFFT C2C forward, multiply, C2C inverse, scatter
+ *          over batches of slots of N complex values.
+ * In gc_fused_args, in/out point at row 0 and channel c's rows are 2c and
+ * 2c + 1; filter_of is indexed by complex channel; spec_stride is N and tw
+ * is W_2N^i for 0 <= i < N. */
+
+#define GC_FUSED_CX_MIN_N ((int64_t)1 << 9)
+#define GC_FUSED_CX_MAX_N ((int64_t)1 << 14)
+
+bool gc_fused_cx_supported(int64_t n);
+convoy_status gc_fused_cx_prepare(int64_t n, char *err, size_t err_size);
+convoy_status gc_fused_cx_launch(int64_t n, const gc_fused_args *a, unsigned blocks,
+                                 cudaStream_t stream, char *err, size_t err_size);
+
+/* One batch of the plain complex path: slots 0 .. used-1 hold the pairs
+ * p0 .. p0 + used - 1 of (complex channel, segment). */
+typedef struct gc_cx_batch {
+  const float *in;
+  int64_t in_stride, n_in;
+  float *out;
+  int64_t out_stride, n_out;
+  int64_t segments, p0;
+  unsigned used, slots; /* slots: the plan's batch; slots past used are zeroed */
+  int64_t n, l, window, skip;
+  const float2 *spec; /* [filters][n] */
+  const int32_t *filter_of;
+} gc_cx_batch;
+
+/* Segments into buf ([slots][n] complex): inputs, then zeros. */
+convoy_status gc_cx_gather(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
+                           size_t err_size);
+/* buf[slot][k] *= spec[filter][k]; slots from used on are zeroed. */
+convoy_status gc_cx_multiply(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
+                             size_t err_size);
+/* The L valid outputs of each used slot to the row pairs. */
+convoy_status gc_cx_scatter(const float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
+                            size_t err_size);
+/* spec[i] *= scale for i < count. */
+convoy_status gc_cx_scale(float2 *spec, int64_t count, float scale, cudaStream_t stream, char *err,
+                          size_t err_size);
+
 /* ------------------------------------------------------------- override */
 
 /* The implementation forced by gpu_conv_fft_override() or CONVOY_GPU_FFT_PATH

@@ -54,19 +54,24 @@ convoy_status gc_device_query(int index, gc_device *dev, char *err, size_t err_s
 
 /* ------------------------------------------------------------- filters */
 
-/* The distinct filters of a config and which one each channel uses. */
+/* The distinct filters of a config and which one each channel uses. With
+ * complex taps a filter is a (real, imaginary) pair of rows and a channel a
+ * (real, imaginary) pair of signal rows: of_channel then has channels / 2
+ * entries, and taps_im holds the imaginary rows. */
 typedef struct gc_filters {
-  int32_t count;       /* distinct filters */
-  int32_t *of_channel; /* [channels] host, index into the distinct filters */
-  const float **taps;  /* [count] host pointers into the caller's taps */
+  int32_t count;         /* distinct filters */
+  int32_t *of_channel;   /* [channels, or channels / 2 complex] host, index into the filters */
+  const float **taps;    /* [count] host pointers into the caller's taps (real parts) */
+  const float **taps_im; /* [count] imaginary parts; NULL for real filters */
 } gc_filters;
 
 /* ------------------------------------------------------------- direct engine */
 
 typedef struct gc_direct gc_direct;
 
-/* Per output per channel, seconds: the model the AUTO choice starts from. */
-double gc_direct_model_cost(const gc_device *dev, int64_t taps_len);
+/* Per output per channel (row), seconds: the model the AUTO choice starts
+ * from; complex: per row of a complex filter's (real, imaginary) pair. */
+double gc_direct_model_cost(const gc_device *dev, int64_t taps_len, int complex_taps);
 
 convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *filters,
                                const gc_device *dev, gc_direct **out, char *err, size_t err_size);
@@ -80,9 +85,9 @@ void gc_direct_destroy(gc_direct *d);
 
 typedef struct gc_fft gc_fft;
 
-/* Per output per channel, seconds, of the best FFT size by the model, or a
- * negative value when taps_len is out of the engine's range. */
-double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out);
+/* Per output per channel (row), seconds, of the best FFT size by the model,
+ * or a negative value when taps_len is out of the engine's range. */
+double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out, int complex_taps);
 
 convoy_status gc_fft_create(const gpu_conv_config *cfg, const gc_filters *filters,
                             const gc_device *dev, gc_fft **out, char *err, size_t err_size);

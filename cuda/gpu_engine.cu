@@ -99,18 +99,27 @@ double host_cost(double kernel_ns) {
   return (kernel_ns > bus ? kernel_ns : bus) + kPipelineNs;
 }
 
+/* Costs are per output frame per row: with complex taps a complex output
+ * is two rows. The direct kernel does 4 FMAs per tap per complex output (2
+ * per row, twice the real work); the FFT engine's complex transform of n
+ * points moves and computes about twice a real one of n points for twice
+ * the outputs (about the real cost per row). */
 double cost_direct(const engine_request *r) {
   device_facts f;
-  if (r->taps_len < 1 || !facts_of(r->device < 0 ? 0 : r->device, &f)) return -1.0;
-  return host_cost(direct_kernel_ns(f, r->taps_len));
+  if (r->taps_len < 1 || (r->complex_taps && r->channels % 2 != 0) ||
+      !facts_of(r->device < 0 ? 0 : r->device, &f))
+    return -1.0;
+  const double per_tap = r->complex_taps ? 2.0 : 1.0;
+  return host_cost(direct_kernel_ns(f, (int64_t)(per_tap * (double)r->taps_len)));
 }
 
 double cost_fft(const engine_request *r) {
   device_facts f;
   if (r->taps_len < 1 || r->taps_len > GPU_CONV_FFT_MAX_TAPS ||
-      !facts_of(r->device < 0 ? 0 : r->device, &f))
+      (r->complex_taps && r->channels % 2 != 0) || !facts_of(r->device < 0 ? 0 : r->device, &f))
     return -1.0;
-  return host_cost(fft_kernel_ns(f, r->taps_len, r->fft_size));
+  const double kernel = fft_kernel_ns(f, r->taps_len, r->fft_size);
+  return host_cost(kernel < 0 || !r->complex_taps ? kernel : kernel * 1.1);
 }
 
 /* ------------------------------------------------------------- planar engine */
@@ -165,6 +174,7 @@ convoy_status planar_create(const engine_request *r, gpu_conv_kind kind, void **
   gc.kind = kind;
   gc.device = device;
   gc.plan_effort = r->plan_effort;
+  gc.complex_taps = r->complex_taps;
   if (kind == GPU_CONV_FFT && r->fft_size > 0) {
     gc.fft_size = pow2_at_least(r->fft_size > r->taps_len + 3 ? r->fft_size : r->taps_len + 3);
     if (gc.fft_size == 0) {

@@ -22,6 +22,13 @@ __device__ __forceinline__ float to_float(int16_t x, float scale) {
 __device__ __forceinline__ float to_float(int32_t x, float scale) {
   return __int2float_rn(x) * scale;
 }
+__device__ __forceinline__ float to_float(int8_t x, float scale) {
+  return __int2float_rn(x) * scale;
+}
+/* Offset binary: (x - 128) is exact in float, so is the power-of-two scale. */
+__device__ __forceinline__ float to_float(uint8_t x, float scale) {
+  return __int2float_rn((int)x - 128) * scale;
+}
 
 template <typename T>
 __global__ void deinterleave_kernel(const T *__restrict__ raw, int32_t channels, int64_t n_valid,
@@ -52,10 +59,10 @@ __global__ void interleave_kernel(const float *__restrict__ planar, int64_t stri
 }
 
 template <typename T>
-__global__ void interleave_quantize_kernel(const float *__restrict__ planar, int64_t stride,
-                                           int32_t channels, int64_t frames, output_spec o,
-                                           double full, int32_t step, uint64_t first_index,
-                                           T *__restrict__ out, unsigned long long *tally) {
+__global__ void
+interleave_quantize_kernel(const float *__restrict__ planar, int64_t stride, int32_t channels,
+                           int64_t frames, output_spec o, double full, int32_t step, int32_t bias,
+                           uint64_t first_index, T *__restrict__ out, unsigned long long *tally) {
   const int32_t c0 = (int32_t)blockIdx.y * kChannelsPerThread;
   const int32_t c1 = min(channels, c0 + kChannelsPerThread);
   unsigned long long clipped = 0;
@@ -71,7 +78,7 @@ __global__ void interleave_quantize_kernel(const float *__restrict__ planar, int
       int clip;
       const int32_t code = sq_code(x, full, o.dither ? sq_tpdf(o.seed, index) : 0.0, &clip);
       clipped += (unsigned long long)clip;
-      dst[c] = (T)(code * step);
+      dst[c] = (T)(code * step + bias);
     }
   }
   for (int d = 16; d > 0; d >>= 1) {
@@ -113,6 +120,14 @@ convoy_status gp_deinterleave(convoy_sample_format fmt, const void *raw, int32_t
     deinterleave_kernel<<<grid, kThreads, 0, stream>>>(
         (const int32_t *)raw, channels, n_valid, n_total, 1.0f / 2147483648.0f, planar, stride);
     break;
+  case CONVOY_FORMAT_S8:
+    deinterleave_kernel<<<grid, kThreads, 0, stream>>>((const int8_t *)raw, channels, n_valid,
+                                                       n_total, 1.0f / 128.0f, planar, stride);
+    break;
+  case CONVOY_FORMAT_U8:
+    deinterleave_kernel<<<grid, kThreads, 0, stream>>>((const uint8_t *)raw, channels, n_valid,
+                                                       n_total, 1.0f / 128.0f, planar, stride);
+    break;
   default:
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "unknown sample format %d", (int)fmt);
@@ -136,15 +151,22 @@ convoy_status gp_interleave_quantize(const float *planar, int64_t stride, int32_
                                      char *err, size_t err_size) {
   if (frames <= 0) return CONVOY_OK;
   const double full = ldexp(1.0, o.bits - 1);
-  const int container = o.fmt == CONVOY_FORMAT_S16 ? 16 : 32;
+  const int container = 8 * (int)convoy_sample_format_bytes(o.fmt);
   const int32_t step = o.bits >= container ? 1 : (int32_t)1 << (container - o.bits);
+  const int32_t bias = o.fmt == CONVOY_FORMAT_U8 ? 128 : 0; /* U8: offset binary */
   const dim3 grid = grid_for(frames, channels);
   if (o.fmt == CONVOY_FORMAT_S16)
     interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(
-        planar, stride, channels, frames, o, full, step, first_index, (int16_t *)out, tally);
+        planar, stride, channels, frames, o, full, step, 0, first_index, (int16_t *)out, tally);
   else if (o.fmt == CONVOY_FORMAT_S32)
     interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(
-        planar, stride, channels, frames, o, full, step, first_index, (int32_t *)out, tally);
+        planar, stride, channels, frames, o, full, step, 0, first_index, (int32_t *)out, tally);
+  else if (o.fmt == CONVOY_FORMAT_S8)
+    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(
+        planar, stride, channels, frames, o, full, step, 0, first_index, (int8_t *)out, tally);
+  else if (o.fmt == CONVOY_FORMAT_U8)
+    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(
+        planar, stride, channels, frames, o, full, step, bias, first_index, (uint8_t *)out, tally);
   else
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "integer output format expected, got %d", (int)o.fmt);

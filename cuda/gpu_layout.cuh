@@ -4,7 +4,8 @@
  *
  * One launch serves every channel. Conversions match the CPU's
  * (pipeline/sample_convert.h) bit for bit: int16 times 2^-15 exactly, int32
- * rounded to float32 (to nearest) then times 2^-31. Indices are 64-bit.
+ * rounded to float32 (to nearest) then times 2^-31, int8 times 2^-7 and
+ * uint8 as (x - 128) times 2^-7, both exactly. Indices are 64-bit.
  * Launch failures come back as a status with the CUDA message (last error
  * cleared); errors of the work itself show at the next synchronisation.
  */
@@ -32,7 +33,7 @@ convoy_status gp_interleave(const float *planar, int64_t stride, int32_t channel
                             float *out, cudaStream_t stream, char *err, size_t err_size);
 
 /* Integer output: out[f * channels + c] = code(planar[c * stride + f]) for
- * f < frames, by the rule of sample_quantize.h in o's format (S16 or S32),
+ * f < frames, by the rule of sample_quantize.h in o's format (S8, U8, S16 or S32),
  * the dither placed at output position first_index + f * channels + c.
  * tally (device memory, two zeroed 64-bit words) receives the clipped count
  * and the peak |x| as float bits. */

@@ -40,6 +40,8 @@ constexpr int64_t kRowAlign = 64;
 constexpr size_t kParallelCopyBytes = (size_t)4 << 20;
 constexpr int32_t kMaxCopyThreads = 8;
 constexpr int kMaxFftLog2 = 26;
+/* int8 and offset-binary uint8 samples to full scale (convoy.h). */
+constexpr float kScale8 = 1.0f / 128.0f;
 
 int64_t round_up(int64_t n, int64_t to) {
   return (n + to - 1) / to * to;
@@ -114,6 +116,10 @@ void widen_in_place(unsigned char *buf, convoy_sample_format fmt, int64_t sample
       int32_t v;
       memcpy(&v, buf + (size_t)i * w, sizeof v);
       y = (float)v * SAMPLE_SCALE_S32;
+    } else if (fmt == CONVOY_FORMAT_S8) {
+      y = (float)(int8_t)buf[i] * kScale8;
+    } else if (fmt == CONVOY_FORMAT_U8) {
+      y = (float)((int)buf[i] - 128) * kScale8;
     } else {
       return;
     }
@@ -565,6 +571,7 @@ static convoy_status make_plan(gpu_pipeline *p, const gpu_pipeline_config *cfg, 
   gc.lanes = p->streams;
   gc.plan_effort = cfg->plan_effort;
   gc.fft_size = fft_size;
+  gc.complex_taps = cfg->complex_taps;
   convoy_status st = gpu_conv_create(&gc, &p->conv, err, err_size);
   if (st != CONVOY_OK) return st;
   p->granule = gpu_conv_granule(p->conv);
@@ -598,7 +605,7 @@ static convoy_status make_plan(gpu_pipeline *p, const gpu_pipeline_config *cfg, 
 
 static convoy_status check_config(const gpu_pipeline_config *c, int64_t *fft_size, char *err,
                                   size_t err_size) {
-  if (c->channels < 1 || c->channels > CONVOY_MAX_CHANNELS || c->taps_len < 1 || !c->taps ||
+  if (c->channels < 1 || c->channels > GPU_CONV_MAX_ROWS || c->taps_len < 1 || !c->taps ||
       c->streams < 0 || c->chunk_frames < 0 || c->threads < 1 || c->fft_size < 0)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "GPU pipeline: invalid configuration");
@@ -669,7 +676,10 @@ extern "C" convoy_status gpu_pipeline_create(const gpu_pipeline_config *cfg, gpu
 
   int64_t target = cfg->chunk_frames;
   if (target == 0) {
-    target = kDefaultChunkSamples / cfg->channels;
+    /* Integer output moves fewer bytes a chunk: keep the bytes per chunk
+     * (and so the per-chunk costs' share) the same as for float32. */
+    const int64_t width = (int64_t)convoy_sample_format_bytes(p->out.fmt);
+    target = kDefaultChunkSamples * (int64_t)sizeof(float) / width / cfg->channels;
     if (target < kMinChunkFrames) target = kMinChunkFrames;
   }
   /* Out of memory (device or pinned host): halve the chunk and try again. */

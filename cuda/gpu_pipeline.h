@@ -54,7 +54,9 @@ extern "C" {
 #endif
 
 typedef struct gpu_pipeline_config {
-  int32_t channels;         /* 1 .. CONVOY_MAX_CHANNELS */
+  int32_t channels;         /* rows: 1 .. GPU_CONV_MAX_ROWS (a complex stream gives
+                               two rows, re and im, per channel: its frames are
+                               interleaved re0, im0, re1, im1, ... as rows are) */
   int64_t taps_len;         /* >= 1, the longest filter */
   const float *const *taps; /* [channels] -> taps_len floats each (copied at create) */
   gpu_conv_kind kind;       /* GPU_CONV_AUTO lets gpu_conv choose */
@@ -66,6 +68,8 @@ typedef struct gpu_pipeline_config {
   int32_t threads;          /* host threads for staging copies, >= 1 */
   output_spec out;          /* output format: integer output is quantized on
                                the GPU and crosses the bus in its own width */
+  int32_t complex_taps;     /* 1: complex filters; channels counts real rows in
+                               (re, im) pairs, as gpu_conv_config.complex_taps */
 } gpu_pipeline_config;
 
 typedef struct gpu_pipeline gpu_pipeline;

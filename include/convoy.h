@@ -122,7 +122,7 @@ int convoy_built_with_cuda(void);
 
 typedef enum convoy_sample_type {
   CONVOY_SAMPLE_F32 = 0, /* real float32 */
-  CONVOY_SAMPLE_CF32 = 1 /* complex float32, interleaved re,im (not yet supported) */
+  CONVOY_SAMPLE_CF32 = 1 /* complex float32: one value is two floats, re then im */
 } convoy_sample_type;
 
 typedef struct convoy_filter convoy_filter;
@@ -131,8 +131,9 @@ typedef struct convoy_filter convoy_filter;
  *  Taps must be finite. y[k] = sum_j taps[j] * x[k-j]. */
 convoy_status convoy_filter_create(convoy_filter **filter, const float *taps, int64_t n_taps);
 
-/** As convoy_filter_create, for a given tap type. CONVOY_SAMPLE_CF32 returns
- *  CONVOY_ERR_UNSUPPORTED in this version. */
+/** As convoy_filter_create, for a given tap type: CONVOY_SAMPLE_F32 reads
+ *  n_taps floats, CONVOY_SAMPLE_CF32 n_taps complex taps (2 x n_taps floats,
+ *  re then im). */
 convoy_status convoy_filter_create_typed(convoy_filter **filter, convoy_sample_type type,
                                          const void *taps, int64_t n_taps);
 
@@ -141,13 +142,19 @@ void convoy_filter_destroy(convoy_filter *filter);
 
 int64_t convoy_filter_length(const convoy_filter *filter);
 
-/** The taps, owned by the filter, valid while the filter lives. */
+/** The taps, owned by the filter, valid while the filter lives: length
+ *  floats, or 2 x length (re, im interleaved) for a complex filter. */
 const float *convoy_filter_taps(const convoy_filter *filter);
+
+/** CONVOY_SAMPLE_F32 or CONVOY_SAMPLE_CF32 (complex taps). */
+convoy_sample_type convoy_filter_type(const convoy_filter *filter);
 
 /** Group delay in frames. For linear-phase taps (symmetric or antisymmetric)
  *  this is exactly (n_taps - 1) / 2 and *linear_phase is set to 1; otherwise
  *  it is the index of the tap of largest magnitude and *linear_phase is 0.
- *  linear_phase may be NULL. */
+ *  Complex taps count as linear-phase when h[i] = u conj(h[n-1-i]) for one
+ *  u of modulus 1 (conjugate symmetric, or a linear-phase real filter
+ *  shifted in frequency); magnitude is |h|. linear_phase may be NULL. */
 double convoy_filter_group_delay(const convoy_filter *filter, int *linear_phase);
 
 /* ------------------------------------------------------------------ streams */
@@ -158,14 +165,28 @@ double convoy_filter_group_delay(const convoy_filter *filter, int *linear_phase)
 typedef enum convoy_sample_format {
   CONVOY_FORMAT_F32 = 0, /* float32, used as is */
   CONVOY_FORMAT_S16 = 1, /* int16, times 1/32768 */
-  CONVOY_FORMAT_S32 = 2  /* int32, times 1/2^31; 24-bit PCM arrives left-justified
+  CONVOY_FORMAT_S32 = 2, /* int32, times 1/2^31; 24-bit PCM arrives left-justified
                             in 32 bits, as libsndfile reads it */
+  CONVOY_FORMAT_S8 = 3,  /* int8, times 1/128 (ci8 captures) */
+  CONVOY_FORMAT_U8 = 4   /* uint8 offset binary, (x - 128) / 128 (cu8 captures) */
 } convoy_sample_format;
+
+/* Complex streams (config.sample = CONVOY_SAMPLE_CF32): a frame holds one
+ * complex value per channel, interleaved as re0, im0, re1, im1, ...: 2 x
+ * channels values of the sample format, so a cu8 capture is U8 and a ci16
+ * one S16. Frame counts and capacities are in frames, as for real streams.
+ * Real filters filter the real and imaginary parts alike (their spectra
+ * stay real: nothing complex is computed per call); complex filters (taps
+ * from convoy_filter_create_typed(CONVOY_SAMPLE_CF32, ...)) give the complex
+ * convolution y[k] = sum_j h[j] x[k-j], without conjugation. A complex filter
+ * on a real stream is CONVOY_ERR_INVALID_ARGUMENT. Integer output formats
+ * quantize the real and imaginary parts as two samples. */
 
 typedef struct convoy_stream_config {
   int32_t channels;                   /* 1 .. CONVOY_MAX_CHANNELS; default 1 */
   convoy_engine engine;               /* default CONVOY_ENGINE_AUTO */
-  convoy_sample_type sample;          /* default CONVOY_SAMPLE_F32 (the only one now) */
+  convoy_sample_type sample;          /* default CONVOY_SAMPLE_F32; CONVOY_SAMPLE_CF32 for
+                                         complex streams (see "Complex streams") */
   int32_t threads;                    /* CPU threads; 0 = convoy_cpu_threads(). The GPU
                                          engines use up to 8 of them for host copies. */
   int64_t fft_size;                   /* FFT engines: 0 = cost model; else a size >= taps.
@@ -179,15 +200,17 @@ typedef struct convoy_stream_config {
                                          one chunk at a time, 2 .. 16; 0 = default (3);
                                          1 is taken as 2 */
   int64_t chunk_frames;               /* GPU transfer chunk in frames; 0 = default (about
-                                         2^21 samples over all channels). Rounded up to
+                                         8 MiB of output: 2^21 float32 samples or 2^22
+                                         S16 samples over all channels). Rounded up to
                                          the GPU engine's granule (the FFT block). */
   convoy_sample_format output_format; /* what process_to() and flush_to() write;
-                                default F32. S16 and S32 are quantized as
-                                described at convoy_stream_process_to(); a
-                                GPU engine does it on the GPU, so the bus
-                                carries the integer width. */
+                                         default F32. S16, S32, S8 and U8 are quantized
+                                         as described at convoy_stream_process_to(); a
+                                         GPU engine does it on the GPU, so the bus
+                                         carries the integer width. */
   int32_t output_bits;                /* integer output: significant bits, 0 = the
-                                         format's width; 2..16 for S16, 2..32 for S32.
+                                         format's width; 2..16 for S16, 2..32 for S32,
+                                         2..8 for S8 and U8.
                                          Codes are left-justified (24-bit PCM is S32
                                          with output_bits 24, as libsndfile writes it). */
   int32_t dither;                     /* integer output of <= 16 bits: 1 = TPDF dither */
@@ -243,7 +266,8 @@ void convoy_stream_destroy(convoy_stream *stream);
 convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int64_t in_frames,
                                     float *out, int64_t out_capacity, int64_t *out_frames);
 
-/** Bytes of one sample of fmt (4, 2 or 4); 0 for an unknown value. */
+/** Bytes of one sample of fmt (F32 4, S16 2, S32 4, S8 1, U8 1); 0 for an
+ *  unknown value. */
 size_t convoy_sample_format_bytes(convoy_sample_format fmt);
 
 /** convoy_stream_process() for input in any convoy_sample_format: in holds
@@ -267,7 +291,8 @@ convoy_status convoy_stream_process_samples(convoy_stream *stream, convoy_sample
  *
  *  Integer output, per sample x of the float output (b = output_bits,
  *  full = 2^(b-1), codes -full .. full-1, left-justified in the format):
- *  code = floor(x * full + 0.5); a sample whose code would fall outside the
+ *  code = floor(x * full + 0.5), stored as is, except U8 which stores the S8
+ *  code + 128 (offset binary); a sample whose code would fall outside the
  *  range (x >= 1 - 0.5/full, x < -1 - 0.5/full, or NaN) is saturated (NaN to
  *  0) and counted as clipped. With dither, TPDF noise of (-1, 1) LSB is added
  *  before rounding (and the result limited, not counted): the noise depends

@@ -20,6 +20,17 @@
  *                     Nothing is held back (latency 0), so the ring-out of
  *                     the last taps - 1 frames comes from passing zeros.
  *
+ * Complex signals (config.sample = CONVOY_SAMPLE_CF32): a frame holds one
+ * complex value per channel, interleaved as re0, im0, re1, im1, ... (2 x
+ * channels values of the input format; the float32 output likewise), as in
+ * convoy.h's complex streams: a cu8 capture is CONVOY_FORMAT_U8, read in its
+ * own width and converted on the device. fft_size and the granule count
+ * complex points and frames. Real filters filter both parts alike; complex
+ * filters (convoy_filter_create_typed(CONVOY_SAMPLE_CF32, ...)) give the
+ * complex convolution without conjugation, and may be mixed with real ones
+ * (one per channel). A complex filter with CONVOY_SAMPLE_F32 is
+ * CONVOY_ERR_INVALID_ARGUMENT.
+ *
  * Bitwise results: the direct engine gives the same bits however the input
  * is cut into calls. The FFT engine does so when every call but the last
  * passes a multiple of convoy_cuda_conv_granule() frames; other cuttings agree
@@ -56,13 +67,15 @@ extern "C" {
 #endif
 
 typedef struct convoy_cuda_config {
-  int32_t channels;     /* 1 .. CONVOY_MAX_CHANNELS; default 1 */
-  convoy_engine engine; /* AUTO or GPU (cheaper by the model, or by timing with
-                           plan_effort 1), GPU_DIRECT or GPU_FFT; default AUTO */
-  int32_t device;       /* CUDA device index; -1 = the calling thread's current one */
-  int64_t max_frames;   /* most frames one process() call takes, >= 1; default 2^20 */
-  int64_t fft_size;     /* FFT engine: 0 = choose; else rounded up to a power of two */
-  int32_t plan_effort;  /* 0 = model (fast create), 1 = also time on the device */
+  int32_t channels;          /* 1 .. CONVOY_MAX_CHANNELS; default 1 */
+  convoy_engine engine;      /* AUTO or GPU (cheaper by the model, or by timing with
+                                plan_effort 1), GPU_DIRECT or GPU_FFT; default AUTO */
+  int32_t device;            /* CUDA device index; -1 = the calling thread's current one */
+  int64_t max_frames;        /* most frames one process() call takes, >= 1; default 2^20 */
+  int64_t fft_size;          /* FFT engine: 0 = choose; else rounded up to a power of two */
+  int32_t plan_effort;       /* 0 = model (fast create), 1 = also time on the device */
+  convoy_sample_type sample; /* CONVOY_SAMPLE_F32 (default) or CONVOY_SAMPLE_CF32:
+                                complex frames, see "Complex signals" */
 } convoy_cuda_config;
 
 /** Fills *config with the defaults above. */
@@ -80,7 +93,8 @@ convoy_status convoy_cuda_conv_create(convoy_cuda_conv **conv, const convoy_cuda
 /** Enqueues the filtering of `frames` (0 .. max_frames) interleaved frames of
  *  fmt at d_in (device memory) into `frames` interleaved float32 frames at
  *  d_out (device memory) on `stream` (0 is the legacy default stream), and
- *  returns without waiting. Integer formats are scaled as in convoy.h. */
+ *  returns without waiting. Integer formats are scaled as in convoy.h.
+ *  Complex configs: frames are complex frames (2 x channels values). */
 convoy_status convoy_cuda_conv_process(convoy_cuda_conv *conv, convoy_sample_format fmt,
                                        const void *d_in, float *d_out, int64_t frames,
                                        cudaStream_t stream);

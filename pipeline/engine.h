@@ -26,6 +26,12 @@ typedef struct engine_request {
   int64_t fft_size;         /* 0 = engine's cost model */
   int32_t plan_effort;      /* 0 estimate, 1 measure */
   int32_t device;           /* GPU index, -1 default */
+  int32_t complex_taps;     /* 1: complex filters. Rows then come in pairs: channel
+                               row 2c is the real part and 2c + 1 the imaginary part
+                               of complex channel c, for in, out and taps alike
+                               (channels is even); run() computes the complex
+                               convolution of each pair (see run()). An engine
+                               without complex support returns a negative cost. */
 } engine_request;
 
 typedef struct engine_ops {
@@ -47,6 +53,10 @@ typedef struct engine_ops {
 
   /* Computes n_out frames (a multiple of granule) for every channel:
    *   out[c][k] = sum_j taps[c][j] * in[c][k + taps_len - 1 - j],  0 <= k < n_out
+   * or, with complex_taps, for each pair (r, i) = (2c, 2c + 1) and t = k +
+   * taps_len - 1 - j:
+   *   out[r][k] = sum_j taps[r][j] in[r][t] - taps[i][j] in[i][t]
+   *   out[i][k] = sum_j taps[r][j] in[i][t] + taps[i][j] in[r][t]
    * in[c] holds n_out + taps_len - 1 valid frames followed by
    * CONVOY_ENGINE_SLACK readable ones. Each output must depend only on its
    * own inputs (not on n_out or on where it sits in the call), so that any

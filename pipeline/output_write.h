@@ -2,6 +2,11 @@
  * output_write.h - planar float output to the caller's interleaved frames in
  * a stream's output format (internal): a copy for float32, the rule of
  * sample_quantize.h for integer codes. No allocation.
+ *
+ * Integer containers: S16, S32, S8 (two's complement) and U8 (offset binary:
+ * the S8 code plus 128, so code -128 is byte 0 and 0 is byte 128). Codes of
+ * b < container bits are left-justified. A complex stream passes its real and
+ * imaginary rows as two channels each: they are quantized as two samples.
  */
 #ifndef CONVOY_OUTPUT_WRITE_H
 #define CONVOY_OUTPUT_WRITE_H

@@ -93,7 +93,9 @@ SQ_FN output_spec output_spec_make(convoy_sample_format fmt, int32_t bits, int32
                                    uint64_t seed) {
   output_spec o;
   o.fmt = fmt;
-  o.bits = fmt == CONVOY_FORMAT_F32 ? 0 : bits ? bits : fmt == CONVOY_FORMAT_S16 ? 16 : 32;
+  o.bits = fmt == CONVOY_FORMAT_F32 ? 0
+           : bits                   ? bits
+                                    : 8 * (int32_t)convoy_sample_format_bytes(fmt);
   o.dither = fmt != CONVOY_FORMAT_F32 && dither && o.bits <= SQ_DITHER_MAX_BITS;
   o.seed = seed;
   return o;

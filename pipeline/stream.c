@@ -48,10 +48,7 @@ static convoy_status check_config(const convoy_stream_config *c) {
   if ((int)c->engine < (int)CONVOY_ENGINE_AUTO || (int)c->engine > (int)CONVOY_ENGINE_GPU_FFT)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: unknown engine id %d", fn,
                             (int)c->engine);
-  if (c->sample == CONVOY_SAMPLE_CF32)
-    return convoy_error_set(CONVOY_ERR_UNSUPPORTED, "%s: complex samples are not supported yet",
-                            fn);
-  if (c->sample != CONVOY_SAMPLE_F32)
+  if (c->sample != CONVOY_SAMPLE_F32 && c->sample != CONVOY_SAMPLE_CF32)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: unknown sample type %d", fn,
                             (int)c->sample);
   if (c->threads < 0)
@@ -139,9 +136,10 @@ void convoy_stream_destroy(convoy_stream *stream) {
 static convoy_status create_gpu(convoy_stream *s, const convoy_stream_config *cfg,
                                 const engine_request *req, char *msg, size_t msg_size) {
   gpu_pipeline_config pc = {
-      .channels = s->channels,
+      .channels = s->rows,
       .taps_len = s->taps_len,
       .taps = s->taps,
+      .complex_taps = s->complex_taps,
       .kind = !is_gpu_engine(cfg->engine)               ? GPU_CONV_AUTO
               : cfg->engine == CONVOY_ENGINE_GPU_DIRECT ? GPU_CONV_DIRECT
                                                         : GPU_CONV_FFT,
@@ -165,32 +163,86 @@ static convoy_status create_gpu(convoy_stream *s, const convoy_stream_config *cf
   return CONVOY_OK;
 }
 
-/* Per-channel taps, zero-padding filters shorter than the longest. */
-static convoy_status setup_taps(convoy_stream *s) {
-  int64_t n_short = 0;
-  for (int32_t i = 0; i < s->n_filters; i++)
-    n_short += convoy_filter_length(s->filters[i]) < s->taps_len;
-  s->taps = malloc(sizeof(float *) * (size_t)s->channels);
-  if (!s->taps) return CONVOY_ERR_OUT_OF_MEMORY;
-  if (n_short > 0) {
-    if ((uint64_t)s->taps_len > SIZE_MAX / sizeof(float) / (uint64_t)n_short)
-      return CONVOY_ERR_OUT_OF_MEMORY;
-    s->padded = calloc((size_t)n_short * (size_t)s->taps_len, sizeof(float));
-    if (!s->padded) return CONVOY_ERR_OUT_OF_MEMORY;
+/* Bytes of floats still fit in size_t for count arrays of taps_len each. */
+static int fits(int64_t count, int64_t taps_len) {
+  return count == 0 || (uint64_t)taps_len <= SIZE_MAX / sizeof(float) / (uint64_t)count;
+}
+
+/* The rows of filter f, each taps_len floats: *re its (real part of the)
+ * taps, *im the imaginary part (NULL for a real filter). Shorter filters and
+ * complex ones (whose taps are interleaved) are copied into arrays taken
+ * from *next. */
+static void split_filter(const convoy_filter *f, int64_t taps_len, float **next, const float **re,
+                         const float **im) {
+  const int64_t len = convoy_filter_length(f);
+  const float *t = convoy_filter_taps(f);
+  *im = NULL;
+  if (convoy_filter_type(f) == CONVOY_SAMPLE_CF32) {
+    float *r = *next, *i = *next + taps_len;
+    *next += 2 * taps_len;
+    for (int64_t j = 0; j < len; j++) {
+      r[j] = t[2 * j];
+      i[j] = t[2 * j + 1];
+    }
+    *re = r;
+    *im = i;
+  } else if (len == taps_len) {
+    *re = t;
+  } else {
+    memcpy(*next, t, sizeof(float) * (size_t)len);
+    *re = *next;
+    *next += taps_len;
   }
-  int64_t next = 0;
-  for (int32_t c = 0; c < s->channels; c++) {
-    const convoy_filter *f = s->filters[s->n_filters == 1 ? 0 : c];
-    int64_t len = convoy_filter_length(f);
-    if (len == s->taps_len) {
-      s->taps[c] = convoy_filter_taps(f);
+}
+
+/* Per-row taps (see stream_internal.h): zero-padded to the longest filter,
+ * complex filters split into real and imaginary rows, real filters of a
+ * complex_taps stream given the one shared row of zeros as imaginary part. */
+static convoy_status setup_taps(convoy_stream *s) {
+  int64_t arrays = 0;
+  int any_real = 0;
+  for (int32_t i = 0; i < s->n_filters; i++) {
+    const convoy_filter *f = s->filters[i];
+    if (convoy_filter_type(f) == CONVOY_SAMPLE_CF32) {
+      arrays += 2;
     } else {
-      float *t = s->padded + next++ * s->taps_len;
-      memcpy(t, convoy_filter_taps(f), sizeof(float) * (size_t)len);
-      s->taps[c] = t;
+      any_real = 1;
+      arrays += convoy_filter_length(f) < s->taps_len;
     }
   }
+  const int zeros = s->complex_taps && any_real;
+  arrays += zeros;
+  s->taps = malloc(sizeof(float *) * (size_t)s->rows);
+  const float **re = malloc(sizeof(float *) * (size_t)s->n_filters);
+  const float **im = malloc(sizeof(float *) * (size_t)s->n_filters);
+  if (!s->taps || !re || !im || !fits(arrays, s->taps_len)) goto oom;
+  if (arrays > 0) {
+    s->padded = calloc((size_t)arrays * (size_t)s->taps_len, sizeof(float));
+    if (!s->padded) goto oom;
+  }
+  float *next = s->padded;
+  const float *zero_row = zeros ? next : NULL;
+  next += zeros ? s->taps_len : 0;
+  for (int32_t i = 0; i < s->n_filters; i++) {
+    split_filter(s->filters[i], s->taps_len, &next, &re[i], &im[i]);
+    if (!im[i]) im[i] = s->complex_taps ? zero_row : re[i];
+  }
+  for (int32_t c = 0; c < s->channels; c++) {
+    const int32_t fi = s->n_filters == 1 ? 0 : c;
+    if (s->is_complex) {
+      s->taps[2 * c] = re[fi];
+      s->taps[2 * c + 1] = im[fi];
+    } else {
+      s->taps[c] = re[fi];
+    }
+  }
+  free(re);
+  free(im);
   return CONVOY_OK;
+oom:
+  free(re);
+  free(im);
+  return CONVOY_ERR_OUT_OF_MEMORY;
 }
 
 static int64_t round_up(int64_t n, int64_t to) {
@@ -199,28 +251,28 @@ static int64_t round_up(int64_t n, int64_t to) {
 
 /* The planar buffers; sizes fixed here for the stream's life. */
 static convoy_status setup_buffers(convoy_stream *s, int32_t threads) {
-  int64_t work = WORK_SAMPLES / s->channels;
+  int64_t work = WORK_SAMPLES / s->rows;
   if (work < WORK_MIN_FRAMES) work = WORK_MIN_FRAMES;
   if (work < 2 * s->hist) work = 2 * s->hist; /* history copies stay a small overhead */
   if (work < s->granule) work = s->granule;
   /* Enough whole granules per run that every thread gets some, when the
    * channels alone do not spread the work. */
-  if (s->channels < threads && work < 2 * (int64_t)threads * s->granule)
+  if (s->rows < threads && work < 2 * (int64_t)threads * s->granule)
     work = 2 * (int64_t)threads * s->granule;
   s->work = round_up(work, s->granule);
   int64_t in_stride = round_up(s->hist + s->work + CONVOY_ENGINE_SLACK, ALIGN_FLOATS);
   int64_t out_stride = round_up(s->work, ALIGN_FLOATS);
-  uint64_t limit = SIZE_MAX / sizeof(float) / (uint64_t)s->channels;
+  uint64_t limit = SIZE_MAX / sizeof(float) / (uint64_t)s->rows;
   if ((uint64_t)in_stride > limit || (uint64_t)out_stride > limit) return CONVOY_ERR_OUT_OF_MEMORY;
-  size_t in_bytes = sizeof(float) * (size_t)in_stride * (size_t)s->channels;
-  size_t out_bytes = sizeof(float) * (size_t)out_stride * (size_t)s->channels;
+  size_t in_bytes = sizeof(float) * (size_t)in_stride * (size_t)s->rows;
+  size_t out_bytes = sizeof(float) * (size_t)out_stride * (size_t)s->rows;
   s->in_mem = aligned_alloc(sizeof(float) * ALIGN_FLOATS, in_bytes);
   s->out_mem = aligned_alloc(sizeof(float) * ALIGN_FLOATS, out_bytes);
-  s->in_buf = malloc(sizeof(float *) * (size_t)s->channels);
-  s->out_buf = malloc(sizeof(float *) * (size_t)s->channels);
+  s->in_buf = malloc(sizeof(float *) * (size_t)s->rows);
+  s->out_buf = malloc(sizeof(float *) * (size_t)s->rows);
   if (!s->in_mem || !s->out_mem || !s->in_buf || !s->out_buf) return CONVOY_ERR_OUT_OF_MEMORY;
   memset(s->in_mem, 0, in_bytes);
-  for (int32_t c = 0; c < s->channels; c++) {
+  for (int32_t c = 0; c < s->rows; c++) {
     s->in_buf[c] = s->in_mem + (size_t)c * (size_t)in_stride;
     s->out_buf[c] = s->out_mem + (size_t)c * (size_t)out_stride;
   }
@@ -245,11 +297,20 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
                             "%s: n_filters %d must be 1 or the channel count %d", fn,
                             (int)n_filters, (int)cfg.channels);
   int64_t taps_len = 0;
+  int complex_taps = 0;
   for (int32_t i = 0; i < n_filters; i++) {
     if (!filters[i])
       return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: filters[%d] is NULL", fn, (int)i);
     int64_t len = convoy_filter_length(filters[i]);
     if (len > taps_len) taps_len = len;
+    if (convoy_filter_type(filters[i]) == CONVOY_SAMPLE_CF32) {
+      if (cfg.sample != CONVOY_SAMPLE_CF32)
+        return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                                "%s: filters[%d] has complex taps but the stream is real; use a "
+                                "complex stream (config.sample = CONVOY_SAMPLE_CF32)",
+                                fn, (int)i);
+      complex_taps = 1;
+    }
   }
   if (cfg.fft_size != 0 && cfg.fft_size < taps_len)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
@@ -259,6 +320,9 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
   convoy_stream *s = calloc(1, sizeof *s);
   if (!s) return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
   s->channels = cfg.channels;
+  s->is_complex = cfg.sample == CONVOY_SAMPLE_CF32;
+  s->rows = s->is_complex ? 2 * cfg.channels : cfg.channels;
+  s->complex_taps = complex_taps;
   s->out = output_spec_make(cfg.output_format, cfg.output_bits, cfg.dither, cfg.dither_seed);
   s->taps_len = taps_len;
   s->hist = taps_len - 1;
@@ -272,11 +336,12 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
   if (setup_taps(s) != CONVOY_OK) {
     convoy_stream_destroy(s);
     return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: cannot allocate %d x %lld taps", fn,
-                            (int)cfg.channels, (long long)taps_len);
+                            (int)s->rows, (long long)taps_len);
   }
 
   engine_request req = {
-      .channels = cfg.channels,
+      .channels = s->rows,
+      .complex_taps = complex_taps,
       .taps_len = taps_len,
       .taps = s->taps,
       .threads = cfg.threads > 0 ? cfg.threads : convoy_cpu_threads(),
@@ -303,7 +368,10 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
       snprintf(reason, sizeof reason, "%s", convoy_last_error());
       return convoy_error_set(why, "%s: %s (%s)", fn, msg, reason[0] ? reason : "no GPU");
     }
-    return convoy_error_set(why, "%s: %s", fn, msg);
+    return convoy_error_set(why, "%s: %s%s", fn, msg,
+                            complex_taps ? " (complex taps, rows counted as real and "
+                                           "imaginary parts)"
+                                         : "");
   }
   if (is_gpu_engine(s->ops->id)) {
     st = create_gpu(s, &cfg, &req, msg, sizeof msg);
@@ -378,13 +446,20 @@ convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, siz
   if (s->gpu) {
     char line[512] = "";
     gpu_pipeline_describe(s->gpu, line, sizeof line);
-    snprintf(buf, buf_size, "%s: %s", convoy_engine_name(s->ops->id), line);
+    snprintf(buf, buf_size, "%s: %s%s", convoy_engine_name(s->ops->id), line,
+             !s->is_complex    ? ""
+             : s->complex_taps ? "; complex samples, complex taps"
+                               : "; complex samples, real taps");
     return CONVOY_OK;
   }
   char line[CONVOY_ERROR_SIZE] = "";
   s->ops->describe(s->impl, line, sizeof line);
-  snprintf(buf, buf_size, "%s; %d channel%s, %lld-frame work buffer", line, (int)s->channels,
-           s->channels == 1 ? "" : "s", (long long)s->work);
+  snprintf(buf, buf_size, "%s; %d %schannel%s%s, %lld-frame work buffer", line, (int)s->channels,
+           s->is_complex ? "complex " : "", s->channels == 1 ? "" : "s",
+           !s->is_complex    ? ""
+           : s->complex_taps ? " (complex taps)"
+                             : " (real taps)",
+           (long long)s->work);
   return CONVOY_OK;
 }
 

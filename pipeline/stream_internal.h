@@ -14,6 +14,16 @@
  * which is what makes the output independent of how the input is cut.
  * Memory is fixed at create and independent of the signal's length.
  *
+ * Complex streams (config.sample CF32) run on rows, not channels: complex
+ * channel c is row 2c (real part) and row 2c + 1 (imaginary part), which is
+ * exactly how its interleaved frames are laid out, so (de)interleaving,
+ * sample conversion and integer output treat a complex stream as a real one
+ * of 2 x channels. With only real filters both rows of a channel get that
+ * channel's taps and the engine never knows the signal is complex; with any
+ * complex filter the engine is asked for complex_taps (engine.h) and the
+ * rows of a channel carry the real and imaginary parts of its taps (zeros
+ * for the imaginary part of a real filter).
+ *
  * A stream on a GPU engine (gpu != NULL) has none of the planar buffers nor
  * an engine impl: process, flush and reset go to the GPU pipeline
  * (cuda/gpu_pipeline.h), which does its own chunking; the stream keeps the
@@ -27,11 +37,14 @@
 #include "gpu_pipeline.h"
 
 struct convoy_stream {
-  int32_t channels;
+  int32_t channels; /* as configured: real or complex channels */
+  int32_t rows;     /* planar rows: channels, or 2 x channels when complex */
+  int is_complex;   /* config.sample is CONVOY_SAMPLE_CF32 */
+  int complex_taps; /* some filter is complex: the engine runs complex_taps */
   int32_t n_filters;
   convoy_filter **filters; /* [n_filters], each retained for the stream's life */
-  float *padded;           /* zero-padded copies of the shorter filters, or NULL */
-  const float **taps;      /* [channels] -> taps_len floats each */
+  float *padded;           /* zero-padded or split copies of filters, or NULL */
+  const float **taps;      /* [rows] -> taps_len floats each */
   int64_t taps_len;        /* longest filter */
   int64_t hist;            /* taps_len - 1 */
 
@@ -41,8 +54,8 @@ struct convoy_stream {
   int64_t work;    /* most frames per engine run: a multiple of granule, >= granule */
 
   float *in_mem, *out_mem; /* one allocation each for all channels */
-  float **in_buf;          /* [channels] -> hist + work + CONVOY_ENGINE_SLACK frames */
-  float **out_buf;         /* [channels] -> work frames */
+  float **in_buf;          /* [rows] -> hist + work + CONVOY_ENGINE_SLACK frames */
+  float **out_buf;         /* [rows] -> work frames */
   int64_t pending;         /* input frames after the history, < granule between calls */
 
   gpu_pipeline *gpu; /* GPU engines: the host-to-host pipeline; NULL otherwise */

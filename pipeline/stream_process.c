@@ -20,7 +20,7 @@ static int overlaps(const void *a, uint64_t a_len, const void *b, uint64_t b_len
  * the history in front of the frames still pending. */
 static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, void *out) {
   const int64_t valid = s->hist + s->pending;
-  for (int32_t c = 0; c < s->channels; c++)
+  for (int32_t c = 0; c < s->rows; c++)
     memset(s->in_buf[c] + valid, 0, sizeof(float) * CONVOY_ENGINE_SLACK);
   char msg[CONVOY_ERROR_SIZE] = "";
   convoy_status st =
@@ -30,10 +30,10 @@ static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, void 
     return stream_fail(s, st, "%s: %s", convoy_engine_name(s->ops->id),
                        msg[0] ? msg : convoy_strerror(st));
   }
-  output_write(&s->out, (const float *const *)s->out_buf, s->channels, keep, s->out_index, out,
+  output_write(&s->out, (const float *const *)s->out_buf, s->rows, keep, s->out_index, out,
                &s->tally);
-  s->out_index += (uint64_t)keep * (uint64_t)s->channels;
-  for (int32_t c = 0; c < s->channels; c++)
+  s->out_index += (uint64_t)keep * (uint64_t)s->rows;
+  for (int32_t c = 0; c < s->rows; c++)
     memmove(s->in_buf[c], s->in_buf[c] + n, sizeof(float) * (size_t)(valid - n));
   s->pending -= n;
   return CONVOY_OK;
@@ -81,7 +81,7 @@ static convoy_status process_any(convoy_stream *s, const char *fn, convoy_sample
                        (int)fmt);
   convoy_status st = check_usable(s, fn);
   if (st != CONVOY_OK) return st;
-  const int32_t ch = s->channels;
+  const int32_t ch = s->rows; /* values per frame */
   if (in_frames < 0 || in_frames > INT64_MAX / ch / (int64_t)sizeof(float))
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: in_frames %lld is out of range", fn,
                        (long long)in_frames);
@@ -187,13 +187,13 @@ static convoy_status flush_any(convoy_stream *s, const char *fn, void *out_bytes
   /* The input continues with zeros: pad the pending frames up to whole
    * granules, run, and keep only the outputs that exist. */
   unsigned char *out = out_bytes;
-  const uint64_t out_frame_bytes = (uint64_t)output_frame_bytes(&s->out, s->channels);
+  const uint64_t out_frame_bytes = (uint64_t)output_frame_bytes(&s->out, s->rows);
   int64_t done = 0;
   while (done < total) {
     const int64_t remaining = total - done;
     int64_t n = (remaining + s->granule - 1) / s->granule * s->granule;
     if (n > s->work) n = s->work;
-    for (int32_t c = 0; c < s->channels; c++)
+    for (int32_t c = 0; c < s->rows; c++)
       memset(s->in_buf[c] + s->hist + s->pending, 0, sizeof(float) * (size_t)(n - s->pending));
     s->pending = n;
     const int64_t keep = n < remaining ? n : remaining;
@@ -246,8 +246,7 @@ convoy_status convoy_stream_reset(convoy_stream *stream) {
                          msg[0] ? msg : convoy_strerror(st));
     return CONVOY_OK;
   }
-  for (int32_t c = 0; c < s->channels; c++)
-    memset(s->in_buf[c], 0, sizeof(float) * (size_t)s->hist);
+  for (int32_t c = 0; c < s->rows; c++) memset(s->in_buf[c], 0, sizeof(float) * (size_t)s->hist);
   s->pending = 0;
   s->out_index = 0;
   s->tally.clipped = 0;

@@ -23,9 +23,9 @@ typedef struct out_case {
 /* The documented rule, per sample. */
 static int64_t expected_code(float x, const out_case *oc, uint64_t seed, uint64_t index,
                              int64_t *clipped) {
-  const int bits = oc->bits ? oc->bits : oc->fmt == CONVOY_FORMAT_S16 ? 16 : 32;
+  const int container = 8 * (int)convoy_sample_format_bytes(oc->fmt);
+  const int bits = oc->bits ? oc->bits : container;
   const double full = ldexp(1.0, bits - 1);
-  const int container = oc->fmt == CONVOY_FORMAT_S16 ? 16 : 32;
   const double step = ldexp(1.0, container - bits);
   if (isnan(x)) {
     (*clipped)++;
@@ -44,8 +44,18 @@ static int64_t expected_code(float x, const out_case *oc, uint64_t seed, uint64_
   return (int64_t)(code * step);
 }
 
+/* The signed code at i (U8 is offset binary: its byte minus 128). */
 static int64_t code_at(const void *buf, convoy_sample_format fmt, int64_t i) {
-  return fmt == CONVOY_FORMAT_S16 ? ((const int16_t *)buf)[i] : ((const int32_t *)buf)[i];
+  switch (fmt) {
+  case CONVOY_FORMAT_S8:
+    return ((const int8_t *)buf)[i];
+  case CONVOY_FORMAT_U8:
+    return (int64_t)((const uint8_t *)buf)[i] - 128;
+  case CONVOY_FORMAT_S16:
+    return ((const int16_t *)buf)[i];
+  default:
+    return ((const int32_t *)buf)[i];
+  }
 }
 
 /* Runs the input through the stream with process_to in random chunks, then
@@ -102,9 +112,10 @@ static convoy_stream *make_stream(convoy_engine engine, int32_t ch, convoy_filte
 
 /* Integer output of one engine against its own float output, quantized. */
 static void check_engine(convoy_engine engine) {
-  const out_case cases[] = {{CONVOY_FORMAT_S16, 0, 0},  {CONVOY_FORMAT_S16, 0, 1},
-                            {CONVOY_FORMAT_S16, 12, 1}, {CONVOY_FORMAT_S32, 24, 0},
-                            {CONVOY_FORMAT_S32, 0, 0},  {CONVOY_FORMAT_S32, 16, 1}};
+  const out_case cases[] = {
+      {CONVOY_FORMAT_S16, 0, 0},  {CONVOY_FORMAT_S16, 0, 1}, {CONVOY_FORMAT_S16, 12, 1},
+      {CONVOY_FORMAT_S32, 24, 0}, {CONVOY_FORMAT_S32, 0, 0}, {CONVOY_FORMAT_S32, 16, 1},
+      {CONVOY_FORMAT_S8, 0, 0},   {CONVOY_FORMAT_U8, 0, 1},  {CONVOY_FORMAT_U8, 6, 0}};
   const int rounds = ts_quick() ? 2 : 4;
   for (int r = 0; r < rounds; r++) {
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {

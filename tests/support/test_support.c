@@ -165,6 +165,61 @@ double ts_rel_diff_channel(const float *a, const float *b, int32_t channels, int
   return sqrt(num / den);
 }
 
+double *ts_reference_complex(const float *x, int64_t frames, int32_t channels, int32_t c,
+                             const float *taps, int64_t m, int complex_taps, int64_t total) {
+  const size_t nf = (size_t)(frames + 1), nt = (size_t)m;
+  float *xr = malloc(sizeof(float) * nf), *xi = malloc(sizeof(float) * nf);
+  float *hr = malloc(sizeof(float) * nt), *hi = malloc(sizeof(float) * nt);
+  const size_t conv = (size_t)(frames + m);
+  double *a = calloc(conv, sizeof(double)), *b = calloc(conv, sizeof(double));
+  double *ref = calloc(2 * (size_t)total, sizeof(double));
+  if (!xr || !xi || !hr || !hi || !a || !b || !ref) {
+    free(ref);
+    ref = NULL;
+    goto done;
+  }
+  for (int64_t k = 0; k < frames; k++) {
+    xr[k] = x[2 * (k * channels + c)];
+    xi[k] = x[2 * (k * channels + c) + 1];
+  }
+  for (int64_t j = 0; j < m; j++) {
+    hr[j] = complex_taps ? taps[2 * j] : taps[j];
+    hi[j] = complex_taps ? taps[2 * j + 1] : 0.0f;
+  }
+  const int64_t len = frames > 0 ? frames + m - 1 : 0;
+  const int64_t keep = len < total ? len : total;
+  /* re = xr*hr - xi*hi, im = xr*hi + xi*hr, each a real convolution. */
+  if (frames > 0) {
+    ts_reference_conv(xr, frames, hr, m, a);
+    ts_reference_conv(xi, frames, hi, m, b);
+    for (int64_t k = 0; k < keep; k++) ref[2 * k] = a[k] - b[k];
+    ts_reference_conv(xr, frames, hi, m, a);
+    ts_reference_conv(xi, frames, hr, m, b);
+    for (int64_t k = 0; k < keep; k++) ref[2 * k + 1] = a[k] + b[k];
+  }
+done:
+  free(xr);
+  free(xi);
+  free(hr);
+  free(hi);
+  free(a);
+  free(b);
+  return ref;
+}
+
+double ts_rel_l2_complex(const float *y, int64_t stride, const double *ref, int64_t n) {
+  double num = 0.0, den = 0.0;
+  for (int64_t k = 0; k < n; k++) {
+    for (int part = 0; part < 2; part++) {
+      double d = (double)y[k * stride + part] - ref[2 * k + part];
+      num += d * d;
+      den += ref[2 * k + part] * ref[2 * k + part];
+    }
+  }
+  if (den == 0.0) return num == 0.0 ? 0.0 : INFINITY;
+  return sqrt(num / den);
+}
+
 void ts_case_make(ts_case *t, ts_rng *rng, int32_t channels, int64_t frames, int per_channel,
                   int64_t taps) {
   memset(t, 0, sizeof *t);
@@ -199,7 +254,13 @@ double *ts_case_reference(const ts_case *t, int32_t c, int64_t total) {
 
 float *ts_stream_run(convoy_stream *stream, const float *in, int64_t frames, int64_t chunk_max,
                      ts_rng *rng, int64_t *out_frames) {
-  int32_t ch = convoy_stream_channels(stream);
+  return ts_stream_run_values(stream, in, frames, convoy_stream_channels(stream), chunk_max, rng,
+                              out_frames);
+}
+
+float *ts_stream_run_values(convoy_stream *stream, const float *in, int64_t frames, int32_t values,
+                            int64_t chunk_max, ts_rng *rng, int64_t *out_frames) {
+  const int32_t ch = values;
   int64_t total = frames + convoy_stream_taps(stream) - 1;
   int64_t cap = total + convoy_stream_latency(stream) + 1;
   float *out = malloc(sizeof(float) * (size_t)(cap * ch));

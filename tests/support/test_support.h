@@ -81,6 +81,23 @@ double *ts_reference_channel(const float *x, int64_t frames, int32_t channels, i
 double ts_rel_diff_channel(const float *a, const float *b, int32_t channels, int32_t c,
                            int64_t frames);
 
+/* ------------------------------------------------------------- complex */
+
+/* Full complex convolution of complex channel c of interleaved complex
+ * frames x (frames x channels complex values: re, im of channel 0, re, im of
+ * channel 1, ...) with m taps, in double precision. taps holds m complex
+ * taps (re, im interleaved) when complex_taps, else m real taps. Returns a
+ * calloc'd array of 2 x total doubles (re, im interleaved; total >= frames
+ * + m - 1 holds the whole convolution, extra values are 0), or NULL. Caller
+ * frees. y[k] = sum_j h[j] x[k - j], no conjugation. */
+double *ts_reference_complex(const float *x, int64_t frames, int32_t channels, int32_t c,
+                             const float *taps, int64_t m, int complex_taps, int64_t total);
+
+/* Relative L2 error of n complex values against ref (2 x n doubles, re, im
+ * interleaved): y[k * stride] and y[k * stride + 1] are value k's re, im.
+ * 0 when both are zero. */
+double ts_rel_l2_complex(const float *y, int64_t stride, const double *ref, int64_t n);
+
 /* ------------------------------------------------------------- cases */
 
 #define TS_CASE_MAX_CHANNELS 8
@@ -114,5 +131,10 @@ double *ts_case_reference(const ts_case *t, int32_t c, int64_t total);
  * convoy_stream_max_output and that flush writes convoy_stream_flush_frames. */
 float *ts_stream_run(convoy_stream *stream, const float *in, int64_t frames, int64_t chunk_max,
                      ts_rng *rng, int64_t *out_frames);
+
+/* ts_stream_run for frames of `values` floats each: 2 x channels for a
+ * complex stream (ts_stream_run uses the channel count). */
+float *ts_stream_run_values(convoy_stream *stream, const float *in, int64_t frames, int32_t values,
+                            int64_t chunk_max, ts_rng *rng, int64_t *out_frames);
 
 #endif /* CONVOY_TEST_SUPPORT_H */

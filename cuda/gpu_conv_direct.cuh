@@ -1,0 +1,123 @@
+/*
+ * gpu_conv_direct.cuh - what the direct engine's kernels share (CUDA C++
+ * only): the launch arguments, staging of an input tile into shared memory,
+ * output stores, and the complex kernels (gpu_conv_direct_cx.cu).
+ */
+#ifndef CONVOY_GPU_CONV_DIRECT_CUH
+#define CONVOY_GPU_CONV_DIRECT_CUH
+
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+
+namespace gcd {
+
+constexpr int kThreads = 256;
+
+/* Rows are channels; with complex taps a tile covers one complex channel,
+ * rows 2c (real) and 2c + 1 (imaginary), and channels in tiles and
+ * filter_of count complex channels. */
+struct direct_args {
+  const float *in;
+  int64_t in_stride;
+  int64_t n_in; /* valid input frames per channel */
+  float *out;
+  int64_t out_stride;
+  int64_t n_out;
+  int64_t tiles_per_channel;
+  int64_t tiles;     /* channels * tiles_per_channel */
+  const float *taps; /* reversed taps, [filters][taps_stride], zero-padded
+                        (complex: [filters][2][taps_stride]) */
+  int64_t taps_stride;
+  const int32_t *filter_of; /* [channels] (complex: [channels / 2]) */
+  int64_t taps_len;
+};
+
+/* xs[p] = x[k0 + p] for 0 <= p < count, zero where k0 + p is outside
+ * [0, n_in); positions up to the next multiple of 4 may be written too (W must
+ * cover them). Reads only inside [0, n_in), 16 bytes at a time where the
+ * 16-byte granule lies wholly inside. */
+template <int W>
+__device__ __forceinline__ void stage_input(float *xs, const float *x, int64_t k0, int count,
+                                            int64_t n_in) {
+  const int s = (int)((reinterpret_cast<uintptr_t>(x + k0) >> 2) & 3);
+  const int granules = (s + count + 3) >> 2;
+  for (int gi = threadIdx.x; gi < granules; gi += kThreads) {
+    const int64_t gx = k0 - s + 4 * (int64_t)gi;
+    float v[4];
+    if (gx >= 0 && gx + 4 <= n_in) {
+      const float4 q = __ldg(reinterpret_cast<const float4 *>(x + gx));
+      v[0] = q.x;
+      v[1] = q.y;
+      v[2] = q.z;
+      v[3] = q.w;
+    } else {
+#pragma unroll
+      for (int u = 0; u < 4; u++) v[u] = (gx + u >= 0 && gx + u < n_in) ? __ldg(x + gx + u) : 0.0f;
+    }
+    const int p = 4 * gi - s;
+    if (s == 0) {
+      *reinterpret_cast<float4 *>(xs + p) = make_float4(v[0], v[1], v[2], v[3]);
+    } else {
+#pragma unroll
+      for (int u = 0; u < 4; u++)
+        if (p + u >= 0 && p + u < W) xs[p + u] = v[u];
+    }
+  }
+}
+
+/* Writes this thread's R outputs (starting at tile position t*R) of a tile
+ * of T outputs starting at k0. When STAGED, xs (>= T floats) is reused: the
+ * caller must have synchronised after its last read of xs, and must
+ * synchronise before writing xs again. */
+template <int R, int T, bool STAGED>
+__device__ __forceinline__ void store_outputs(float *xs, const float (&acc)[R], float *y,
+                                              int64_t k0, int64_t n_out) {
+  const int t = threadIdx.x;
+  if (STAGED) {
+#pragma unroll
+    for (int q = 0; q < R / 4; q++)
+      *reinterpret_cast<float4 *>(xs + t * R + 4 * q) =
+          make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]);
+    __syncthreads();
+    const int64_t left = n_out - k0;
+    const int count = left < T ? (int)left : T;
+    if (count == T && (reinterpret_cast<uintptr_t>(y + k0) & 15) == 0) {
+      for (int p = t; p < T / 4; p += kThreads)
+        __stcs(reinterpret_cast<float4 *>(y + k0) + p, reinterpret_cast<const float4 *>(xs)[p]);
+    } else {
+      for (int p = t; p < count; p += kThreads) y[k0 + p] = xs[p];
+    }
+  } else {
+    const int64_t kb = k0 + (int64_t)t * R;
+    if (kb + R <= n_out && (reinterpret_cast<uintptr_t>(y + kb) & 15) == 0) {
+#pragma unroll
+      for (int q = 0; q < R / 4; q++)
+        __stcs(reinterpret_cast<float4 *>(y + kb) + q,
+               make_float4(acc[4 * q], acc[4 * q + 1], acc[4 * q + 2], acc[4 * q + 3]));
+    } else {
+#pragma unroll
+      for (int r = 0; r < R; r++)
+        if (kb + r < n_out) y[kb + r] = acc[r];
+    }
+  }
+}
+
+/* ------------------------------------------------------------- complex */
+
+using kernel_fn = void (*)(direct_args);
+
+/* Complex taps in registers up to this many; the shared-memory kernel sums
+ * in blocks of kCxTapBlock taps (block sums added in order). */
+constexpr int kCxRegMaxTaps = 32;
+constexpr int kCxTapBlock = 1024;
+constexpr int kCxOutputs = 8; /* complex outputs per thread, both kernels */
+
+/* The complex kernel for taps_len taps: the register kernel for taps_len <=
+ * kCxRegMaxTaps unless shared_taps, else the shared-memory one. Taps are
+ * [filters][2][taps_stride], reversed: the real row then the imaginary row. */
+kernel_fn cx_kernel(int64_t taps_len, bool shared_taps);
+
+} // namespace gcd
+
+#endif /* CONVOY_GPU_CONV_DIRECT_CUH */

@@ -1,0 +1,200 @@
+/*
+ * gpu_conv_direct_cx.cu - direct-form kernels for complex taps on (real,
+ * imaginary) row pairs.
+ *
+ * The structure of the real kernels (gpu_conv_direct.cu): each block takes a
+ * tile of T = 256 x 8 consecutive complex outputs of one complex channel,
+ * stages the tile's real and imaginary inputs in shared memory, and each
+ * thread computes 8 consecutive complex outputs.
+ *
+ *   direct_cx_reg<M>  M = 1..32 complex taps in registers (64 floats).
+ *   direct_cx_smem    any tap count: taps staged through shared memory
+ *                     1024 complex taps at a time.
+ *
+ * Every output is, for taps i = 0, 1, ... of a block of 1024 (reversed taps
+ * g, inputs x), the fused multiply-add chains
+ *   re = fma(g_re[i], x_re, re); re = fma(-g_im[i], x_im, re);
+ *   im = fma(g_re[i], x_im, im); im = fma(g_im[i], x_re, im);
+ * from zero, block sums added in order: the same order in both kernels and
+ * wherever the output sits, so results are bitwise independent of tiling
+ * and call splits, and both kernels agree.
+ */
+#include "gpu_conv_direct.cuh"
+
+#include <array>
+#include <utility>
+
+namespace gcd {
+namespace {
+
+constexpr int R = kCxOutputs;
+constexpr int T = kThreads * R;
+
+/* One complex tap into a complex accumulator, in the documented order. */
+__device__ __forceinline__ void cx_fma(float gr, float gi, float xr, float xi, float &ar,
+                                       float &ai) {
+  ar = __fmaf_rn(gr, xr, ar);
+  ar = __fmaf_rn(-gi, xi, ar);
+  ai = __fmaf_rn(gr, xi, ai);
+  ai = __fmaf_rn(gi, xr, ai);
+}
+
+/* The rows of complex channel c of a tile starting at k0. */
+__device__ __forceinline__ void store_pair(const direct_args &a, int64_t c, int64_t k0,
+                                           const float (&ar)[R], const float (&ai)[R]) {
+  store_outputs<R, T, false>(nullptr, ar, a.out + 2 * c * a.out_stride, k0, a.n_out);
+  store_outputs<R, T, false>(nullptr, ai, a.out + (2 * c + 1) * a.out_stride, k0, a.n_out);
+}
+
+template <int M> __global__ void __launch_bounds__(kThreads) direct_cx_reg(direct_args a) {
+  constexpr int Q = (R + M - 1 + 3) / 4; /* 16-byte reads per thread and row */
+  constexpr int W = T - R + 4 * Q;       /* >= T + M - 1 rounded up to 4, and >= T */
+  __shared__ __align__(16) float xr[W];
+  __shared__ __align__(16) float xi[W];
+  float gr[M], gi[M];
+  int32_t loaded = -1;
+  const int t = threadIdx.x;
+
+  for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
+    const int64_t c = tile / a.tiles_per_channel;
+    const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
+    const int32_t f = a.filter_of[c];
+    if (f != loaded) { /* uniform across the block */
+      const float *tp = a.taps + 2 * f * a.taps_stride;
+#pragma unroll
+      for (int i = 0; i < M; i++) {
+        gr[i] = __ldg(tp + i);
+        gi[i] = __ldg(tp + a.taps_stride + i);
+      }
+      loaded = f;
+    }
+    stage_input<W>(xr, a.in + 2 * c * a.in_stride, k0, T + M - 1, a.n_in);
+    stage_input<W>(xi, a.in + (2 * c + 1) * a.in_stride, k0, T + M - 1, a.n_in);
+    __syncthreads();
+
+    float ar[R], ai[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) ar[r] = ai[r] = 0.0f;
+#pragma unroll
+    for (int q = 0; q < Q; q++) {
+      const float4 vr = *reinterpret_cast<const float4 *>(xr + t * R + 4 * q);
+      const float4 vi = *reinterpret_cast<const float4 *>(xi + t * R + 4 * q);
+      const float er[4] = {vr.x, vr.y, vr.z, vr.w};
+      const float ei[4] = {vi.x, vi.y, vi.z, vi.w};
+#pragma unroll
+      for (int u = 0; u < 4; u++) {
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+          const int i = 4 * q + u - r; /* tap index, ascending for each r */
+          if (i >= 0 && i < M) cx_fma(gr[i], gi[i], er[u], ei[u], ar[r], ai[r]);
+        }
+      }
+    }
+    store_pair(a, c, k0, ar, ai);
+    __syncthreads();
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) direct_cx_smem(direct_args a) {
+  constexpr int C = 8; /* taps per register chunk */
+  static_assert(R == C, "the register window slides by one chunk");
+  constexpr int W = T + kCxTapBlock + 4;
+  __shared__ __align__(16) float xr[W];
+  __shared__ __align__(16) float xi[W];
+  __shared__ __align__(16) float gsr[kCxTapBlock];
+  __shared__ __align__(16) float gsi[kCxTapBlock];
+  const int t = threadIdx.x;
+
+  for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
+    const int64_t c = tile / a.tiles_per_channel;
+    const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
+    const float *tpr = a.taps + 2 * a.filter_of[c] * a.taps_stride;
+    const float *tpi = tpr + a.taps_stride;
+    const float *x_re = a.in + 2 * c * a.in_stride;
+    const float *x_im = x_re + a.in_stride;
+    float total_r[R], total_i[R];
+
+    for (int64_t j0 = 0; j0 < a.taps_len; j0 += kCxTapBlock) {
+      const int mb = (int)(a.taps_len - j0 < kCxTapBlock ? a.taps_len - j0 : kCxTapBlock);
+      /* taps_stride is a multiple of 4 and j0 of 1024: whole float4s, padded with zeros. */
+      for (int i = t; i < (mb + 3) / 4; i += kThreads) {
+        reinterpret_cast<float4 *>(gsr)[i] = __ldg(reinterpret_cast<const float4 *>(tpr + j0) + i);
+        reinterpret_cast<float4 *>(gsi)[i] = __ldg(reinterpret_cast<const float4 *>(tpi + j0) + i);
+      }
+      stage_input<W>(xr, x_re, k0 + j0, T + mb - 1, a.n_in);
+      stage_input<W>(xi, x_im, k0 + j0, T + mb - 1, a.n_in);
+      __syncthreads();
+
+      float ar[R], ai[R];
+#pragma unroll
+      for (int r = 0; r < R; r++) ar[r] = ai[r] = 0.0f;
+      const float *wr_p = xr + t * R, *wi_p = xi + t * R;
+      float wr[R + C], wi[R + C];
+#pragma unroll
+      for (int u = 0; u < R; u += 4) {
+        const float4 v = *reinterpret_cast<const float4 *>(wr_p + u);
+        const float4 w = *reinterpret_cast<const float4 *>(wi_p + u);
+        wr[u] = v.x, wr[u + 1] = v.y, wr[u + 2] = v.z, wr[u + 3] = v.w;
+        wi[u] = w.x, wi[u + 1] = w.y, wi[u + 2] = w.z, wi[u + 3] = w.w;
+      }
+      const int chunks = mb / C;
+      for (int ci = 0; ci < chunks; ci++) {
+        const int i0 = ci * C;
+#pragma unroll
+        for (int u = 0; u < C; u += 4) {
+          const float4 v = *reinterpret_cast<const float4 *>(wr_p + i0 + R + u);
+          const float4 w = *reinterpret_cast<const float4 *>(wi_p + i0 + R + u);
+          wr[R + u] = v.x, wr[R + u + 1] = v.y, wr[R + u + 2] = v.z, wr[R + u + 3] = v.w;
+          wi[R + u] = w.x, wi[R + u + 1] = w.y, wi[R + u + 2] = w.z, wi[R + u + 3] = w.w;
+        }
+        float hr[C], hi[C];
+#pragma unroll
+        for (int u = 0; u < C; u += 4) {
+          const float4 v = *reinterpret_cast<const float4 *>(gsr + i0 + u);
+          const float4 w = *reinterpret_cast<const float4 *>(gsi + i0 + u);
+          hr[u] = v.x, hr[u + 1] = v.y, hr[u + 2] = v.z, hr[u + 3] = v.w;
+          hi[u] = w.x, hi[u + 1] = w.y, hi[u + 2] = w.z, hi[u + 3] = w.w;
+        }
+#pragma unroll
+        for (int u = 0; u < C; u++) {
+#pragma unroll
+          for (int r = 0; r < R; r++) cx_fma(hr[u], hi[u], wr[r + u], wi[r + u], ar[r], ai[r]);
+        }
+#pragma unroll
+        for (int r = 0; r < R; r++) {
+          wr[r] = wr[r + C];
+          wi[r] = wi[r + C];
+        }
+      }
+      for (int i = chunks * C; i < mb; i++) {
+        const float hr = gsr[i], hi = gsi[i];
+#pragma unroll
+        for (int r = 0; r < R; r++) cx_fma(hr, hi, wr_p[r + i], wi_p[r + i], ar[r], ai[r]);
+      }
+#pragma unroll
+      for (int r = 0; r < R; r++) {
+        total_r[r] = j0 == 0 ? ar[r] : total_r[r] + ar[r];
+        total_i[r] = j0 == 0 ? ai[r] : total_i[r] + ai[r];
+      }
+      __syncthreads();
+    }
+    store_pair(a, c, k0, total_r, total_i);
+    __syncthreads();
+  }
+}
+
+template <int... I>
+constexpr std::array<kernel_fn, sizeof...(I)> cx_table(std::integer_sequence<int, I...>) {
+  return {{&direct_cx_reg<I + 1>...}};
+}
+const std::array<kernel_fn, kCxRegMaxTaps> kCxKernels =
+    cx_table(std::make_integer_sequence<int, kCxRegMaxTaps>{});
+
+} // namespace
+
+kernel_fn cx_kernel(int64_t taps_len, bool shared_taps) {
+  if (shared_taps || taps_len > kCxRegMaxTaps || taps_len < 1) return &direct_cx_smem;
+  return kCxKernels[(size_t)(taps_len - 1)];
+}
+
+} // namespace gcd

@@ -1,0 +1,190 @@
+/*
+ * gpu_conv_fft_cx.cu - the FFT engine's kernels for complex filters on
+ * (real, imaginary) row pairs (see gpu_conv_fft_paths.cuh, "complex"): the
+ * fused kernel instances and the plain path's gather, multiply and scatter.
+ *
+ * As in the real paths, a segment holds exactly the L + taps - 1 inputs its
+ * outputs need, then zeros, and every slot of a batch is treated alike, so a
+ * segment's bits depend neither on how far the call's input reaches nor on
+ * where the segment sits in a call or a batch.
+ */
+#include "gpu_conv_fft_fused.cuh"
+#include "gpu_conv_fft_paths.cuh"
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kLog2Points = 4; /* 16 points per thread */
+
+template <int LOG2M>
+__global__ void __launch_bounds__(gf::shape<LOG2M, kLog2Points>::T)
+    fused_cx_kernel(const gc_fused_args a) {
+  using S = gf::shape<LOG2M, kLog2Points>;
+  extern __shared__ float2 gf_buf[];
+  const int64_t pair = a.p0 + blockIdx.x;
+  const int64_t c = pair / a.segments, s = pair - c * a.segments;
+  const float *src = a.in + 2 * c * a.in_stride + s * a.l;
+  float *dst = a.out + 2 * c * a.out_stride + s * a.l;
+  int64_t left = a.n_in - s * a.l, count = a.n_out - s * a.l;
+  if (left > a.window) left = a.window;
+  if (count > a.l) count = a.l;
+  gf::block_exec<S::E> ex;
+  gf::segment_cx<S>(ex, gf_buf, src, src + a.in_stride, (int)left, dst, dst + a.out_stride, a.skip,
+                    (int)count, a.spec + a.filter_of[c] * a.spec_stride, a.tw);
+}
+
+template <int LOG2M> constexpr size_t smem_bytes() {
+  return sizeof(float2) * (size_t)gf::shape<LOG2M, kLog2Points>::buf_elems;
+}
+
+template <int LOG2M> void launch(const gc_fused_args &a, unsigned blocks, cudaStream_t stream) {
+  fused_cx_kernel<LOG2M>
+      <<<blocks, gf::shape<LOG2M, kLog2Points>::T, smem_bytes<LOG2M>(), stream>>>(a);
+}
+
+template <int LOG2M> cudaError_t prepare() {
+  const size_t bytes = smem_bytes<LOG2M>();
+  if (bytes <= 48 * 1024) return cudaSuccess;
+  return cudaFuncSetAttribute(fused_cx_kernel<LOG2M>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              (int)bytes);
+}
+
+struct instance {
+  void (*launch)(const gc_fused_args &, unsigned, cudaStream_t);
+  cudaError_t (*prepare)(void);
+};
+
+/* [log2 N - 9] */
+const instance kInstances[6] = {{launch<9>, prepare<9>},   {launch<10>, prepare<10>},
+                                {launch<11>, prepare<11>}, {launch<12>, prepare<12>},
+                                {launch<13>, prepare<13>}, {launch<14>, prepare<14>}};
+
+const instance *find(int64_t n) {
+  if (n < GC_FUSED_CX_MIN_N || n > GC_FUSED_CX_MAX_N || (n & (n - 1)) != 0) return NULL;
+  int k = 0;
+  while (((int64_t)1 << k) < n) k++;
+  return &kInstances[k - 9];
+}
+
+/* Which (complex channel, segment) a batch slot holds. */
+__device__ __forceinline__ void slot_of(const gc_cx_batch &b, int64_t *c, int64_t *s) {
+  const int64_t pair = b.p0 + blockIdx.y;
+  *c = pair / b.segments;
+  *s = pair - *c * b.segments;
+}
+
+__global__ void gather_kernel(float2 *buf, const gc_cx_batch b) {
+  int64_t c, s;
+  slot_of(b, &c, &s);
+  const float *re = b.in + 2 * c * b.in_stride + s * b.l;
+  const float *im = re + b.in_stride;
+  int64_t left = b.n_in - s * b.l;
+  if (left > b.window) left = b.window;
+  float2 *dst = buf + blockIdx.y * b.n;
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < b.n;
+       k += (int64_t)gridDim.x * blockDim.x)
+    dst[k] = k < left ? make_float2(__ldg(re + k), __ldg(im + k)) : make_float2(0.0f, 0.0f);
+}
+
+__global__ void multiply_kernel(float2 *buf, const gc_cx_batch b) {
+  float2 *x = buf + blockIdx.y * b.n;
+  const int64_t first = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  const int64_t step = (int64_t)gridDim.x * blockDim.x;
+  if (blockIdx.y >= b.used) {
+    for (int64_t f = first; f < b.n; f += step) x[f] = make_float2(0.0f, 0.0f);
+    return;
+  }
+  int64_t c, s;
+  slot_of(b, &c, &s);
+  const float2 *h = b.spec + b.filter_of[c] * b.n;
+  for (int64_t f = first; f < b.n; f += step) {
+    const float2 u = x[f], v = __ldg(h + f);
+    x[f] = make_float2(__fmaf_rn(u.x, v.x, -u.y * v.y), __fmaf_rn(u.x, v.y, u.y * v.x));
+  }
+}
+
+__global__ void scatter_kernel(const float2 *buf, const gc_cx_batch b) {
+  int64_t c, s;
+  slot_of(b, &c, &s);
+  const float2 *src = buf + blockIdx.y * b.n + b.skip;
+  float *re = b.out + 2 * c * b.out_stride + s * b.l;
+  float *im = re + b.out_stride;
+  const int64_t count = b.n_out - s * b.l < b.l ? b.n_out - s * b.l : b.l;
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < count;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    const float2 v = src[k];
+    re[k] = v.x;
+    im[k] = v.y;
+  }
+}
+
+__global__ void scale_kernel(float2 *x, int64_t count, float scale) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count;
+       i += (int64_t)gridDim.x * blockDim.x)
+    x[i] = make_float2(x[i].x * scale, x[i].y * scale);
+}
+
+/* Blocks along x for `items` per slot: enough to fill the device even when
+ * a batch has few slots. */
+unsigned blocks_x(int64_t items, unsigned slots) {
+  const int64_t cap = 2048 / slots > 16 ? 2048 / slots : 16;
+  int64_t b = (items + kThreads - 1) / kThreads;
+  if (b > cap) b = cap;
+  return (unsigned)(b > 0 ? b : 1);
+}
+
+} // namespace
+
+bool gc_fused_cx_supported(int64_t n) {
+  return find(n) != NULL;
+}
+
+convoy_status gc_fused_cx_prepare(int64_t n, char *err, size_t err_size) {
+  const instance *in = find(n);
+  if (!in)
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: no fused complex FFT kernel for N=%lld", (long long)n);
+  GC_CUDA(in->prepare(), "gpu_conv: fused complex FFT kernel shared memory");
+  return CONVOY_OK;
+}
+
+convoy_status gc_fused_cx_launch(int64_t n, const gc_fused_args *a, unsigned blocks,
+                                 cudaStream_t stream, char *err, size_t err_size) {
+  const instance *in = find(n);
+  if (!in)
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: no fused complex FFT kernel for N=%lld", (long long)n);
+  in->launch(*a, blocks, stream);
+  GC_LAUNCHED("gpu_conv: fused complex FFT kernel");
+  return CONVOY_OK;
+}
+
+convoy_status gc_cx_gather(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
+                           size_t err_size) {
+  gather_kernel<<<dim3(blocks_x(b->n, b->used), b->used), kThreads, 0, stream>>>(buf, *b);
+  GC_LAUNCHED("gpu_conv: complex gather kernel");
+  return CONVOY_OK;
+}
+
+convoy_status gc_cx_multiply(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
+                             size_t err_size) {
+  multiply_kernel<<<dim3(blocks_x(b->n, b->slots), b->slots), kThreads, 0, stream>>>(buf, *b);
+  GC_LAUNCHED("gpu_conv: complex multiply kernel");
+  return CONVOY_OK;
+}
+
+convoy_status gc_cx_scatter(const float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
+                            size_t err_size) {
+  scatter_kernel<<<dim3(blocks_x(b->l, b->used), b->used), kThreads, 0, stream>>>(buf, *b);
+  GC_LAUNCHED("gpu_conv: complex scatter kernel");
+  return CONVOY_OK;
+}
+
+convoy_status gc_cx_scale(float2 *spec, int64_t count, float scale, cudaStream_t stream, char *err,
+                          size_t err_size) {
+  int64_t blocks = (count + kThreads - 1) / kThreads;
+  if (blocks > 4096) blocks = 4096;
+  scale_kernel<<<(unsigned)(blocks > 0 ? blocks : 1), kThreads, 0, stream>>>(spec, count, scale);
+  GC_LAUNCHED("gpu_conv: complex spectrum scale");
+  return CONVOY_OK;
+}
