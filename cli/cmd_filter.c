@@ -1,6 +1,9 @@
-/* cmd_filter.c - `convoy filter IN OUT ...`: filter an audio file. */
+/* cmd_filter.c - `convoy filter IN OUT ...`: filter an audio file (captures
+ * are handed to cli/capture_filter.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "audio_file.h"
+#include "capture_filter.h"
+#include "capture_io.h"
 #include "commands.h"
 #include "convoy.h"
 #include "diag.h"
@@ -279,7 +282,13 @@ int cmd_filter(int argc, char **argv) {
     return CLI_EXIT_OK;
   }
   diag_set_quiet(j.opt.quiet);
+  int is_capture = capture_is_input(&j.opt);
+  rc = capture_filter_check(&j.opt, is_capture);
+  if (rc != CLI_EXIT_OK) return rc;
   audio_install_signal_cleanup();
+  if (is_capture)
+    return capture_filter(&j.opt, resolve_engine(j.opt.engine),
+                          j.opt.threads > 0 ? j.opt.threads : default_threads());
   j.in_name = display_name(j.opt.in_path, "stdin");
   j.out_name = display_name(j.opt.out_path, "stdout");
 

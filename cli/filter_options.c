@@ -2,6 +2,7 @@
 #include "filter_options.h"
 
 #include "argparse.h"
+#include "capture.h"
 #include "commands.h"
 #include "diag.h"
 
@@ -25,7 +26,16 @@ enum {
   OPT_FFT_SIZE,
   OPT_DEVICE,
   OPT_TYPE,
-  OPT_HELP
+  OPT_HELP,
+  OPT_FORMAT,
+  OPT_OUT_FORMAT,
+  OPT_SCALE,
+  OPT_OFFSET,
+  OPT_OUT_SCALE,
+  OPT_OUT_OFFSET,
+  OPT_SKIP,
+  OPT_COUNT,
+  OPT_RATE
 };
 
 static const arg_option filter_opts[] = {{"taps", 0, ARG_REQUIRED, OPT_TAPS},
@@ -47,6 +57,15 @@ static const arg_option filter_opts[] = {{"taps", 0, ARG_REQUIRED, OPT_TAPS},
                                          {"device", 0, ARG_REQUIRED, OPT_DEVICE},
                                          {"type", 0, ARG_REQUIRED, OPT_TYPE},
                                          {"help", 'h', ARG_NONE, OPT_HELP},
+                                         {"format", 0, ARG_REQUIRED, OPT_FORMAT},
+                                         {"out-format", 0, ARG_REQUIRED, OPT_OUT_FORMAT},
+                                         {"scale", 0, ARG_REQUIRED, OPT_SCALE},
+                                         {"offset", 0, ARG_REQUIRED, OPT_OFFSET},
+                                         {"out-scale", 0, ARG_REQUIRED, OPT_OUT_SCALE},
+                                         {"out-offset", 0, ARG_REQUIRED, OPT_OUT_OFFSET},
+                                         {"skip", 0, ARG_REQUIRED, OPT_SKIP},
+                                         {"count", 0, ARG_REQUIRED, OPT_COUNT},
+                                         {"rate", 0, ARG_REQUIRED, OPT_RATE},
                                          {NULL, 0, ARG_NONE, 0}};
 
 static int set_taps(arg_parser *p, filter_options *o, taps_kind kind, const char *arg) {
@@ -59,8 +78,59 @@ static int set_taps(arg_parser *p, filter_options *o, taps_kind kind, const char
   return CLI_EXIT_OK;
 }
 
+static int datatype_arg(arg_parser *p, const char *val, const char **out) {
+  capture_datatype t;
+  char err[256] = "";
+  if (capture_datatype_parse(val, &t, err, sizeof err) != CONVOY_OK)
+    return diag_usage(p->cmd, "%s: %s", p->current, err);
+  *out = val;
+  return CLI_EXIT_OK;
+}
+
+static int scaling_arg(arg_parser *p, const char *val, int nonzero, int *has, double *v) {
+  if (arg_double(p, val, v)) return CLI_EXIT_USAGE;
+  if (nonzero && *v == 0.0) return diag_usage(p->cmd, "%s: the scale cannot be 0", p->current);
+  *has = 1;
+  return CLI_EXIT_OK;
+}
+
+static int span_arg(arg_parser *p, const char *val, capture_span *span) {
+  if (capture_span_parse(val, span) != 0)
+    return diag_usage(p->cmd, "%s: '%s' is neither a sample count (1000) nor seconds (0.5s)",
+                      p->current, val);
+  return CLI_EXIT_OK;
+}
+
+/* The options of raw I/Q and SigMF captures (cli/capture_args.h). */
+static int handle_capture(arg_parser *p, capture_args *c, int id, const char *val) {
+  switch (id) {
+  case OPT_FORMAT:
+    return datatype_arg(p, val, &c->format);
+  case OPT_OUT_FORMAT:
+    return datatype_arg(p, val, &c->out_format);
+  case OPT_SCALE:
+    return scaling_arg(p, val, 1, &c->has_scale, &c->scale);
+  case OPT_OFFSET:
+    return scaling_arg(p, val, 0, &c->has_offset, &c->offset);
+  case OPT_OUT_SCALE:
+    return scaling_arg(p, val, 1, &c->has_out_scale, &c->out_scale);
+  case OPT_OUT_OFFSET:
+    return scaling_arg(p, val, 0, &c->has_out_offset, &c->out_offset);
+  case OPT_SKIP:
+    return span_arg(p, val, &c->skip);
+  case OPT_COUNT:
+    return span_arg(p, val, &c->count);
+  case OPT_RATE:
+    if (arg_double(p, val, &c->rate)) return CLI_EXIT_USAGE;
+    if (!(c->rate > 0)) return diag_usage(p->cmd, "--rate: '%s' is not a rate above 0 Hz", val);
+    return CLI_EXIT_OK;
+  }
+  return diag_usage(p->cmd, "internal: unhandled option %s", p->current);
+}
+
 static int handle(arg_parser *p, filter_options *o, int id, const char *val) {
   int64_t n = 0;
+  if (id >= OPT_FORMAT) return handle_capture(p, &o->capture, id, val);
   switch (id) {
   case OPT_TAPS:
     return set_taps(p, o, TAPS_FILE, val);

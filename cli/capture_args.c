@@ -1,0 +1,48 @@
+/* capture_args.c - values of the capture options of `convoy filter`. */
+#include "capture_args.h"
+
+#include "argparse.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int capture_span_parse(const char *text, capture_span *span) {
+  memset(span, 0, sizeof *span);
+  size_t n = strlen(text);
+  if (n == 0) return -1;
+  if (text[n - 1] == 's') {
+    char buf[64];
+    if (n - 1 == 0 || n - 1 >= sizeof buf) return -1;
+    memcpy(buf, text, n - 1);
+    buf[n - 1] = '\0';
+    double v;
+    if (parse_double(buf, &v) != 0 || !(v >= 0) || !isfinite(v)) return -1;
+    span->given = 1;
+    span->in_seconds = 1;
+    span->seconds = v;
+    return 0;
+  }
+  int64_t v;
+  if (parse_int64(text, &v) != 0 || v < 0) return -1;
+  span->given = 1;
+  span->samples = v;
+  return 0;
+}
+
+const char *capture_args_first(const capture_args *a) {
+  if (a->format) return "--format";
+  if (a->out_format) return "--out-format";
+  if (a->has_scale) return "--scale";
+  if (a->has_offset) return "--offset";
+  if (a->has_out_scale) return "--out-scale";
+  if (a->has_out_offset) return "--out-offset";
+  if (a->skip.given) return "--skip";
+  if (a->count.given) return "--count";
+  if (a->rate > 0) return "--rate";
+  return NULL;
+}
+
+int capture_args_any(const capture_args *a) {
+  return capture_args_first(a) != NULL;
+}

@@ -1,0 +1,212 @@
+/* capture_filter.c - `convoy filter` on a capture: open, filter, record, commit. */
+#define _POSIX_C_SOURCE 200809L
+#include "capture_filter.h"
+
+#include "capture_io.h"
+#include "capture_meta.h"
+#include "capture_run.h"
+#include "capture_taps.h"
+#include "commands.h"
+#include "diag.h"
+#include "progress.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Values (floats) per read: large enough that per-call costs vanish, small
+ * enough that the rings of chunks stay in the caches. */
+#define CHUNK_VALUES (1 << 17)
+
+typedef struct capture_job {
+  const filter_options *o;
+  capture_in in;
+  capture_taps taps;
+  convoy_stream *stream;
+  capture_out out;
+  int64_t align_skip;
+  capture_run_result result;
+  progress prog;
+} capture_job;
+
+int capture_filter_check(const filter_options *o, int is_capture) {
+  if (!is_capture) {
+    const char *first = capture_args_first(&o->capture);
+    if (first)
+      return diag_usage("filter",
+                        "%s is for captures (raw I/Q or SigMF), and %s is not one (name its "
+                        "datatype with --format, e.g. cf32_le)",
+                        first, o->in_path);
+    return CLI_EXIT_OK;
+  }
+  if (o->subtype != AUDIO_SUBTYPE_SAME)
+    return diag_usage("filter", "--subtype is for audio; a capture's output datatype is "
+                                "--out-format (e.g. ci16_le)");
+  if (o->out_type)
+    return diag_usage("filter", "--type is for audio; captures are written to files");
+  if (o->normalize) return diag_usage("filter", "--normalize is for audio; use --gain on captures");
+  return CLI_EXIT_OK;
+}
+
+static int make_stream(capture_job *j, convoy_engine engine, int32_t threads) {
+  convoy_stream_config cfg;
+  convoy_stream_config_init(&cfg);
+  cfg.channels = j->in.ro.channels;
+  cfg.sample = j->in.ro.type.is_complex ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32;
+  cfg.engine = engine;
+  cfg.threads = threads;
+  cfg.fft_size = j->o->fft_size;
+  cfg.device = j->o->device;
+  convoy_status st = convoy_stream_create(&j->stream, &cfg, j->taps.filters, j->taps.count);
+  if (st != CONVOY_OK) {
+    diag_error("%s: cannot set up the filter: %s", j->in.name,
+               convoy_last_error()[0] ? convoy_last_error() : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
+  if (j->o->verbose) {
+    char plan[512];
+    convoy_stream_describe(j->stream, plan, sizeof plan);
+    diag_notice("plan: %s", plan);
+  }
+  return CLI_EXIT_OK;
+}
+
+static void set_window(capture_job *j) {
+  j->align_skip = 0;
+  if (!j->o->align) return;
+  j->align_skip = j->taps.delay;
+  if (!j->taps.linear_phase)
+    diag_notice("%s: taps are not linear phase; --align removes the delay of the largest tap "
+                "(%lld samples)",
+                j->o->taps_arg, (long long)j->align_skip);
+  else if (j->o->verbose)
+    diag_notice("--align: removing %lld samples of group delay", (long long)j->align_skip);
+}
+
+static int64_t chunk_frames(const capture_job *j) {
+  int64_t values = (int64_t)j->in.ro.channels * capture_datatype_components(j->in.ro.type);
+  int64_t n = CHUNK_VALUES / values > 1024 ? CHUNK_VALUES / values : 1024;
+  convoy_engine e = convoy_stream_engine(j->stream);
+  if (e == CONVOY_ENGINE_GPU_DIRECT || e == CONVOY_ENGINE_GPU_FFT) {
+    /* The GPU pipeline moves whole chunks of about a quarter of its latency
+     * (streams + 1 chunks); smaller reads would go through its host copy. */
+    int64_t gpu_chunk = (convoy_stream_latency(j->stream) + 1) / 4;
+    if (gpu_chunk > n) n = gpu_chunk;
+  }
+  return n;
+}
+
+static int run(capture_job *j) {
+  capture_run_config rc;
+  memset(&rc, 0, sizeof rc);
+  rc.in_name = j->in.name;
+  rc.reader = j->in.reader;
+  rc.stream = j->stream;
+  rc.writer = j->out.writer;
+  rc.out_type = j->out.wo.type;
+  rc.out_scaling = j->out.wo.scaling;
+  rc.chunk_frames = chunk_frames(j);
+  rc.skip = j->align_skip;
+  rc.tail = j->o->tail;
+  rc.gain = (float)pow(10.0, j->o->gain_db / 20.0);
+  rc.progress = &j->prog;
+  progress_start(&j->prog, isatty(STDERR_FILENO) && !j->o->quiet, "filtering",
+                 capture_reader_frames(j->in.reader), j->in.rate);
+  char err[512] = "";
+  convoy_status st = capture_run(&rc, &j->result, err, sizeof err);
+  progress_end(&j->prog);
+  if (st != CONVOY_OK) {
+    diag_error("%s", err[0] ? err : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
+  return CLI_EXIT_OK;
+}
+
+static int commit(capture_job *j) {
+  sigmf_meta *meta = NULL;
+  if (j->out.sigmf) {
+    capture_meta_info mi;
+    memset(&mi, 0, sizeof mi);
+    mi.o = j->o;
+    mi.in = &j->in;
+    mi.out = &j->out;
+    mi.taps = &j->taps;
+    mi.engine = convoy_engine_name(convoy_stream_engine(j->stream));
+    mi.delay = j->taps.delay - j->align_skip;
+    mi.clipped = j->result.tally.clipped;
+    if (capture_meta_make(&mi, &meta) != CLI_EXIT_OK) return CLI_EXIT_FAIL;
+  }
+  int rc = capture_out_commit(&j->out, meta);
+  sigmf_meta_free(meta);
+  return rc;
+}
+
+static void format_level(char *buf, size_t size, double linear) {
+  if (linear <= 0)
+    snprintf(buf, size, "-inf dBFS");
+  else
+    snprintf(buf, size, "%+.2f dBFS", 20.0 * log10(linear));
+}
+
+static void summary(const capture_job *j, capture_tally tally, double elapsed) {
+  if (diag_quiet()) return;
+  int64_t frames = j->result.out_frames;
+  int32_t ch = j->in.ro.channels;
+  double rate = j->in.rate;
+  char level[32];
+  format_level(level, sizeof level, tally.peak);
+  fprintf(stderr, "convoy: %s -> %s%s\n", j->in.name, j->out.name, j->out.sigmf ? " (SigMF)" : "");
+  if (rate > 0)
+    fprintf(stderr, "  samples  %lld (%.3f s), %d channel%s, %.9g Hz, %s\n", (long long)frames,
+            (double)frames / rate, (int)ch, ch == 1 ? "" : "s", rate,
+            capture_datatype_name(j->out.wo.type));
+  else
+    fprintf(stderr, "  samples  %lld, %d channel%s, %s\n", (long long)frames, (int)ch,
+            ch == 1 ? "" : "s", capture_datatype_name(j->out.wo.type));
+  fprintf(stderr, "  filter   %lld %s taps, engine %s%s\n", (long long)j->taps.max_taps,
+          j->taps.complex_taps ? "complex" : "real",
+          convoy_engine_name(convoy_stream_engine(j->stream)),
+          j->result.direct ? "" : " (input converted on the host)");
+  fprintf(stderr, "  level    peak %s, clipped %lld values\n", level, (long long)tally.clipped);
+  double msps = elapsed > 0 ? (double)j->result.in_frames * ch / elapsed / 1e6 : 0.0;
+  if (rate > 0 && elapsed > 0)
+    fprintf(stderr, "  time     %.3f s, %.1f MS/s, %.1fx real time\n", elapsed, msps,
+            (double)j->result.in_frames / rate / elapsed);
+  else
+    fprintf(stderr, "  time     %.3f s, %.1f MS/s\n", elapsed, msps);
+  if (tally.clipped > 0)
+    diag_warn("%lld values clipped; lower the level with --gain %.1f or widen --out-scale",
+              (long long)tally.clipped, -20.0 * log10(tally.peak) - 0.1);
+  fflush(stderr);
+}
+
+static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
+  double t0 = progress_clock();
+  int rc = capture_in_open(j->o, &j->in);
+  if (rc == CLI_EXIT_OK)
+    rc = capture_taps_make(j->o, j->in.name, j->in.ro.channels, j->in.rate,
+                           j->in.ro.type.is_complex, &j->taps);
+  if (rc == CLI_EXIT_OK) rc = make_stream(j, engine, threads);
+  if (rc == CLI_EXIT_OK) rc = capture_out_open(j->o, &j->in, &j->out);
+  if (rc != CLI_EXIT_OK) return rc;
+  set_window(j);
+  rc = run(j);
+  if (rc != CLI_EXIT_OK) return rc;
+  capture_tally tally = j->result.tally;
+  rc = commit(j);
+  if (rc == CLI_EXIT_OK) summary(j, tally, progress_clock() - t0);
+  return rc;
+}
+
+int capture_filter(const filter_options *o, convoy_engine engine, int32_t threads) {
+  capture_job j;
+  memset(&j, 0, sizeof j);
+  j.o = o;
+  int rc = job_run(&j, engine, threads);
+  capture_out_discard(&j.out); /* nothing left after a commit */
+  convoy_stream_destroy(j.stream);
+  capture_taps_free(&j.taps);
+  capture_in_close(&j.in);
+  return rc;
+}

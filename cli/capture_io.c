@@ -1,0 +1,212 @@
+/* capture_io.c - the input and output files of `convoy filter` on captures. */
+#define _POSIX_C_SOURCE 200809L
+#include "capture_io.h"
+
+#include "commands.h"
+#include "diag.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int has_capture_extension(const char *path) {
+  capture_datatype t;
+  return capture_datatype_from_extension(path, &t) == 0;
+}
+
+/* BASE of a pair: BASE.sigmf-meta exists and BASE itself does not. */
+static int is_sigmf_base(const char *path) {
+  struct stat sb;
+  if (stat(path, &sb) == 0 || errno != ENOENT) return 0;
+  size_t n = strlen(path);
+  char *meta = malloc(n + sizeof ".sigmf-meta");
+  if (!meta) return 0;
+  memcpy(meta, path, n);
+  memcpy(meta + n, ".sigmf-meta", sizeof ".sigmf-meta");
+  int found = stat(meta, &sb) == 0;
+  free(meta);
+  return found;
+}
+
+static int is_sigmf_input(const char *path) {
+  return sigmf_is_path(path) || ends_with(path, ".sigmf") || is_sigmf_base(path);
+}
+
+int capture_is_input(const filter_options *o) {
+  return o->capture.format || has_capture_extension(o->in_path) || is_sigmf_input(o->in_path);
+}
+
+static int failed(const char *err, convoy_status st) {
+  diag_error("%s", err[0] ? err : convoy_strerror(st));
+  return CLI_EXIT_FAIL;
+}
+
+/* The reader options of a SigMF input; --format must agree with it. */
+static int open_sigmf(const filter_options *o, capture_in *in) {
+  char err[512] = "";
+  convoy_status st = sigmf_open(&in->meta, o->in_path, err, sizeof err);
+  if (st == CONVOY_OK) st = sigmf_reader_options(in->meta, &in->ro, err, sizeof err);
+  if (st != CONVOY_OK) return failed(err, st);
+  capture_datatype forced;
+  if (o->capture.format &&
+      capture_datatype_parse(o->capture.format, &forced, NULL, 0) == CONVOY_OK &&
+      memcmp(&forced, &in->ro.type, sizeof forced) != 0) {
+    diag_error("%s: --format %s contradicts its core:datatype %s", o->in_path, o->capture.format,
+               capture_datatype_name(in->ro.type));
+    return CLI_EXIT_FAIL;
+  }
+  in->data_path = sigmf_meta_data_path(in->meta);
+  in->rate = sigmf_meta_sample_rate(in->meta);
+  return CLI_EXIT_OK;
+}
+
+static int open_raw(const filter_options *o, capture_in *in) {
+  char err[512] = "";
+  capture_datatype t;
+  convoy_status st = o->capture.format
+                         ? capture_datatype_parse(o->capture.format, &t, err, sizeof err)
+                         : capture_datatype_from_path(o->in_path, &t, err, sizeof err);
+  if (st != CONVOY_OK) return failed(err, st);
+  in->ro = capture_reader_defaults(t);
+  in->data_path = o->in_path;
+  return CLI_EXIT_OK;
+}
+
+/* Samples of a --skip or --count value; seconds need the rate. */
+static int span_samples(const capture_in *in, const char *what, const capture_span *s,
+                        int64_t *samples) {
+  if (!s->in_seconds) {
+    *samples = s->samples;
+    return CLI_EXIT_OK;
+  }
+  if (!(in->rate > 0)) {
+    diag_error("%s: %s %gs is in seconds but the sample rate is unknown (give --rate HZ)", in->name,
+               what, s->seconds);
+    return CLI_EXIT_FAIL;
+  }
+  double v = s->seconds * in->rate;
+  if (v > 9.0e18) {
+    diag_error("%s: %s %gs is past the end", in->name, what, s->seconds);
+    return CLI_EXIT_FAIL;
+  }
+  *samples = (int64_t)llround(v);
+  return CLI_EXIT_OK;
+}
+
+int capture_in_open(const filter_options *o, capture_in *in) {
+  memset(in, 0, sizeof *in);
+  in->name = o->in_path;
+  if (strcmp(o->in_path, "-") == 0) {
+    diag_error("stdin: captures are read from files (their size is checked first); give a file");
+    return CLI_EXIT_FAIL;
+  }
+  const capture_args *a = &o->capture;
+  int rc = is_sigmf_input(o->in_path) ? open_sigmf(o, in) : open_raw(o, in);
+  if (rc != CLI_EXIT_OK) return rc;
+  if (a->rate > 0) in->rate = a->rate;
+  in->ro.scaling = capture_scaling_default(in->ro.type);
+  if (a->has_scale) in->ro.scaling.scale = a->scale;
+  if (a->has_offset) in->ro.scaling.offset = a->offset;
+  int64_t skip = 0, count = -1;
+  if (a->skip.given && (rc = span_samples(in, "--skip", &a->skip, &skip)) != CLI_EXIT_OK) return rc;
+  if (a->count.given && (rc = span_samples(in, "--count", &a->count, &count)) != CLI_EXIT_OK)
+    return rc;
+  if (count == 0) {
+    diag_error("%s: --count selects no samples", in->name);
+    return CLI_EXIT_FAIL;
+  }
+  in->ro.skip = skip;
+  in->ro.count = count;
+  in->skip = skip;
+  char err[512] = "";
+  convoy_status st = capture_reader_open(&in->reader, in->data_path, &in->ro, err, sizeof err);
+  if (st != CONVOY_OK) return failed(err, st);
+  in->ro = *capture_reader_get_options(in->reader);
+  return CLI_EXIT_OK;
+}
+
+void capture_in_close(capture_in *in) {
+  capture_reader_close(in->reader);
+  sigmf_meta_free(in->meta);
+  in->reader = NULL;
+  in->meta = NULL;
+}
+
+static int out_type(const filter_options *o, const capture_in *in, capture_datatype *t) {
+  if (o->capture.out_format)
+    return capture_datatype_parse(o->capture.out_format, t, NULL, 0) == CONVOY_OK ? 0 : -1;
+  if (!sigmf_is_path(o->out_path) && capture_datatype_from_extension(o->out_path, t) == 0) return 0;
+  *t = in->ro.type;
+  return 0;
+}
+
+int capture_out_open(const filter_options *o, const capture_in *in, capture_out *out) {
+  memset(out, 0, sizeof *out);
+  out->name = o->out_path;
+  if (strcmp(o->out_path, "-") == 0) {
+    diag_error("stdout: captures are written to files (renamed into place when complete); give a "
+               "file name");
+    return CLI_EXIT_FAIL;
+  }
+  capture_datatype t;
+  if (out_type(o, in, &t) != 0) return diag_usage("filter", "--out-format: bad datatype");
+  int in_c = capture_datatype_components(in->ro.type), out_c = capture_datatype_components(t);
+  if (in_c != out_c) {
+    diag_error("%s: %s is %s but %s is %s; complex and real datatypes do not mix", o->out_path,
+               capture_datatype_name(t), out_c == 2 ? "complex" : "real", in->name,
+               capture_datatype_name(in->ro.type));
+    return CLI_EXIT_FAIL;
+  }
+  out->sigmf = sigmf_is_path(o->out_path) || ends_with(o->out_path, ".sigmf") ||
+               (in->meta && !has_capture_extension(o->out_path));
+  out->wo.type = t;
+  out->wo.channels = in->ro.channels;
+  out->wo.overwrite = o->overwrite;
+  if (memcmp(&t, &in->ro.type, sizeof t) == 0)
+    out->wo.scaling = in->ro.scaling;
+  else
+    out->wo.scaling = capture_scaling_default(t);
+  if (o->capture.has_out_scale) out->wo.scaling.scale = o->capture.out_scale;
+  if (o->capture.has_out_offset) out->wo.scaling.offset = o->capture.out_offset;
+
+  char err[512] = "";
+  convoy_status st;
+  if (out->sigmf) {
+    st = sigmf_writer_open(&out->sigmf_writer, o->out_path, &out->wo, err, sizeof err);
+    out->writer = sigmf_writer_data(out->sigmf_writer);
+  } else {
+    st = capture_writer_open(&out->writer, o->out_path, &out->wo, err, sizeof err);
+  }
+  if (st != CONVOY_OK) return failed(err, st);
+  return CLI_EXIT_OK;
+}
+
+int capture_out_commit(capture_out *out, sigmf_meta *meta) {
+  char err[512] = "";
+  convoy_status st;
+  if (out->sigmf)
+    st = sigmf_writer_commit(out->sigmf_writer, meta, err, sizeof err);
+  else
+    st = capture_writer_commit(out->writer, err, sizeof err);
+  out->sigmf_writer = NULL;
+  out->writer = NULL;
+  if (st != CONVOY_OK) return failed(err, st);
+  return CLI_EXIT_OK;
+}
+
+void capture_out_discard(capture_out *out) {
+  if (out->sigmf)
+    sigmf_writer_discard(out->sigmf_writer);
+  else
+    capture_writer_discard(out->writer);
+  out->sigmf_writer = NULL;
+  out->writer = NULL;
+}

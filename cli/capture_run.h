@@ -1,0 +1,65 @@
+/*
+ * capture_run.h - the read -> filter -> write pass of `convoy filter` on a
+ * capture: frames are read from a capture_reader in chunks, filtered through
+ * a convoy_stream, trimmed to the output window, scaled by the gain and
+ * written through a capture_writer.
+ *
+ * Three threads joined by rings of chunk buffers (cli/work_queue.h): the
+ * reader (pread and, where the library cannot take the stored samples as
+ * they are, the conversion to float), the filter (the calling thread) and
+ * the writer (conversion to the output datatype, with its clip tally).
+ * Memory is a fixed number of chunks, whatever the capture's size.
+ *
+ * Integer samples the library reads in their stored width (native byte
+ * order, default scaling: ci8/ri8 as S8, cu8/ru8 as U8, ci16/ri16 as S16,
+ * ci32/ri32 as S32) are handed over as stored, and cf32/rf32 of native byte
+ * order as F32; a GPU engine then moves them over the bus in that width.
+ * Other datatypes and scalings are converted to float on the reader thread.
+ * Native float32 output with scaling 1 is written as the filter made it.
+ *
+ * Output window, in frames of the full convolution y[0 .. N+M-2] of the N
+ * frames read with M taps: y[skip .. skip+N-1], or y[skip .. N+M-2] with
+ * tail. Chunks reach the writer in order.
+ */
+#ifndef CONVOY_CLI_CAPTURE_RUN_H
+#define CONVOY_CLI_CAPTURE_RUN_H
+
+#include "capture.h"
+#include "convoy.h"
+#include "progress.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct capture_run_config {
+  const char *in_name;       /* for messages */
+  capture_reader *reader;    /* at its first frame; options give type, channels, scaling */
+  convoy_stream *stream;     /* fresh; CONVOY_SAMPLE_CF32 for complex datatypes */
+  capture_writer *writer;    /* open; its datatype has the reader's component count */
+  capture_datatype out_type; /* the writer's datatype and scaling */
+  capture_scaling out_scaling;
+  int64_t chunk_frames; /* frames per read, >= 1 */
+  int64_t skip;         /* output frames dropped at the start, 0 .. M-1 */
+  int tail;             /* 1: keep the M-1 frames of ring-out */
+  float gain;           /* linear factor on the kept frames */
+  progress *progress;   /* may be NULL */
+} capture_run_config;
+
+typedef struct capture_run_result {
+  int64_t in_frames;   /* frames read */
+  int64_t out_frames;  /* frames written */
+  int direct;          /* 1: the stored samples went to the library unconverted */
+  capture_tally tally; /* output clip count and peak (float32 output is never clipped) */
+} capture_run_result;
+
+/* The library format that takes samples of t with scaling s exactly as
+ * stored, or -1 when they need converting on the host. */
+int capture_run_direct_format(capture_datatype t, capture_scaling s);
+
+/* Runs the pass to the end of the reader's range. On failure returns the
+ * first error (reading, filtering or writing) with its one-line message in
+ * err; the writer may hold part of the output (discard it). */
+convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res, char *err,
+                          size_t err_size);
+
+#endif /* CONVOY_CLI_CAPTURE_RUN_H */

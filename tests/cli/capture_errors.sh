@@ -1,0 +1,90 @@
+#!/bin/bash
+# Bad captures: exit status 2, one line on stderr naming the file and the
+# problem, and nothing written (no output, no temporary).
+source "$(dirname "$0")/common.bash"
+
+REF="$TOOLS/capture_ref"
+random_taps 9 1 >taps.txt
+"$REF" gen good.cf32 cf32_le 1000 1
+"$REF" gen good.sigmf-data ci16_le 1000 2
+printf '{"global": {"core:datatype": "ci16_le", "core:version": "1.0.0"}, "captures": [{"core:sample_start": 0}], "annotations": []}\n' >good.sigmf-meta
+
+# expect_fail DESCRIPTION NEEDLE ARGS...: convoy filter ARGS with OUT in out/.
+expect_fail() {
+  local desc=$1 needle=$2
+  shift 2
+  rm -rf out && mkdir out
+  run filter "$@"
+  expect_status 2 "$desc"
+  expect_one_error_line "$desc" "$needle"
+  expect_dir_empty out "$desc"
+}
+
+# The good inputs work (so the failures below are the inputs' doing).
+mkdir -p ok
+run filter good.sigmf-meta ok/o --taps taps.txt -q
+expect_status 0 "good SigMF"
+
+cp good.sigmf-data badjson.sigmf-data
+printf '{"global": {"core:datatype": "ci16_le",, }\n' >badjson.sigmf-meta
+expect_fail "invalid JSON" "invalid JSON" badjson.sigmf-meta out/o --taps taps.txt
+
+cp good.sigmf-data badtype.sigmf-data
+sed 's/ci16_le/ci12_le/' good.sigmf-meta >badtype.sigmf-meta
+expect_fail "unknown datatype" "ci12_le" badtype.sigmf-meta out/o --taps taps.txt
+
+cp good.sigmf-meta nodata.sigmf-meta
+expect_fail "missing .sigmf-data" "nodata.sigmf-data" nodata.sigmf-meta out/o --taps taps.txt
+
+{ cat good.sigmf-data; printf 'x'; } >odd.sigmf-data
+cp good.sigmf-meta odd.sigmf-meta
+expect_fail "size not a multiple (SigMF)" "not a multiple" odd.sigmf-meta out/o --taps taps.txt
+{ cat good.cf32; printf 'xyz'; } >odd.cf32
+expect_fail "size not a multiple (raw)" "not a multiple" odd.cf32 out/o.cf32 --taps taps.txt
+
+expect_fail "skip past the end" "past the end" good.cf32 out/o.cf32 --taps taps.txt --skip 1000
+expect_fail "count past the end" "past the end" good.cf32 out/o.cf32 --taps taps.txt \
+  --skip 10 --count 991
+expect_fail "seconds without a rate" "sample rate" good.cf32 out/o.cf32 --taps taps.txt \
+  --skip 0.5s
+expect_fail "skip in seconds past the end" "past the end" good.cf32 out/o.cf32 \
+  --taps taps.txt --rate 1000 --skip 2s
+
+expect_fail "missing taps file" "nothere.txt" good.cf32 out/o.cf32 --taps nothere.txt
+printf '0.1\nabc\n' >garbage.txt
+expect_fail "unreadable taps" "garbage.txt" good.cf32 out/o.cf32 --taps garbage.txt
+head -c 13 good.cf32 >odd_taps.cf32
+expect_fail "complex taps of a bad size" "odd_taps.cf32" good.cf32 out/o.cf32 --taps odd_taps.cf32
+"$REF" gen real.f32 rf32_le 100 4
+expect_fail "complex taps on a real capture" "complex taps" real.f32 out/o.f32 --taps good.cf32
+
+expect_fail "missing input" "missing.cf32" missing.cf32 out/o.cf32 --taps taps.txt
+expect_fail "SigMF archive" "archives" rec.sigmf out/o --taps taps.txt
+expect_fail "complex to real" "do not mix" good.cf32 out/o.f32 --taps taps.txt
+expect_fail "--format contradicts core:datatype" "contradicts" good.sigmf-meta out/o \
+  --format cu8 --taps taps.txt
+
+# Usage errors (exit 1): a bad datatype name, capture options on audio.
+run filter good.cf32 out/o.cf32 --taps taps.txt --format cs16
+expect_status 1 "--format cs16"
+check "--format names the bad datatype" grep -q "unknown datatype 'cs16'" stderr.txt
+cp good.cf32 rec.iq
+run filter rec.iq out/o.cf32 --taps taps.txt --skip 1
+expect_status 1 "capture option on an unknown extension"
+check "points to --format" grep -q -- "--format" stderr.txt
+gen audio.wav --frames 100 --channels 1 --rate 8000 --signal noise
+run filter audio.wav out/o.wav --taps taps.txt --skip 10
+expect_status 1 "--skip on audio"
+run filter good.cf32 out/o.cf32 --taps taps.txt --subtype pcm16
+expect_status 1 "--subtype on a capture"
+run filter good.cf32 out/o.cf32 --taps taps.txt --skip 1x
+expect_status 1 "--skip 1x"
+
+# An existing output is not replaced without -y.
+"$REF" gen exists.cf32 cf32_le 10 3
+cp exists.cf32 exists.bak
+run filter good.cf32 exists.cf32 --taps taps.txt
+expect_status 2 "existing output"
+check "existing output untouched" cmp -s exists.cf32 exists.bak
+
+finish
