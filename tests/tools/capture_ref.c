@@ -254,9 +254,15 @@ static int compare(int argc, char **argv) {
   double oo = o.has_out_offset ? o.out_offset : default_offset(&ot);
   size_t in_size, out_size;
   unsigned char *ib = read_file(argv[4], &in_size), *ob = read_file(argv[2], &out_size);
-  double *hr, *hi;
-  long m;
-  if (!ib || !ob || read_taps(argv[6], &hr, &hi, &m) != 0 || m < 1) return 2;
+  double *hr = NULL, *hi = NULL;
+  long m = 0;
+  if (!ib || !ob || read_taps(argv[6], &hr, &hi, &m) != 0 || m < 1) {
+    free(ib);
+    free(ob);
+    free(hr);
+    free(hi);
+    return 2;
+  }
   int comps = it.is_complex ? 2 : 1, ch = o.channels;
   long long in_frames = (long long)(in_size / ((size_t)it.bytes * (size_t)comps * (size_t)ch));
   long long n = o.count >= 0 ? o.count : in_frames - o.skip;
@@ -305,6 +311,10 @@ static int compare(int argc, char **argv) {
   double err =
       ot.kind == 'f' ? (err_den > 0 ? sqrt(err_num / err_den) : sqrt(err_num)) : worst_code;
   printf("frames=%lld expected=%lld err=%g\n", got, want, err);
+  free(ib);
+  free(ob);
+  free(hr);
+  free(hi);
   if (got != want) return 1;
   if (ot.kind == 'f') return err <= o.max_err ? 0 : 1;
   return bad == 0 ? 0 : 1;
