@@ -7,6 +7,7 @@
  * raised by the shortfall and the filter made again, which grows both the
  * window's beta and the length. */
 #include "design_internal.h"
+#include "bessel_i0.h"
 #include "taps_internal.h"
 
 #include <math.h>
@@ -40,19 +41,6 @@ double design_kaiser_length(double atten, double width, double rate) {
   if (n < 1) n = 1;
   if (fmod(n, 2.0) == 0) n += 1;
   return n;
-}
-
-/* Modified Bessel function of the first kind, order 0: the power series,
- * whose terms are all positive (no cancellation) and which converges for
- * every x; beta <= 21.1 for atten <= 200 needs about 40 terms. */
-static double bessel_i0(double x) {
-  double sum = 1.0, term = 1.0, q = x * x / 4.0;
-  for (int k = 1; k < 500; k++) {
-    term *= q / ((double)k * (double)k);
-    sum += term;
-    if (term < sum * 1e-17) break;
-  }
-  return sum;
 }
 
 /* 2 fc / rate * sinc(2 fc / rate * t): the ideal lowpass at offset t. */

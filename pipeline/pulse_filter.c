@@ -1,6 +1,7 @@
 /* pulse_filter.c - the pulse compressor's template preparation: windows,
  * energy normalisation, the matched filter and the FFT length. */
 #include "error_internal.h"
+#include "bessel_i0.h"
 #include "pulse_internal.h"
 
 #include <math.h>
@@ -17,18 +18,6 @@ int64_t pulse_smooth_size(int64_t n) {
         for (int64_t d = c; d < 2 * n; d *= 7)
           if (d >= n && d < best) best = d;
   return best;
-}
-
-/* Modified Bessel function of the first kind, order 0 (power series; the
- * terms fall fast for the beta <= 50 the API allows). */
-static double bessel_i0(double x) {
-  double sum = 1.0, term = 1.0, q = x * x / 4.0;
-  for (int k = 1; k < 500; k++) {
-    term *= q / ((double)k * (double)k);
-    sum += term;
-    if (term < sum * 1e-17) break;
-  }
-  return sum;
 }
 
 double pulse_window_weight(convoy_pulse_window window, double kaiser_beta, int64_t j, int64_t t) {
