@@ -82,7 +82,25 @@ struct gpu_pulse {
   int log2m;
   int64_t segments, valid;
   float2 *d_tw;
+  float fused_ms[GPU_PULSE_FUSED_SIZES]; /* timed candidates, 0 = not timed */
 };
+
+/* The fused kernel's arguments for the batch d_in -> d_out. */
+static gpu_pulse_fused_args fused_args(const gpu_pulse *p, const float2 *d_in, float2 *d_out) {
+  gpu_pulse_fused_args a;
+  a.in = d_in;
+  a.out = d_out;
+  a.spec = p->d_spec;
+  a.tw = p->d_tw;
+  a.ix = p->ix;
+  a.pulse_len = p->g.pulse_len;
+  a.out_len = p->g.out_len;
+  a.out_start = p->g.out_start;
+  a.taps = p->g.template_len;
+  a.segments = p->segments;
+  a.valid = p->valid;
+  return a;
+}
 
 /* Spectrum of the zero-padded matched filter (T taps at d_h) at n points,
  * times 1/n, into d_spec (n values). */
@@ -100,21 +118,6 @@ static convoy_status filter_spectrum(const float2 *d_h, int64_t taps, int64_t n,
   scale_kernel<<<grid_for(n), 256, 0, s>>>(d_spec, n, (float)(1.0 / (double)n));
   GC_LAUNCHED("pulse: spectrum scale");
   return CONVOY_OK;
-}
-
-/* Fused block size by the model: blocks of M = 2^k with T - 1 < M/2, the
- * one of least FFT work per pulse (segments x M log2 M); 0 when none fits. */
-static int choose_fused(const pulse_geom *g) {
-  int best = 0;
-  double best_cost = 0;
-  for (int k = GPU_PULSE_FUSED_MIN_LOG2; k <= GPU_PULSE_FUSED_MAX_LOG2; k++) {
-    const int64_t m = (int64_t)1 << k;
-    if (2 * (g->template_len - 1) >= m) continue;
-    const int64_t v = m - g->template_len + 1, segs = (g->out_len + v - 1) / v;
-    const double cost = (double)segs * (double)m * (double)k;
-    if (!best || cost < best_cost) best = k, best_cost = cost;
-  }
-  return best;
 }
 
 static convoy_status plan_whole(gpu_pulse *p, char *err, size_t err_size) {
@@ -145,23 +148,36 @@ static convoy_status plan_whole(gpu_pulse *p, char *err, size_t err_size) {
   return CONVOY_OK;
 }
 
-static convoy_status plan_fused(gpu_pulse *p, int log2m, char *err, size_t err_size) {
+/* Spectrum and twiddle buffers are sized for the largest M, so that every
+ * candidate can be timed on them before the chosen one is filled in. */
+static convoy_status plan_fused(gpu_pulse *p, char *err, size_t err_size) {
   const pulse_geom *g = &p->g;
+  const size_t most = (size_t)1 << GPU_PULSE_FUSED_MAX_LOG2;
+  GC_CUDA(cudaMalloc((void **)&p->d_spec, sizeof(float2) * most), "pulse: spectrum buffer");
+  GC_CUDA(cudaMalloc((void **)&p->d_tw, sizeof(float2) * most), "pulse: twiddle table");
+  GC_CUDA(cudaMemsetAsync(p->d_spec, 0, sizeof(float2) * most, p->stream), "pulse: timing");
+  GC_CUDA(cudaMemsetAsync(p->d_tw, 0, sizeof(float2) * most, p->stream), "pulse: timing");
+  GC_CUDA(cudaMemsetAsync(p->d_in, 0, sizeof(float2) * (size_t)(pulse_count(g) * g->pulse_len),
+                          p->stream),
+          "pulse: timing");
+  int log2m = 0;
+  convoy_status st = gpu_pulse_fused_choose(g, fused_args(p, p->d_in, p->d_out), p->stream, &log2m,
+                                            p->fused_ms, err, err_size);
+  if (st != CONVOY_OK) return st;
+  /* the memsets above must not land on the twiddles copied below */
+  GC_CUDA(cudaStreamSynchronize(p->stream), "pulse: timing");
   const int64_t m = (int64_t)1 << log2m;
   p->log2m = log2m;
   p->valid = m - g->template_len + 1;
   p->segments = (g->out_len + p->valid - 1) / p->valid;
   GC_CUDA(gpu_pulse_fused_prepare(log2m), "pulse: fused kernel shared memory");
-  GC_CUDA(cudaMalloc((void **)&p->d_spec, sizeof(float2) * (size_t)m), "pulse: spectrum buffer");
   float2 *tw = (float2 *)malloc(sizeof(float2) * (size_t)m);
   if (!tw)
     return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
                                "pulse: out of host memory");
   const double unit = 3.14159265358979323846 / (double)m; /* 2 pi / 2M */
   for (int64_t i = 0; i < m; i++) tw[i] = make_float2((float)cos(unit * i), (float)-sin(unit * i));
-  cudaError_t e = cudaMalloc((void **)&p->d_tw, sizeof(float2) * (size_t)m);
-  if (e == cudaSuccess)
-    e = cudaMemcpy(p->d_tw, tw, sizeof(float2) * (size_t)m, cudaMemcpyHostToDevice);
+  cudaError_t e = cudaMemcpy(p->d_tw, tw, sizeof(float2) * (size_t)m, cudaMemcpyHostToDevice);
   free(tw);
   GC_CUDA(e, "pulse: twiddle table");
   return CONVOY_OK;
@@ -212,15 +228,15 @@ static convoy_status create_on_device(gpu_pulse *p, gpu_pulse_plan want, char *e
   for (int64_t i = 0; i < p->slices_max; i++)
     GC_CUDA(cudaEventCreateWithFlags(&p->slice_done[i], cudaEventDisableTiming), "pulse: events");
 
-  const int log2m = choose_fused(g);
+  const int log2m = gpu_pulse_fused_model(g);
   if (want == GPU_PULSE_FUSED && !log2m)
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "pulse: no fused GPU plan for a template of %lld samples (at most "
                                "%d)",
                                (long long)g->template_len, (1 << (GPU_PULSE_FUSED_MAX_LOG2 - 1)));
   p->plan = (want == GPU_PULSE_WHOLE || !log2m) ? GPU_PULSE_WHOLE : GPU_PULSE_FUSED;
-  convoy_status st = p->plan == GPU_PULSE_WHOLE ? plan_whole(p, err, err_size)
-                                                : plan_fused(p, log2m, err, err_size);
+  convoy_status st =
+      p->plan == GPU_PULSE_WHOLE ? plan_whole(p, err, err_size) : plan_fused(p, err, err_size);
   if (st != CONVOY_OK) return st;
 
   float2 *d_h = NULL;
@@ -270,19 +286,8 @@ static convoy_status enqueue(gpu_pulse *p, const float2 *d_in, float2 *d_out, cu
   const pulse_geom *g = &p->g;
   const int64_t pulses = pulse_count(g);
   if (p->plan == GPU_PULSE_FUSED) {
-    gpu_pulse_fused_args a;
-    a.in = d_in;
-    a.out = d_out;
-    a.spec = p->d_spec;
-    a.tw = p->d_tw;
-    a.ix = p->ix;
-    a.pulse_len = g->pulse_len;
-    a.out_len = g->out_len;
-    a.out_start = g->out_start;
-    a.taps = g->template_len;
-    a.segments = p->segments;
-    a.valid = p->valid;
-    GC_CUDA(gpu_pulse_fused_launch(p->log2m, a, pulses, s), "pulse: fused kernel");
+    GC_CUDA(gpu_pulse_fused_launch(p->log2m, fused_args(p, d_in, d_out), pulses, s),
+            "pulse: fused kernel");
     return CONVOY_OK;
   }
   const int64_t n = g->fft_size;
@@ -375,10 +380,19 @@ gpu_pulse_plan gpu_pulse_plan_of(const gpu_pulse *p) {
 }
 
 void gpu_pulse_describe(const gpu_pulse *p, char *buf, size_t buf_size) {
-  if (p->plan == GPU_PULSE_FUSED)
-    snprintf(buf, buf_size, "GPU %d fused overlap-save M=%d, %lld segments of %lld per pulse",
-             (int)p->g.device, 1 << p->log2m, (long long)p->segments, (long long)p->valid);
-  else
+  if (p->plan == GPU_PULSE_FUSED) {
+    int n =
+        snprintf(buf, buf_size, "GPU %d fused overlap-save M=%d, %lld segments of %lld per pulse",
+                 (int)p->g.device, 1 << p->log2m, (long long)p->segments, (long long)p->valid);
+    const char *sep = " (timed:";
+    for (int i = 0; i < GPU_PULSE_FUSED_SIZES && n > 0 && (size_t)n < buf_size; i++) {
+      if (p->fused_ms[i] <= 0) continue;
+      n += snprintf(buf + n, buf_size - (size_t)n, "%s M=%d %.3f ms", sep,
+                    1 << (i + GPU_PULSE_FUSED_MIN_LOG2), (double)p->fused_ms[i]);
+      sep = ",";
+    }
+    if (*sep == ',' && n > 0 && (size_t)n < buf_size) snprintf(buf + n, buf_size - (size_t)n, ")");
+  } else
     snprintf(buf, buf_size, "GPU %d cuFFT N=%lld, %lld pulses per batch", (int)p->g.device,
              (long long)p->g.fft_size, (long long)p->group);
 }

@@ -3,17 +3,19 @@
  * implemented in cuda/gpu_pulse*.cu with CUDA, and by
  * pipeline/pulse_gpu_none.c (every call CONVOY_ERR_UNSUPPORTED) without.
  *
- * Two plans, chosen at create by a traffic and flop model:
+ * Two plans; the model picks fused wherever it fits, whole otherwise:
  *   whole   one batched cuFFT C2C of the whole-pulse length N (7-smooth,
  *           >= L + T - 1) over every pulse of the batch: a kernel zero-pads
  *           (and de-interleaves) the input into the FFT buffer, cuFFT
  *           forward, a kernel multiplies by the matched filter's spectrum,
  *           cuFFT inverse, a kernel copies the output window out.
  *   fused   overlap-save with power-of-two blocks of M (2^10 .. 2^13)
- *           complex samples in shared memory, one thread block per
- *           (pulse, block): the block reads its M inputs once, runs forward
- *           FFT, product and inverse FFT without leaving the SM, and writes
- *           its M - T + 1 outputs. Needs T - 1 < M / 2.
+ *           complex samples, one thread block per (pulse, block): the block
+ *           reads its M inputs once, runs forward FFT, product and inverse
+ *           FFT in registers and shared memory, and writes its M - T + 1
+ *           outputs. Needs T - 1 < M / 2. M is chosen at create by timing
+ *           every size that fits on the batch's buffers (a few ms, once per
+ *           geometry and process: cuda/gpu_pulse_choose.cu).
  *
  * Errors: CUDA and cuFFT failures become convoy_status with the CUDA
  * message in err (and CUDA's last error cleared). Functions of one object

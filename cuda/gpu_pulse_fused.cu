@@ -1,9 +1,22 @@
 /*
  * gpu_pulse_fused.cu - the fused overlap-save pulse compression kernel: one
- * thread block per (pulse, segment) runs, in shared memory, the forward FFT
- * of M complex inputs, the product with the matched filter's spectrum and
- * the inverse FFT (as conj(FFT(conj(.)))), with the Stockham passes of
- * gpu_conv_fft_fused.cuh (16 points per thread).
+ * thread block per (pulse, segment) runs the forward FFT of M complex
+ * inputs, the product with the matched filter's spectrum and the inverse FFT
+ * (as conj(FFT(conj(.)))), with the Stockham passes of gpu_conv_fft_fused.cuh
+ * (16 points per thread, T = M / 16 threads).
+ *
+ * Shared memory is crossed only between passes that exchange data:
+ *   - the first forward pass (radix 16) reads its butterflies, inputs
+ *     q + 16^-1 M r, straight from device memory (consecutive threads,
+ *     consecutive samples);
+ *   - the last forward pass leaves bin q + r M/R in register r of butterfly
+ *     q, which is exactly what the first inverse pass of the same radix R
+ *     reads: the spectrum product and that pass run in registers. The
+ *     forward passes are 16, 16, ..., R (R = 16 or the remainder 2, 4, 8),
+ *     the inverse ones R, 16, ..., 16;
+ *   - the last inverse pass (radix 16) writes its outputs, points
+ *     q + r M/16, straight to device memory.
+ * For M = 4096 that is 4 shared-memory round trips instead of 8.
  *
  * Segment s produces outputs o = s V .. s V + V - 1 (V = M - T + 1), that is
  * full-correlation indices n = out_start + o; it reads the window of inputs
@@ -14,48 +27,114 @@
 #include "gpu_conv_fft_fused.cuh"
 #include "gpu_pulse_internal.cuh"
 
+namespace gpf {
+
+/* One FFT of M = 2^LOG2M points, 16 per thread. Passes of radix 16 and one
+ * of radix 2^(LOG2M mod 4) when that is not 1: last in the forward order,
+ * first in the inverse (REV) order. Members as gf::shape. */
+template <int LOG2M, bool REV> struct pshape {
+  static constexpr int log2m = LOG2M;
+  static constexpr int M = 1 << LOG2M, E = 16, T = M / E;
+  static constexpr int full = LOG2M / 4, rem = LOG2M % 4;
+  static constexpr int passes = full + (rem ? 1 : 0);
+  static constexpr __host__ __device__ int log2_radix(int p) {
+    return REV ? (rem && p == 0 ? rem : 4) : (p < full ? 4 : rem);
+  }
+  static constexpr __host__ __device__ int log2_ns(int p) {
+    return REV ? (rem && p > 0 ? rem + 4 * (p - 1) : 4 * p) : 4 * p;
+  }
+  static constexpr int buf_elems = M + (M >> 4);
+  static constexpr __host__ __device__ int at(int i) { return i + (i >> 4); }
+  static_assert(passes >= 3, "at least three passes");
+};
+
+} // namespace gpf
+
 namespace {
 
-constexpr int kLog2E = 4; /* 16 points per thread */
+using gpf::pshape;
+
+/* Passes P .. END-1 through shared memory. */
+template <class S, int P, int END>
+__device__ __forceinline__ void smem_passes(int t, float2 *v, float2 *buf, const float2 *tw) {
+  if constexpr (P < END) {
+    gf::load_smem<S, P>(t, v, buf);
+    __syncthreads();
+    gf::butterflies<S, P>(t, v, tw);
+    gf::store_smem<S, P>(t, v, buf);
+    __syncthreads();
+    smem_passes<S, P + 1, END>(t, v, buf, tw);
+  }
+}
+
+/* Threads per SM the register budget is set for: 1024 (64 registers, no
+ * spills) except M = 4096, whose radix-16 meeting passes spill below 128
+ * registers and run fastest at 512 threads (H200: 0.227 ms against 0.301
+ * at 768 and 0.397 at 1024 on the radar case). */
+template <int LOG2M> constexpr int threads_per_sm() {
+  return LOG2M == 12 ? 512 : 1024;
+}
 
 template <int LOG2M>
-__global__ void __launch_bounds__(gf::shape<LOG2M, kLog2E>::T)
+__global__ void __launch_bounds__(pshape<LOG2M, false>::T,
+                                  threads_per_sm<LOG2M>() / pshape<LOG2M, false>::T)
     pulse_fused_kernel(const gpu_pulse_fused_args a) {
-  using S = gf::shape<LOG2M, kLog2E>;
+  using F = pshape<LOG2M, false>;
+  using I = pshape<LOG2M, true>;
+  constexpr int M = F::M, T = F::T, LF = F::passes - 1, LI = I::passes - 1;
+  constexpr int RL = 1 << F::log2_radix(LF), BL = 16 / RL; /* the meeting passes */
+  static_assert(F::log2_radix(0) == 4 && I::log2_radix(LI) == 4, "radix-16 ends");
+  static_assert(I::log2_radix(0) == F::log2_radix(LF), "meeting passes of one radix");
   extern __shared__ float2 pf_buf[];
-  const int64_t t = blockIdx.x / a.segments, s = blockIdx.x - t * a.segments;
+  const int64_t t_pulse = blockIdx.x / a.segments, s = blockIdx.x - t_pulse * a.segments;
   const int64_t stride = a.ix.stride();
-  const float2 *x = a.in + a.ix.base(t, a.pulse_len);
-  const int64_t w0 = a.out_start + s * a.valid - (a.taps - 1);
   const int tid = (int)threadIdx.x;
+  float2 v[16];
+
+  /* forward pass 0 from device memory: butterfly tid, points tid + r T */
+  const float2 *x = a.in + a.ix.base(t_pulse, a.pulse_len);
+  const int64_t w0 = a.out_start + s * a.valid - (a.taps - 1);
 #pragma unroll
-  for (int j = 0; j < S::E; j++) {
-    const int i = tid + j * S::T;
-    const int64_t m = w0 + i;
-    pf_buf[S::at(i)] = (m >= 0 && m < a.pulse_len) ? __ldg(x + m * stride) : make_float2(0.f, 0.f);
+  for (int r = 0; r < 16; r++) {
+    const int64_t m = w0 + tid + r * T;
+    v[r] = (m >= 0 && m < a.pulse_len) ? __ldg(x + m * stride) : make_float2(0.f, 0.f);
   }
+  gf::butterflies<F, 0>(tid, v, a.tw);
+  gf::store_smem<F, 0>(tid, v, pf_buf);
   __syncthreads();
-  gf::block_exec<S::E> ex;
-  gf::forward_passes<S, 0>(ex, pf_buf, a.tw);
+  smem_passes<F, 1, LF>(tid, v, pf_buf, a.tw);
+
+  /* last forward pass, product, first inverse pass, in registers */
+  gf::load_smem<F, LF>(tid, v, pf_buf);
+  __syncthreads();
+  gf::butterflies<F, LF>(tid, v, a.tw);
 #pragma unroll
-  for (int j = 0; j < S::E; j++) {
-    const int i = tid + j * S::T;
-    pf_buf[S::at(i)] = gf::cconj(gf::cmul(pf_buf[S::at(i)], __ldg(a.spec + i)));
-  }
+  for (int b = 0; b < BL; b++)
+#pragma unroll
+    for (int r = 0; r < RL; r++) {
+      const int k = tid + b * T + r * (M / RL);
+      v[b * RL + r] = gf::cconj(gf::cmul(v[b * RL + r], __ldg(a.spec + k)));
+    }
+  gf::butterflies<I, 0>(tid, v, a.tw);
+  gf::store_smem<I, 0>(tid, v, pf_buf);
   __syncthreads();
-  gf::forward_passes<S, 0>(ex, pf_buf, a.tw);
-  float2 *y = a.out + a.ix.base(t, a.out_len);
+  smem_passes<I, 1, LI>(tid, v, pf_buf, a.tw);
+
+  /* last inverse pass to device memory: butterfly tid, points tid + r T */
+  gf::load_smem<I, LI>(tid, v, pf_buf);
+  gf::butterflies<I, LI>(tid, v, a.tw);
+  float2 *y = a.out + a.ix.base(t_pulse, a.out_len);
   const int64_t o0 = s * a.valid - (a.taps - 1); /* output index of circular position 0 */
 #pragma unroll
-  for (int j = 0; j < S::E; j++) {
-    const int i = tid + j * S::T;
+  for (int r = 0; r < 16; r++) {
+    const int i = tid + r * T;
     const int64_t o = o0 + i;
-    if (i >= a.taps - 1 && o < a.out_len) y[o * stride] = gf::cconj(pf_buf[S::at(i)]);
+    if (i >= a.taps - 1 && o < a.out_len) y[o * stride] = gf::cconj(v[r]);
   }
 }
 
 template <int LOG2M> constexpr size_t smem_bytes() {
-  return sizeof(float2) * (size_t)gf::shape<LOG2M, kLog2E>::buf_elems;
+  return sizeof(float2) * (size_t)pshape<LOG2M, false>::buf_elems;
 }
 
 template <int LOG2M> cudaError_t prepare() {
@@ -67,7 +146,7 @@ template <int LOG2M> cudaError_t prepare() {
 template <int LOG2M>
 cudaError_t launch(const gpu_pulse_fused_args &a, int64_t blocks, cudaStream_t stream) {
   pulse_fused_kernel<LOG2M>
-      <<<(unsigned)blocks, gf::shape<LOG2M, kLog2E>::T, smem_bytes<LOG2M>(), stream>>>(a);
+      <<<(unsigned)blocks, pshape<LOG2M, false>::T, smem_bytes<LOG2M>(), stream>>>(a);
   return cudaGetLastError();
 }
 

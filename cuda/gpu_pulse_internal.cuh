@@ -43,11 +43,29 @@ struct gpu_pulse_fused_args {
 #define GPU_PULSE_FUSED_MIN_LOG2 10
 #define GPU_PULSE_FUSED_MAX_LOG2 13
 
+/* Block sizes the fused kernel supports, as log2 M. */
+#define GPU_PULSE_FUSED_SIZES (GPU_PULSE_FUSED_MAX_LOG2 - GPU_PULSE_FUSED_MIN_LOG2 + 1)
+
 /* Sets the kernel's shared memory limit (once per device is enough). */
 cudaError_t gpu_pulse_fused_prepare(int log2m);
 
 /* Launches one block per (pulse, segment): pulses * a.segments blocks. */
 cudaError_t gpu_pulse_fused_launch(int log2m, const gpu_pulse_fused_args &a, int64_t pulses,
                                    cudaStream_t stream);
+
+/* The model's block size: least FFT work per pulse (segments x M log2 M)
+ * among the M = 2^k with T - 1 < M / 2; 0 when none fits. */
+int gpu_pulse_fused_model(const pulse_geom *g);
+
+/* The block size by timing (cuda/gpu_pulse_choose.cu): runs the kernel for
+ * every M that fits, with a's buffers, index and lengths (segments and
+ * valid are set per M here), on stream s, and writes log2 M to *log2m (the
+ * model's when fewer than two fit, 0 when none) and each candidate's time
+ * in ms to ms[log2m - GPU_PULSE_FUSED_MIN_LOG2] (0 where not timed; an
+ * array of GPU_PULSE_FUSED_SIZES). Synchronises s. Remembered per process
+ * and geometry; thread-safe. */
+convoy_status gpu_pulse_fused_choose(const pulse_geom *g, const gpu_pulse_fused_args &a,
+                                     cudaStream_t s, int *log2m, float *ms, char *err,
+                                     size_t err_size);
 
 #endif /* CONVOY_GPU_PULSE_INTERNAL_CUH */
