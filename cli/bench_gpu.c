@@ -60,15 +60,36 @@ static uint64_t next_u64(uint64_t *x) {
   return *x;
 }
 
-static double input_at(const gpu_state *g, int64_t i) {
-  if (g->fmt == CONVOY_FORMAT_S16) return (double)((const int16_t *)g->h_in)[i] / 32768.0;
-  return (double)((const float *)g->h_in)[i];
+/* Sample i of buf, which holds fmt, at full scale +-1 (include/convoy.h). */
+static double value_at(const void *buf, convoy_sample_format fmt, int64_t i) {
+  switch (fmt) {
+  case CONVOY_FORMAT_S16:
+    return (double)((const int16_t *)buf)[i] / 32768.0;
+  case CONVOY_FORMAT_S8:
+    return (double)((const int8_t *)buf)[i] / 128.0;
+  case CONVOY_FORMAT_U8:
+    return ((double)((const uint8_t *)buf)[i] - 128.0) / 128.0;
+  default:
+    return (double)((const float *)buf)[i];
+  }
 }
 
-/* Sample i of out, which holds fmt (F32, or S16 codes). */
-static double output_at(const void *out, convoy_sample_format fmt, int64_t i) {
-  if (fmt == CONVOY_FORMAT_S16) return (double)((const int16_t *)out)[i] / 32768.0;
-  return (double)((const float *)out)[i];
+static double input_at(const gpu_state *g, int64_t i) {
+  return value_at(g->h_in, g->fmt, i);
+}
+
+/* A short name for the report. */
+static const char *format_name(convoy_sample_format fmt) {
+  switch (fmt) {
+  case CONVOY_FORMAT_S16:
+    return "pcm16";
+  case CONVOY_FORMAT_S8:
+    return "int8 (ci8)";
+  case CONVOY_FORMAT_U8:
+    return "uint8 (cu8)";
+  default:
+    return "float32";
+  }
 }
 
 /* Worst error at CHECKS random outputs among the first `frames` frames of
@@ -77,7 +98,9 @@ static double output_at(const void *out, convoy_sample_format fmt, int64_t i) {
  * Integer output is allowed its half-LSB rounding on top. */
 static double spot_check(gpu_state *g, const float *taps, int64_t m, const void *out,
                          convoy_sample_format out_fmt, int64_t frames) {
-  const double rounding = out_fmt == CONVOY_FORMAT_S16 ? 0.5 / 32768.0 : 0.0;
+  const double rounding = out_fmt == CONVOY_FORMAT_F32   ? 0.0
+                          : out_fmt == CONVOY_FORMAT_S16 ? 0.5 / 32768.0
+                                                         : 0.5 / 128.0;
   double worst = 0.0;
   for (int k = 0; k < CHECKS; k++) {
     int64_t f = (int64_t)(next_u64(&g->rng) % (uint64_t)frames);
@@ -89,7 +112,7 @@ static double spot_check(gpu_state *g, const float *taps, int64_t m, const void 
       ref += term;
       mag += fabs(term);
     }
-    double d = fabs(output_at(out, out_fmt, f * g->channels + c) - ref) - rounding;
+    double d = fabs(value_at(out, out_fmt, f * g->channels + c) - ref) - rounding;
     double e = (d > 0 ? d : 0.0) / (mag > 0 ? mag : 1.0);
     if (!(e <= worst)) worst = e; /* NaN sticks */
   }
@@ -132,9 +155,15 @@ static int gpu_state_init(gpu_state *g, const bench_settings *s, int64_t frames,
     return -1;
   }
   bench_fill_noise(x, g->samples, SIGNAL_SEED, SIGNAL_AMPLITUDE);
-  if (fmt == CONVOY_FORMAT_S16) {
-    int16_t *q = g->h_in;
-    for (size_t i = 0; i < n; i++) q[i] = (int16_t)lrintf(x[i] * 32767.0f);
+  if (fmt != CONVOY_FORMAT_F32) {
+    for (size_t i = 0; i < n; i++) {
+      if (fmt == CONVOY_FORMAT_S16)
+        ((int16_t *)g->h_in)[i] = (int16_t)lrintf(x[i] * 32767.0f);
+      else if (fmt == CONVOY_FORMAT_S8)
+        ((int8_t *)g->h_in)[i] = (int8_t)lrintf(x[i] * 127.0f);
+      else
+        ((uint8_t *)g->h_in)[i] = (uint8_t)(lrintf(x[i] * 127.0f) + 128);
+    }
     free(x);
   }
   memset(g->h_out, 0, out_n * sizeof(float));
@@ -168,9 +197,8 @@ static int gpu_state_init(gpu_state *g, const bench_settings *s, int64_t frames,
            (int)info.copy_engines, (int)info.driver_version, (int)info.runtime_version);
   printf("signal   %lld frames x %d channel%s %s (%lld samples), pinned host buffers (%s, %.2f s "
          "to allocate)\n",
-         (long long)frames, (int)g->channels, g->channels == 1 ? "" : "s",
-         fmt == CONVOY_FORMAT_S16 ? "pcm16" : "float32", (long long)g->samples,
-         convoy_host_is_pinned(g->h_in) ? "pinned" : "NOT pinned", t_alloc);
+         (long long)frames, (int)g->channels, g->channels == 1 ? "" : "s", format_name(fmt),
+         (long long)g->samples, convoy_host_is_pinned(g->h_in) ? "pinned" : "NOT pinned", t_alloc);
   printf("bus      pinned %.0f MiB: H2D %.1f GB/s, D2H %.1f GB/s alone; both at once H2D %.1f + "
          "D2H %.1f = %.1f GB/s\n",
          (double)(n * sizeof(float)) / 1048576.0, g->bus.h2d, g->bus.d2h, g->bus.bi_h2d,
@@ -371,8 +399,7 @@ int bench_gpu_run(const bench_settings *s, int64_t gpu_frames, convoy_sample_for
       printf("\nGPU host to host (convoy_stream_process_to from pinned buffers, %s in and out, "
              "calls of %lld frames, + flush;\nbus = both-ways pinned bandwidth over %.0f bytes a "
              "sample = %.2f GS/s)",
-             fmt == CONVOY_FORMAT_S16 ? "pcm16" : "float32", (long long)g.call, 2.0 * width,
-             bus_limit);
+             format_name(fmt), (long long)g.call, 2.0 * width, bus_limit);
       print_title("", "bus");
     }
     for (int i = 0; i < s->n_taps; i++) {

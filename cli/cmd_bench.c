@@ -55,8 +55,10 @@ static const char usage_text[] =
     "  --threads N      CPU threads for the engines (default: all)\n"
     "  --chunk N        frames per process() call (default 2^20; GPU engines:\n"
     "                   the whole signal)\n"
-    "  --format F       GPU engines' input samples: f32 or s16 (pcm16, converted\n"
-    "                   on the GPU); default f32\n"
+    "  --format F       GPU engines' samples in and out: f32, s16 (pcm16), s8 or\n"
+    "                   u8 (ci8/cu8 captures: with --channels 2 the layout of one\n"
+    "                   complex channel), converted and quantized on the GPU;\n"
+    "                   default f32\n"
     "  --limit S        skip a combination whose runs would take over S seconds\n"
     "                   (default 20)\n"
     "  --file           also time file to file: a 48 kHz WAV of the same signal\n"
@@ -209,8 +211,12 @@ static int parse_options(int argc, char **argv, bench_settings *s) {
         s->format = CONVOY_FORMAT_F32;
       else if (strcmp(v, "s16") == 0)
         s->format = CONVOY_FORMAT_S16;
+      else if (strcmp(v, "s8") == 0)
+        s->format = CONVOY_FORMAT_S8;
+      else if (strcmp(v, "u8") == 0)
+        s->format = CONVOY_FORMAT_U8;
       else
-        rc = diag_usage(p.cmd, "%s: '%s' is not f32 or s16", p.current, v);
+        rc = diag_usage(p.cmd, "%s: '%s' is not f32, s16, s8 or u8", p.current, v);
       break;
     case OPT_CHANNELS:
       rc = arg_int64(&p, v, 1, CONVOY_MAX_CHANNELS, &n) ? CLI_EXIT_USAGE : 0;
