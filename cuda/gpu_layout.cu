@@ -47,31 +47,64 @@ __global__ void deinterleave_kernel(const T *__restrict__ raw, int32_t channels,
   }
 }
 
+/* e^{-j 2 pi shift m} from frac(shift m) of the exact product (fma error
+ * term), m < 2^53. */
+__device__ __forceinline__ void rotation(double shift, int64_t m, double *wr, double *wi) {
+  const double dm = (double)m;
+  const double prod = shift * dm;
+  const double e = fma(shift, dm, -prod);
+  double r = (prod - floor(prod)) + e;
+  r -= floor(r);
+  sincospi(-2.0 * r, wi, wr);
+}
+
+/* Output frame f of one thread's channels [c0, c1) through pick into v[]. */
+__device__ __forceinline__ void pick_frame(const float *__restrict__ planar, int64_t stride,
+                                           int32_t c0, int32_t c1, int64_t f, const gp_pick &pick,
+                                           float *v) {
+  const int64_t at = pick.first + f * pick.step;
+  for (int32_t c = c0; c < c1; c++) v[c - c0] = planar[c * stride + at];
+  if (pick.shift == 0.0) return;
+  double wr, wi;
+  rotation(pick.shift, (pick.n0 + f) * pick.step, &wr, &wi);
+  for (int32_t c = c0; c + 1 < c1; c += 2) {
+    const double xr = v[c - c0], xi = v[c + 1 - c0];
+    v[c - c0] = (float)(xr * wr - xi * wi);
+    v[c + 1 - c0] = (float)(xr * wi + xi * wr);
+  }
+}
+
 __global__ void interleave_kernel(const float *__restrict__ planar, int64_t stride,
-                                  int32_t channels, int64_t frames, float *__restrict__ out) {
+                                  int32_t channels, int64_t frames, gp_pick pick,
+                                  float *__restrict__ out) {
   const int32_t c0 = (int32_t)blockIdx.y * kChannelsPerThread;
   const int32_t c1 = min(channels, c0 + kChannelsPerThread);
+  float v[kChannelsPerThread];
   for (int64_t f = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; f < frames;
        f += (int64_t)gridDim.x * blockDim.x) {
     float *dst = out + f * channels;
-    for (int32_t c = c0; c < c1; c++) dst[c] = planar[c * stride + f];
+    pick_frame(planar, stride, c0, c1, f, pick, v);
+    for (int32_t c = c0; c < c1; c++) dst[c] = v[c - c0];
   }
 }
 
 template <typename T>
-__global__ void
-interleave_quantize_kernel(const float *__restrict__ planar, int64_t stride, int32_t channels,
-                           int64_t frames, output_spec o, double full, int32_t step, int32_t bias,
-                           uint64_t first_index, T *__restrict__ out, unsigned long long *tally) {
+__global__ void interleave_quantize_kernel(const float *__restrict__ planar, int64_t stride,
+                                           int32_t channels, int64_t frames, gp_pick pick,
+                                           output_spec o, double full, int32_t step, int32_t bias,
+                                           uint64_t first_index, T *__restrict__ out,
+                                           unsigned long long *tally) {
   const int32_t c0 = (int32_t)blockIdx.y * kChannelsPerThread;
   const int32_t c1 = min(channels, c0 + kChannelsPerThread);
   unsigned long long clipped = 0;
   float peak = 0.0f;
+  float v[kChannelsPerThread];
   for (int64_t f = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; f < frames;
        f += (int64_t)gridDim.x * blockDim.x) {
     T *dst = out + f * channels;
+    pick_frame(planar, stride, c0, c1, f, pick, v);
     for (int32_t c = c0; c < c1; c++) {
-      const float x = planar[c * stride + f];
+      const float x = v[c - c0];
       const float ax = fabsf(x);
       if (ax > peak) peak = ax; /* false for NaN */
       const uint64_t index = first_index + (uint64_t)f * (uint64_t)channels + (uint64_t)c;
@@ -138,9 +171,16 @@ convoy_status gp_deinterleave(convoy_sample_format fmt, const void *raw, int32_t
 
 convoy_status gp_interleave(const float *planar, int64_t stride, int32_t channels, int64_t frames,
                             float *out, cudaStream_t stream, char *err, size_t err_size) {
+  return gp_interleave_pick(planar, stride, channels, frames, gp_pick{0, 1, 0.0, 0}, out, stream,
+                            err, err_size);
+}
+
+convoy_status gp_interleave_pick(const float *planar, int64_t stride, int32_t channels,
+                                 int64_t frames, const gp_pick &pick, float *out,
+                                 cudaStream_t stream, char *err, size_t err_size) {
   if (frames <= 0) return CONVOY_OK;
   interleave_kernel<<<grid_for(frames, channels), kThreads, 0, stream>>>(planar, stride, channels,
-                                                                         frames, out);
+                                                                         frames, pick, out);
   GP_CUDA(cudaGetLastError(), "interleave kernel launch");
   return CONVOY_OK;
 }
@@ -149,6 +189,15 @@ convoy_status gp_interleave_quantize(const float *planar, int64_t stride, int32_
                                      int64_t frames, const output_spec &o, uint64_t first_index,
                                      void *out, unsigned long long *tally, cudaStream_t stream,
                                      char *err, size_t err_size) {
+  return gp_interleave_quantize_pick(planar, stride, channels, frames, gp_pick{0, 1, 0.0, 0}, o,
+                                     first_index, out, tally, stream, err, err_size);
+}
+
+convoy_status gp_interleave_quantize_pick(const float *planar, int64_t stride, int32_t channels,
+                                          int64_t frames, const gp_pick &pick, const output_spec &o,
+                                          uint64_t first_index, void *out,
+                                          unsigned long long *tally, cudaStream_t stream, char *err,
+                                          size_t err_size) {
   if (frames <= 0) return CONVOY_OK;
   const double full = ldexp(1.0, o.bits - 1);
   const int container = 8 * (int)convoy_sample_format_bytes(o.fmt);
@@ -156,17 +205,21 @@ convoy_status gp_interleave_quantize(const float *planar, int64_t stride, int32_
   const int32_t bias = o.fmt == CONVOY_FORMAT_U8 ? 128 : 0; /* U8: offset binary */
   const dim3 grid = grid_for(frames, channels);
   if (o.fmt == CONVOY_FORMAT_S16)
-    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(
-        planar, stride, channels, frames, o, full, step, 0, first_index, (int16_t *)out, tally);
+    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(planar, stride, channels, frames,
+                                                              pick, o, full, step, 0, first_index,
+                                                              (int16_t *)out, tally);
   else if (o.fmt == CONVOY_FORMAT_S32)
-    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(
-        planar, stride, channels, frames, o, full, step, 0, first_index, (int32_t *)out, tally);
+    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(planar, stride, channels, frames,
+                                                              pick, o, full, step, 0, first_index,
+                                                              (int32_t *)out, tally);
   else if (o.fmt == CONVOY_FORMAT_S8)
-    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(
-        planar, stride, channels, frames, o, full, step, 0, first_index, (int8_t *)out, tally);
+    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(planar, stride, channels, frames,
+                                                              pick, o, full, step, 0, first_index,
+                                                              (int8_t *)out, tally);
   else if (o.fmt == CONVOY_FORMAT_U8)
-    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(
-        planar, stride, channels, frames, o, full, step, bias, first_index, (uint8_t *)out, tally);
+    interleave_quantize_kernel<<<grid, kThreads, 0, stream>>>(planar, stride, channels, frames,
+                                                              pick, o, full, step, bias,
+                                                              first_index, (uint8_t *)out, tally);
   else
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "integer output format expected, got %d", (int)o.fmt);

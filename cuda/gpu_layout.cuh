@@ -42,4 +42,29 @@ convoy_status gp_interleave_quantize(const float *planar, int64_t stride, int32_
                                      void *out, unsigned long long *tally, cudaStream_t stream,
                                      char *err, size_t err_size);
 
+/* Decimation and frequency shift of the output pass (convoy.h, "Decimation
+ * and frequency shift"): output frame f is planar frame first + f * step,
+ * and with shift != 0 every row pair (2c, 2c + 1) is a complex value
+ * multiplied by e^{-j 2 pi shift m}, m = (n0 + f) * step its absolute
+ * full-rate index (a phase from the exact product in double precision, so a
+ * frame's bits depend on m only, never on the chunk it came in). The
+ * identity is {0, 1, 0.0, 0}. */
+struct gp_pick {
+  int64_t first; /* planar frame of output frame 0, >= 0 */
+  int64_t step;  /* D >= 1 */
+  double shift;  /* cycles per input frame; 0: none (then channels may be odd) */
+  int64_t n0;    /* absolute decimated index of output frame 0 */
+};
+
+/* gp_interleave and gp_interleave_quantize through a gp_pick: frames counts
+ * output frames; planar must hold first + (frames - 1) * step + 1 frames. */
+convoy_status gp_interleave_pick(const float *planar, int64_t stride, int32_t channels,
+                                 int64_t frames, const gp_pick &pick, float *out,
+                                 cudaStream_t stream, char *err, size_t err_size);
+convoy_status gp_interleave_quantize_pick(const float *planar, int64_t stride, int32_t channels,
+                                          int64_t frames, const gp_pick &pick, const output_spec &o,
+                                          uint64_t first_index, void *out,
+                                          unsigned long long *tally, cudaStream_t stream, char *err,
+                                          size_t err_size);
+
 #endif /* CONVOY_GPU_LAYOUT_CUH */

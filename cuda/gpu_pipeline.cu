@@ -140,6 +140,8 @@ struct gpu_pipeline {
   int64_t launched = 0;  /* chunks launched since reset */
   int64_t harvested = 0; /* chunks whose output was handed out */
   int64_t pending = 0;   /* frames staged for chunk `launched` */
+  int64_t decim = 1;     /* D: keep full-rate outputs at multiples of D */
+  double shift = 0.0;    /* output rotation, cycles per input frame */
   output_spec out = {CONVOY_FORMAT_F32, 0, 0, 0};
   /* Integer output, device memory: clipped samples and peak |x| (float
    * bits) of every chunk computed since create or reset, added to by the
@@ -176,6 +178,23 @@ static int64_t out_frame_bytes(const gpu_pipeline *p) {
   return frame_bytes(p, p->out.fmt);
 }
 
+/* Decimation or shift: the output pass always goes through d_outi. */
+static bool picking(const gpu_pipeline *p) {
+  return p->decim > 1 || p->shift != 0.0;
+}
+
+/* ceil(a / d), a >= 0. */
+static int64_t ceil_div(int64_t a, int64_t d) {
+  return a / d + (a % d != 0);
+}
+
+/* Kept frames among n full-rate outputs from absolute index pos. */
+static int64_t kept(const gpu_pipeline *p, int64_t pos, int64_t n) {
+  if (n <= 0) return 0;
+  const int64_t end = n > INT64_MAX - pos ? INT64_MAX : pos + n;
+  return ceil_div(end, p->decim) - ceil_div(pos, p->decim);
+}
+
 /* Waits for the outstanding transfers that touch caller memory. */
 static convoy_status finish_call(gpu_pipeline *p, char *err, size_t err_size) {
   for (int32_t i = 0; i < p->streams; i++) {
@@ -205,7 +224,8 @@ static void drain(gpu_pipeline *p) {
 /* Hands the oldest launched chunk's output to ctx (in order). */
 static convoy_status harvest(gpu_pipeline *p, out_ctx *ctx, char *err, size_t err_size) {
   slot &s = p->slots[p->harvested % p->streams];
-  const void *src = p->channels > 1 || integer_output(p) ? s.d_outi : (const void *)s.d_out;
+  const void *src =
+      p->channels > 1 || integer_output(p) || picking(p) ? s.d_outi : (const void *)s.d_out;
   const size_t bytes = (size_t)(s.keep * out_frame_bytes(p));
   unsigned char *dst = ctx->out + ctx->delivered * out_frame_bytes(p);
   if (bytes > 0) {
@@ -300,14 +320,20 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
   st = gpu_conv_run(p->conv, i, s.d_in, p->in_stride, s.d_out, p->out_stride, n_out, s.stream, err,
                     err_size);
   if (st != CONVOY_OK) return st;
+  /* The kept frames of this chunk's keep full-rate outputs: a fixed grid of
+   * multiples of D from the start of the stream, whatever C is. */
+  const int64_t start = p->launched * p->chunk;
+  gp_pick pick = {(p->decim - start % p->decim) % p->decim, p->decim, p->shift, 0};
+  pick.n0 = (start + pick.first) / p->decim;
+  keep = kept(p, start, keep);
   if (integer_output(p)) {
-    const uint64_t first = (uint64_t)p->launched * (uint64_t)p->chunk * (uint64_t)p->channels;
-    st = gp_interleave_quantize(s.d_out, p->out_stride, p->channels, keep, p->out, first, s.d_outi,
-                                p->d_tally, s.stream, err, err_size);
+    const uint64_t first = (uint64_t)pick.n0 * (uint64_t)p->channels;
+    st = gp_interleave_quantize_pick(s.d_out, p->out_stride, p->channels, keep, pick, p->out, first,
+                                     s.d_outi, p->d_tally, s.stream, err, err_size);
     if (st != CONVOY_OK) return st;
-  } else if (p->channels > 1) {
-    st = gp_interleave(s.d_out, p->out_stride, p->channels, keep, (float *)s.d_outi, s.stream, err,
-                       err_size);
+  } else if (p->channels > 1 || picking(p)) {
+    st = gp_interleave_pick(s.d_out, p->out_stride, p->channels, keep, pick, (float *)s.d_outi,
+                            s.stream, err, err_size);
     if (st != CONVOY_OK) return st;
   }
   GP_CUDA(cudaEventRecord(s.ev_computed, s.stream), "cudaEventRecord");
@@ -447,7 +473,7 @@ extern "C" int64_t gpu_pipeline_max_output(const gpu_pipeline *p, int64_t in_fra
   if (!p || in_frames < 0) return 0;
   const int64_t held = (p->launched - p->harvested) * p->chunk + p->pending;
   const int64_t total = in_frames > INT64_MAX - held ? INT64_MAX : held + in_frames;
-  return total / p->chunk * p->chunk;
+  return kept(p, p->harvested * p->chunk, total / p->chunk * p->chunk);
 }
 
 extern "C" output_tally gpu_pipeline_output_tally(const gpu_pipeline *p) {
@@ -468,11 +494,13 @@ extern "C" output_tally gpu_pipeline_output_tally(const gpu_pipeline *p) {
 }
 
 extern "C" int64_t gpu_pipeline_flush_frames(const gpu_pipeline *p) {
-  return p ? (p->launched - p->harvested) * p->chunk + p->pending + p->hist : 0;
+  if (!p) return 0;
+  return kept(p, p->harvested * p->chunk,
+              (p->launched - p->harvested) * p->chunk + p->pending + p->hist);
 }
 
 extern "C" int64_t gpu_pipeline_latency(const gpu_pipeline *p) {
-  return p ? (p->streams + 1) * p->chunk - 1 : 0;
+  return p ? (p->streams + 1) * p->chunk - 1 + (p->decim - 1) : 0;
 }
 
 extern "C" gpu_conv_kind gpu_pipeline_kind(const gpu_pipeline *p) {
@@ -493,14 +521,17 @@ extern "C" void gpu_pipeline_describe(const gpu_pipeline *p, char *buf, size_t b
     snprintf(buf, buf_size, "(none)");
     return;
   }
-  char conv[192];
+  char conv[192], pick[96] = "";
   gpu_conv_describe(p->conv, conv, sizeof conv);
   const double staging = 2.0 * (double)p->streams * (double)p->chunk * p->channels * 4.0;
+  if (picking(p))
+    snprintf(pick, sizeof pick, "; decimation %lld, shift %.9g cycles/sample, on the GPU",
+             (long long)p->decim, p->shift);
   snprintf(buf, buf_size,
            "%s; pipeline: %lld-frame chunks on %d CUDA streams, %.0f MiB pinned staging, "
-           "device %d (%s)",
+           "device %d (%s)%s",
            conv, (long long)p->chunk, (int)p->streams, staging / 1048576.0, (int)p->device,
-           p->device_name);
+           p->device_name, pick);
 }
 
 /* ------------------------------------------------------------- create, destroy */
@@ -551,7 +582,7 @@ static convoy_status make_slot(gpu_pipeline *p, slot &s, char *err, size_t err_s
           "device chunk buffer (cudaMalloc)");
   GP_CUDA(cudaMalloc((void **)&s.d_out, sizeof(float) * ch * (size_t)p->out_stride),
           "device chunk buffer (cudaMalloc)");
-  if (ch > 1 || integer_output(p))
+  if (ch > 1 || integer_output(p) || picking(p))
     GP_CUDA(cudaMalloc(&s.d_outi, sizeof(float) * ch * c), "device chunk buffer (cudaMalloc)");
 
   return CONVOY_OK;
@@ -606,7 +637,9 @@ static convoy_status make_plan(gpu_pipeline *p, const gpu_pipeline_config *cfg, 
 static convoy_status check_config(const gpu_pipeline_config *c, int64_t *fft_size, char *err,
                                   size_t err_size) {
   if (c->channels < 1 || c->channels > GPU_CONV_MAX_ROWS || c->taps_len < 1 || !c->taps ||
-      c->streams < 0 || c->chunk_frames < 0 || c->threads < 1 || c->fft_size < 0)
+      c->streams < 0 || c->chunk_frames < 0 || c->threads < 1 || c->fft_size < 0 ||
+      c->decimation < 0 || c->decimation > CONVOY_MAX_DECIMATION || !(c->shift >= -0.5) ||
+      !(c->shift <= 0.5) || (c->shift != 0.0 && c->channels % 2 != 0))
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "GPU pipeline: invalid configuration");
   if (c->chunk_frames > kMaxChunkSamples / c->channels)
@@ -658,6 +691,8 @@ extern "C" convoy_status gpu_pipeline_create(const gpu_pipeline_config *cfg, gpu
   p->taps_len = cfg->taps_len;
   p->hist = cfg->taps_len - 1;
   p->out = cfg->out;
+  p->decim = cfg->decimation > 1 ? cfg->decimation : 1;
+  p->shift = cfg->shift;
   if (integer_output(p)) {
     if (cudaMalloc((void **)&p->d_tally, 2 * sizeof *p->d_tally) != cudaSuccess ||
         cudaMemset(p->d_tally, 0, 2 * sizeof *p->d_tally) != cudaSuccess) {

@@ -70,6 +70,14 @@ typedef struct gpu_pipeline_config {
                                the GPU and crosses the bus in its own width */
   int32_t complex_taps;     /* 1: complex filters; channels counts real rows in
                                (re, im) pairs, as gpu_conv_config.complex_taps */
+  int64_t decimation;       /* D: only full-rate outputs at multiples of D from the
+                               start are kept, picked on the GPU before the copy
+                               back (the bus carries 1/D of the output); 0 or 1:
+                               none. Frame counts below are then in kept frames. */
+  double shift;             /* cycles per input frame, != 0 only on a complex
+                               stream whose taps the stream already rotated
+                               (convoy.h): kept frame n is multiplied by
+                               e^{-j 2 pi shift n D} on the GPU; 0: none */
 } gpu_pipeline_config;
 
 typedef struct gpu_pipeline gpu_pipeline;
@@ -107,7 +115,7 @@ int64_t gpu_pipeline_max_output(const gpu_pipeline *p, int64_t in_frames);
 /* Frames the next flush() writes: held-back input + taps - 1. */
 int64_t gpu_pipeline_flush_frames(const gpu_pipeline *p);
 
-/* Most input frames held back: (K + 1) x C - 1. */
+/* Most input frames held back: (K + 1) x C - 1, plus D - 1 with decimation. */
 int64_t gpu_pipeline_latency(const gpu_pipeline *p);
 
 /* The filter engine in use: GPU_CONV_DIRECT or GPU_CONV_FFT. */

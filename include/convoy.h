@@ -215,7 +215,42 @@ typedef struct convoy_stream_config {
                                          with output_bits 24, as libsndfile writes it). */
   int32_t dither;                     /* integer output of <= 16 bits: 1 = TPDF dither */
   uint64_t dither_seed;               /* dither noise seed (same seed, same codes) */
+  int32_t decimation;                 /* keep every D-th output frame: 1 (default, none)
+                                         .. CONVOY_MAX_DECIMATION; see "Decimation and
+                                         frequency shift" */
+  double shift;                       /* frequency translation in cycles per input
+                                         sample, -0.5 .. 0.5; complex streams only;
+                                         0 (default) = none */
 } convoy_stream_config;
+
+/* Decimation and frequency shift (config.decimation D, config.shift f): a
+ * frequency-translating decimating FIR filter, as GNU Radio's
+ * freq_xlating_fir_filter. With x the input of a channel, k and n 64-bit
+ * absolute indices from the start of the stream (or the last reset),
+ *   y[k] = sum_j h[j] x[k-j] e^{-j 2 pi f (k-j)}   (x moved down by f cycles
+ *                                                   per sample, then filtered)
+ *   output frame n = y[n D].
+ * The decimation grid is fixed at input frame 0: output n is y[n D] whatever
+ * the chunking, so any cutting of the input gives bitwise the same output.
+ * It is computed as: taps rotated once at create, h'[j] = h[j] e^{j 2 pi f j}
+ * (in double, rounded to float; real taps become complex when f != 0),
+ * filtered, and output n multiplied by e^{-j 2 pi f n D}, a phase taken from
+ * the absolute index in double precision (exact to about 1e-16 of a cycle for
+ * indices below 2^53). With D > 1 every stream count is in output frames:
+ * max_output() and flush_frames() count decimated frames; after all input and
+ * a flush the stream has produced ceil((in_total + taps - 1) / D) frames.
+ * convoy_stream_latency() stays in input frames and grows by D - 1.
+ * Cost: cpu-direct computes only every D-th output (work proportional to the
+ * output rate; AUTO and CPU count its cost divided by D); cpu-fft computes
+ * the full-rate inverse transform and keeps every D-th frame. The GPU
+ * engines filter at the full rate and keep and rotate the frames on the GPU
+ * in the output pass, so the bus carries 1/D of the output, in the output
+ * format. The engines differ by float rounding, as without decimation.
+ * A shift on a real stream, |f| > 0.5, a non-finite f or D outside
+ * 1 .. CONVOY_MAX_DECIMATION is CONVOY_ERR_INVALID_ARGUMENT. */
+
+/** Largest config.decimation. */
+#define CONVOY_MAX_DECIMATION 4096
 
 /** Fills *config with the defaults above. */
 void convoy_stream_config_init(convoy_stream_config *config);

@@ -1,5 +1,6 @@
 /* stream.c - convoy_stream: configuration, create/destroy and queries. */
 #include "filter_internal.h"
+#include "stream_decimate.h"
 #include "stream_internal.h"
 
 #include <stdio.h>
@@ -30,6 +31,8 @@ void convoy_stream_config_init(convoy_stream_config *config) {
   config->output_bits = 0;
   config->dither = 0;
   config->dither_seed = 0;
+  config->decimation = 1;
+  config->shift = 0.0;
 }
 
 convoy_status stream_fail(convoy_stream *s, convoy_status status, const char *fmt, ...) {
@@ -87,7 +90,7 @@ static convoy_status check_config(const convoy_stream_config *c) {
   if (c->dither != 0 && c->dither != 1)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: dither %d is not 0 or 1", fn,
                             (int)c->dither);
-  return CONVOY_OK;
+  return decim_check_config(c);
 }
 
 static int is_gpu_engine(convoy_engine e) {
@@ -117,6 +120,7 @@ void convoy_stream_destroy(convoy_stream *stream) {
   if (!s) return;
   if (s->ops && s->impl) s->ops->destroy(s->impl);
   gpu_pipeline_destroy(s->gpu);
+  decim_destroy(s->dec);
   if (s->filters) {
     for (int32_t i = 0; i < s->n_filters; i++) filter_release(s->filters[i]);
   }
@@ -150,6 +154,8 @@ static convoy_status create_gpu(convoy_stream *s, const convoy_stream_config *cf
       .plan_effort = cfg->plan_effort,
       .threads = req->threads,
       .out = s->out,
+      .decimation = s->dec ? s->dec->factor : 1,
+      .shift = s->dec ? s->dec->shift : 0.0,
   };
   convoy_status st = gpu_pipeline_create(&pc, &s->gpu, msg, msg_size);
   if (st != CONVOY_OK) return st;
@@ -338,10 +344,14 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
     return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: cannot allocate %d x %lld taps", fn,
                             (int)s->rows, (long long)taps_len);
   }
+  if (decim_setup_taps(s, &cfg) != CONVOY_OK) {
+    convoy_stream_destroy(s);
+    return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: cannot allocate shifted taps", fn);
+  }
 
   engine_request req = {
       .channels = s->rows,
-      .complex_taps = complex_taps,
+      .complex_taps = s->complex_taps,
       .taps_len = taps_len,
       .taps = s->taps,
       .threads = cfg.threads > 0 ? cfg.threads : convoy_cpu_threads(),
@@ -358,7 +368,8 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
                               (int)cfg.device, n_gpus, n_gpus - 1);
     }
   }
-  s->ops = engine_choose(cfg.engine, &req, msg, sizeof msg);
+  s->ops = s->dec ? decim_choose_engine(s, cfg.engine, &req, msg, sizeof msg)
+                  : engine_choose(cfg.engine, &req, msg, sizeof msg);
   if (!s->ops) {
     convoy_status why = unavailable_status(cfg.engine);
     convoy_stream_destroy(s);
@@ -395,7 +406,8 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
     return convoy_error_set(CONVOY_ERR_INTERNAL, "%s: engine '%s' reported granule %lld", fn,
                             convoy_engine_name(cfg.engine), (long long)g);
   }
-  if (setup_buffers(s, req.threads) != CONVOY_OK) {
+  if (decim_setup_engine(s, req.threads) != CONVOY_OK ||
+      setup_buffers(s, req.threads) != CONVOY_OK) {
     convoy_stream_destroy(s);
     return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY,
                             "%s: cannot allocate stream buffers (%d channels, %lld taps)", fn,
@@ -410,19 +422,22 @@ int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames)
   if (!s || in_frames < 0 || s->flushed) return 0;
   if (s->gpu) return gpu_pipeline_max_output(s->gpu, in_frames);
   int64_t total = in_frames > INT64_MAX - s->pending ? INT64_MAX : s->pending + in_frames;
-  return total / s->granule * s->granule;
+  const int64_t full = total / s->granule * s->granule;
+  return s->dec ? decim_count(s->dec->factor, s->full_pos, full) : full;
 }
 
 int64_t convoy_stream_flush_frames(const convoy_stream *stream) {
   const convoy_stream *s = stream;
   if (!s || s->flushed) return 0;
   if (s->gpu) return gpu_pipeline_flush_frames(s->gpu);
-  return s->pending + s->hist;
+  return s->dec ? decim_count(s->dec->factor, s->full_pos, s->pending + s->hist)
+                : s->pending + s->hist;
 }
 
 int64_t convoy_stream_latency(const convoy_stream *stream) {
   if (!stream) return 0;
-  return stream->gpu ? gpu_pipeline_latency(stream->gpu) : stream->granule - 1;
+  if (stream->gpu) return gpu_pipeline_latency(stream->gpu);
+  return stream->granule - 1 + (stream->dec ? stream->dec->factor - 1 : 0);
 }
 
 int64_t convoy_stream_taps(const convoy_stream *stream) {
@@ -452,14 +467,17 @@ convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, siz
                                : "; complex samples, real taps");
     return CONVOY_OK;
   }
-  char line[CONVOY_ERROR_SIZE] = "";
+  char line[CONVOY_ERROR_SIZE] = "", dec[96] = "";
   s->ops->describe(s->impl, line, sizeof line);
-  snprintf(buf, buf_size, "%s; %d %schannel%s%s, %lld-frame work buffer", line, (int)s->channels,
+  if (s->dec)
+    snprintf(dec, sizeof dec, ", decimation %lld%s, shift %.9g cycles/sample",
+             (long long)s->dec->factor, s->dec->strided ? " (polyphase)" : "", s->dec->shift);
+  snprintf(buf, buf_size, "%s; %d %schannel%s%s, %lld-frame work buffer%s", line, (int)s->channels,
            s->is_complex ? "complex " : "", s->channels == 1 ? "" : "s",
            !s->is_complex    ? ""
            : s->complex_taps ? " (complex taps)"
                              : " (real taps)",
-           (long long)s->work);
+           (long long)s->work, dec);
   return CONVOY_OK;
 }
 

@@ -64,6 +64,12 @@ struct convoy_stream {
   uint64_t out_index; /* CPU engines: output samples written (the dither position) */
   output_tally tally; /* CPU engines: integer output statistics */
 
+  /* Decimation and shift (stream_decimate.h): dec is NULL when neither is
+   * configured, and then nothing below the engine run changes. */
+  int64_t full_pos; /* CPU engines: full-rate output frames produced (the
+                       absolute index of the next engine output) */
+  struct stream_decim *dec;
+
   int flushed; /* flush() done: process/flush refused until reset() */
   int failed;  /* an engine run failed: state unknown until reset() */
   char err[CONVOY_ERROR_SIZE];

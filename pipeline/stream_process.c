@@ -3,6 +3,7 @@
 #include "interleave.h"
 #include "output_write.h"
 #include "sample_convert.h"
+#include "stream_decimate.h"
 #include "stream_internal.h"
 
 #include <stdint.h>
@@ -15,16 +16,23 @@ static int overlaps(const void *a, uint64_t a_len, const void *b, uint64_t b_len
 }
 
 /* Runs the engine on the first n frames of pending input (n a multiple of
- * granule, n <= pending), writes the first `keep` outputs interleaved to out,
- * and shifts the buffers so that the last taps_len - 1 consumed frames become
- * the history in front of the frames still pending. */
-static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, void *out) {
+ * granule, n <= pending), writes the outputs of the first `keep` of them
+ * interleaved to out (*written frames: keep, or the kept ones of a decimating
+ * stream), and shifts the buffers so that the last taps_len - 1 consumed
+ * frames become the history in front of the frames still pending. */
+static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, void *out,
+                                int64_t *written) {
   const int64_t valid = s->hist + s->pending;
+  *written = 0;
   for (int32_t c = 0; c < s->rows; c++)
     memset(s->in_buf[c] + valid, 0, sizeof(float) * CONVOY_ENGINE_SLACK);
   char msg[CONVOY_ERROR_SIZE] = "";
-  convoy_status st =
-      s->ops->run(s->impl, (const float *const *)s->in_buf, s->out_buf, n, msg, sizeof msg);
+  convoy_status st;
+  if (s->dec) {
+    st = decim_run(s, n, keep, &keep, msg, sizeof msg);
+  } else {
+    st = s->ops->run(s->impl, (const float *const *)s->in_buf, s->out_buf, n, msg, sizeof msg);
+  }
   if (st != CONVOY_OK) {
     s->failed = 1;
     return stream_fail(s, st, "%s: %s", convoy_engine_name(s->ops->id),
@@ -33,6 +41,8 @@ static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, void 
   output_write(&s->out, (const float *const *)s->out_buf, s->rows, keep, s->out_index, out,
                &s->tally);
   s->out_index += (uint64_t)keep * (uint64_t)s->rows;
+  s->full_pos += n;
+  *written = keep;
   for (int32_t c = 0; c < s->rows; c++)
     memmove(s->in_buf[c], s->in_buf[c] + n, sizeof(float) * (size_t)(valid - n));
   s->pending -= n;
@@ -122,13 +132,13 @@ static convoy_status process_any(convoy_stream *s, const char *fn, convoy_sample
     s->pending += take;
     pos += take;
     if (s->pending >= s->granule) {
-      int64_t n = s->pending / s->granule * s->granule;
-      st = run_engine(s, n, n, out + (uint64_t)done * out_frame_bytes);
+      int64_t n = s->pending / s->granule * s->granule, written = 0;
+      st = run_engine(s, n, n, out + (uint64_t)done * out_frame_bytes, &written);
       if (st != CONVOY_OK) {
         *out_frames = done;
         return st;
       }
-      done += n;
+      done += written;
     }
   }
   *out_frames = done;
@@ -185,24 +195,28 @@ static convoy_status flush_any(convoy_stream *s, const char *fn, void *out_bytes
   }
 
   /* The input continues with zeros: pad the pending frames up to whole
-   * granules, run, and keep only the outputs that exist. */
+   * granules, run, and keep only the outputs that exist. Counted at the full
+   * rate: a decimating run writes only its kept frames. */
   unsigned char *out = out_bytes;
   const uint64_t out_frame_bytes = (uint64_t)output_frame_bytes(&s->out, s->rows);
-  int64_t done = 0;
-  while (done < total) {
-    const int64_t remaining = total - done;
+  const int64_t total_full = s->pending + s->hist;
+  int64_t done = 0, done_full = 0;
+  while (done_full < total_full) {
+    const int64_t remaining = total_full - done_full;
     int64_t n = (remaining + s->granule - 1) / s->granule * s->granule;
     if (n > s->work) n = s->work;
     for (int32_t c = 0; c < s->rows; c++)
       memset(s->in_buf[c] + s->hist + s->pending, 0, sizeof(float) * (size_t)(n - s->pending));
     s->pending = n;
     const int64_t keep = n < remaining ? n : remaining;
-    st = run_engine(s, n, keep, out + (uint64_t)done * out_frame_bytes);
+    int64_t written = 0;
+    st = run_engine(s, n, keep, out + (uint64_t)done * out_frame_bytes, &written);
     if (st != CONVOY_OK) {
       *out_frames = done;
       return st;
     }
-    done += keep;
+    done += written;
+    done_full += keep;
   }
   s->flushed = 1;
   *out_frames = done;
@@ -248,6 +262,7 @@ convoy_status convoy_stream_reset(convoy_stream *stream) {
   }
   for (int32_t c = 0; c < s->rows; c++) memset(s->in_buf[c], 0, sizeof(float) * (size_t)s->hist);
   s->pending = 0;
+  s->full_pos = 0;
   s->out_index = 0;
   s->tally.clipped = 0;
   s->tally.peak = 0.0;

@@ -1,0 +1,45 @@
+/* rotator.c - output phase of the frequency-translating filter (rotator.h). */
+#include "rotator.h"
+
+#include <math.h>
+
+static const double TWO_PI = 6.283185307179586476925286766559;
+
+double rotator_frac(double f, int64_t m) {
+  const double dm = (double)m;
+  const double p = f * dm;
+  const double e = fma(f, dm, -p); /* f m = p + e exactly */
+  double r = (p - floor(p)) + e;
+  r -= floor(r);
+  return r >= 1.0 ? 0.0 : r;
+}
+
+void rotator_init(rotator *r, double shift, int64_t step) {
+  r->shift = shift;
+  r->step = step;
+  for (int i = 0; i < ROTATOR_TABLE; i++) {
+    const double ph = -TWO_PI * rotator_frac(shift, (int64_t)i * step);
+    r->tab_re[i] = cos(ph);
+    r->tab_im[i] = sin(ph);
+  }
+}
+
+void rotator_apply(const rotator *r, float *re, float *im, int64_t count, int64_t first) {
+  int64_t i = 0;
+  while (i < count) {
+    const int64_t n = first + i;
+    const int64_t anchor = n - n % ROTATOR_TABLE;
+    const double ph = -TWO_PI * rotator_frac(r->shift, anchor * r->step);
+    const double ar = cos(ph), ai = sin(ph);
+    int64_t end = i + (anchor + ROTATOR_TABLE - n);
+    if (end > count) end = count;
+    for (; i < end; i++) {
+      const int t = (int)((first + i) - anchor);
+      const double wr = ar * r->tab_re[t] - ai * r->tab_im[t];
+      const double wi = ar * r->tab_im[t] + ai * r->tab_re[t];
+      const double xr = re[i], xi = im[i];
+      re[i] = (float)(xr * wr - xi * wi);
+      im[i] = (float)(xr * wi + xi * wr);
+    }
+  }
+}

@@ -1,0 +1,451 @@
+/*
+ * test_decimate.c - decimation (config.decimation) and frequency shift
+ * (config.shift) of streams, through the public API:
+ *   - every engine (CPU, AUTO, and the GPU ones where a GPU is present)
+ *     against a double-precision evaluation of
+ *     the definition in convoy.h, out[n] = sum_j h[j] x[nD - j]
+ *     e^{-j 2 pi f (nD - j)}, for D in {1, 2, 3, 8, 13, 64}, f in {0, 0.1,
+ *     -0.37}, real and complex taps, 1 .. 3 channels, random lengths (not
+ *     multiples of D included), taps longer than the signal;
+ *   - output counts: each call within max_output, flush writes flush_frames,
+ *     the total is ceil((frames + taps - 1) / D);
+ *   - bitwise chunk invariance: one call, 1-frame chunks and random chunks
+ *     give the same bits (every decimation phase at a call boundary);
+ *   - a real stream with D > 1 equals the full-rate stream's every D-th frame
+ *     on cpu-fft (which computes the full rate then picks), bitwise;
+ *   - reset restarts the decimation grid and the phase; integer output;
+ *   - cpu-direct's decimating path gives the same bits on 1 and 3 threads;
+ *   - latency, describe, and bad arguments (D 0, D > 4096, shift on a real
+ *     stream, |shift| > 0.5, NaN).
+ * CONVOY_TEST_QUICK shrinks sizes.
+ */
+#include "test_support.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOLERANCE 1e-5
+#define TWO_PI 6.283185307179586476925286766559
+#define MAX_CH 3
+
+static int quick;
+
+static const convoy_engine engines[] = {CONVOY_ENGINE_CPU_DIRECT, CONVOY_ENGINE_CPU_FFT,
+                                        CONVOY_ENGINE_AUTO, CONVOY_ENGINE_GPU_DIRECT,
+                                        CONVOY_ENGINE_GPU_FFT};
+#define N_ENGINES ((int)(sizeof engines / sizeof engines[0]))
+static const int32_t factors[] = {1, 2, 3, 8, 13, 64};
+static const double shifts[] = {0.0, 0.1, -0.37};
+static double worst[N_ENGINES];
+
+/* One case: channels complex (or real) channels, frames of input, one filter
+ * for all channels or one per channel, real or complex taps. */
+typedef struct dcase {
+  int is_complex;
+  int32_t channels, n_filters;
+  int64_t frames;
+  int64_t len[MAX_CH];
+  int cplx[MAX_CH];
+  float *taps[MAX_CH];
+  convoy_filter *filters[MAX_CH];
+  float *x; /* frames x values */
+} dcase;
+
+static int32_t values_of(const dcase *t) {
+  return t->is_complex ? 2 * t->channels : t->channels;
+}
+
+static void dcase_make(dcase *t, ts_rng *rng, int is_complex, int32_t channels, int64_t frames,
+                       int per_channel, int64_t taps, int complex_taps) {
+  memset(t, 0, sizeof *t);
+  t->is_complex = is_complex;
+  t->channels = channels;
+  t->frames = frames;
+  t->n_filters = per_channel ? channels : 1;
+  for (int32_t i = 0; i < t->n_filters; i++) {
+    t->len[i] = i == 0 ? taps : ts_range(rng, 1, taps);
+    t->cplx[i] = complex_taps && (i == 0 || ts_uniform(rng) < 0.5);
+    const int64_t n = t->len[i] * (t->cplx[i] ? 2 : 1);
+    t->taps[i] = malloc(sizeof(float) * (size_t)n);
+    ts_fill_uniform(rng, t->taps[i], n);
+    TS_CHECK_OK(convoy_filter_create_typed(&t->filters[i],
+                                           t->cplx[i] ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32,
+                                           t->taps[i], t->len[i]));
+  }
+  const int64_t nx = frames * values_of(t);
+  t->x = malloc(sizeof(float) * (size_t)(nx > 0 ? nx : 1));
+  ts_fill_uniform(rng, t->x, nx);
+}
+
+static void dcase_free(dcase *t) {
+  for (int32_t i = 0; i < t->n_filters; i++) {
+    convoy_filter_destroy(t->filters[i]);
+    free(t->taps[i]);
+  }
+  free(t->x);
+  memset(t, 0, sizeof *t);
+}
+
+static int64_t longest(const dcase *t) {
+  int64_t m = 0;
+  for (int32_t i = 0; i < t->n_filters; i++) m = t->len[i] > m ? t->len[i] : m;
+  return m;
+}
+
+/* Frames the whole stream writes: ceil((frames + taps - 1) / D). */
+static int64_t expected_frames(const dcase *t, int64_t d) {
+  const int64_t full = t->frames + longest(t) - 1;
+  return (full + d - 1) / d;
+}
+
+/* The definition, in double: out[n] for channel c, n < count, as (re, im)
+ * pairs (im 0 on a real stream). */
+static double *reference(const dcase *t, int32_t c, int64_t d, double f, int64_t count) {
+  const int32_t fi = t->n_filters == 1 ? 0 : c, v = values_of(t);
+  const float *h = t->taps[fi];
+  const int64_t len = t->len[fi];
+  double *ref = calloc((size_t)(2 * count), sizeof(double));
+  for (int64_t n = 0; n < count; n++) {
+    const int64_t k = n * d;
+    double sr = 0.0, si = 0.0;
+    for (int64_t j = 0; j < len; j++) {
+      const int64_t i = k - j;
+      if (i < 0 || i >= t->frames) continue;
+      const double hr = t->cplx[fi] ? h[2 * j] : h[j], hi = t->cplx[fi] ? h[2 * j + 1] : 0.0;
+      double xr, xi;
+      if (t->is_complex) {
+        xr = t->x[i * v + 2 * c];
+        xi = t->x[i * v + 2 * c + 1];
+      } else {
+        xr = t->x[i * v + c];
+        xi = 0.0;
+      }
+      /* x[i] e^{-j 2 pi f i} */
+      const double ph = -TWO_PI * fmod(f * (double)i, 1.0);
+      const double cr = cos(ph), ci = sin(ph);
+      const double ur = xr * cr - xi * ci, ui = xr * ci + xi * cr;
+      sr += hr * ur - hi * ui;
+      si += hr * ui + hi * ur;
+    }
+    ref[2 * n] = sr;
+    ref[2 * n + 1] = si;
+  }
+  return ref;
+}
+
+/* Relative L2 error of channel c of out (count frames) against ref. */
+static double channel_error(const dcase *t, const float *out, int32_t c, const double *ref,
+                            int64_t count) {
+  const int32_t v = values_of(t);
+  double num = 0.0, den = 0.0;
+  for (int64_t n = 0; n < count; n++) {
+    if (t->is_complex) {
+      const double er = out[n * v + 2 * c] - ref[2 * n],
+                   ei = out[n * v + 2 * c + 1] - ref[2 * n + 1];
+      num += er * er + ei * ei;
+      den += ref[2 * n] * ref[2 * n] + ref[2 * n + 1] * ref[2 * n + 1];
+    } else {
+      const double e = out[n * v + c] - ref[2 * n];
+      num += e * e;
+      den += ref[2 * n] * ref[2 * n];
+    }
+  }
+  /* FFT rounding scales with the signal, not with each output: a handful of
+   * decimated outputs (D 64 of a short input) is measured against at least
+   * the expected output power, sum |h|^2 times the mean input power. */
+  const int32_t fi = t->n_filters == 1 ? 0 : c;
+  double hh = 0.0, xx = 0.0;
+  for (int64_t j = 0; j < t->len[fi] * (t->cplx[fi] ? 2 : 1); j++)
+    hh += (double)t->taps[fi][j] * t->taps[fi][j];
+  for (int64_t i = 0; i < t->frames * v; i++) xx += (double)t->x[i] * t->x[i];
+  const double floor_power =
+      (double)count * hh * xx / (double)(t->frames > 0 ? t->frames : 1) / (double)t->channels;
+  if (den < floor_power) den = floor_power;
+  return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}
+
+static convoy_status open_stream(const dcase *t, convoy_engine e, int32_t d, double f,
+                                 convoy_stream **s) {
+  convoy_stream_config cfg;
+  convoy_stream_config_init(&cfg);
+  cfg.engine = e;
+  cfg.channels = t->channels;
+  cfg.sample = t->is_complex ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32;
+  cfg.decimation = d;
+  cfg.shift = f;
+  cfg.threads = 1;
+  /* GPU: small chunks, not multiples of D, so that the decimation phase
+   * changes from chunk to chunk (and creation stays cheap). */
+  cfg.chunk_frames = 3000;
+  return convoy_stream_create(s, &cfg, t->filters, t->n_filters);
+}
+
+/* Runs t through a fresh stream in the given chunking; checks the frame
+ * count. NULL when the stream could not be made or run. */
+static float *run_case(const dcase *t, convoy_engine e, int32_t d, double f, int64_t chunk_max,
+                       ts_rng *rng, int64_t *frames) {
+  convoy_stream *s = NULL;
+  convoy_status st = open_stream(t, e, d, f, &s);
+  TS_CHECK(st == CONVOY_OK, "create %s D %d f %g: %s", convoy_engine_name(e), (int)d, f,
+           convoy_last_error());
+  if (st != CONVOY_OK) return NULL;
+  float *out = ts_stream_run_values(s, t->x, t->frames, values_of(t), chunk_max, rng, frames);
+  convoy_stream_destroy(s);
+  const int64_t want = expected_frames(t, d);
+  TS_CHECK(!out || *frames == want, "%s D %d: %lld frames out, want %lld", convoy_engine_name(e),
+           (int)d, (long long)*frames, (long long)want);
+  return out;
+}
+
+/* One case on every engine: accuracy against the definition, chunk
+ * invariance (one call, 1-frame chunks on short inputs, random chunks). */
+static void check_case(const dcase *t, int32_t d, double f, ts_rng *rng) {
+  const int32_t v = values_of(t);
+  const int64_t count = expected_frames(t, d);
+  double *ref[MAX_CH];
+  for (int32_t c = 0; c < t->channels; c++) ref[c] = reference(t, c, d, f, count);
+  for (int ei = 0; ei < N_ENGINES; ei++) {
+    const convoy_engine e = engines[ei];
+    if (!convoy_engine_available(e)) continue; /* GPU engines without a GPU */
+    const int gpu = e == CONVOY_ENGINE_GPU_DIRECT || e == CONVOY_ENGINE_GPU_FFT;
+    int64_t n_one = 0, n_rand = 0, n_single = 0;
+    float *one = run_case(t, e, d, f, 0, rng, &n_one);
+    if (!one) continue;
+    for (int32_t c = 0; c < t->channels && n_one == count; c++) {
+      double err = channel_error(t, one, c, ref[c], count);
+      if (err > worst[ei]) worst[ei] = err;
+      TS_CHECK(err < TOLERANCE,
+               "%s D %d f %g: rel L2 %.3g (ch %d of %d, %lld frames, %lld taps, %s taps, %s)",
+               convoy_engine_name(e), (int)d, f, err, (int)c, (int)t->channels,
+               (long long)t->frames, (long long)longest(t), t->cplx[0] ? "complex" : "real",
+               t->is_complex ? "complex stream" : "real stream");
+    }
+    float *rnd = run_case(t, e, d, f, 1 + ts_range(rng, 0, 3 * d), rng, &n_rand);
+    TS_CHECK(rnd && n_rand == n_one && memcmp(one, rnd, sizeof(float) * (size_t)(n_one * v)) == 0,
+             "%s D %d f %g: random chunks differ from one call", convoy_engine_name(e), (int)d, f);
+    free(rnd);
+    if (t->frames <= (gpu ? 300 : 3000)) {
+      float *single = run_case(t, e, d, f, 1, rng, &n_single);
+      TS_CHECK(single && n_single == n_one &&
+                   memcmp(one, single, sizeof(float) * (size_t)(n_one * v)) == 0,
+               "%s D %d f %g: 1-frame chunks differ from one call", convoy_engine_name(e), (int)d,
+               f);
+      free(single);
+    }
+    free(one);
+  }
+  for (int32_t c = 0; c < t->channels; c++) free(ref[c]);
+}
+
+/* Every D and shift, on complex and real streams with real and complex taps. */
+static void test_against_definition(ts_rng *rng) {
+  const int rounds = quick ? 1 : 2;
+  for (int r = 0; r < rounds; r++)
+    for (size_t di = 0; di < sizeof factors / sizeof factors[0]; di++)
+      for (size_t fi = 0; fi < sizeof shifts / sizeof shifts[0]; fi++)
+        for (int kind = 0; kind < 3; kind++) {
+          /* kind 0: real stream (no shift); 1: complex stream, real taps;
+           * 2: complex stream, complex taps. */
+          if (kind == 0 && shifts[fi] != 0.0) continue;
+          const int32_t d = factors[di];
+          const int32_t ch = (int32_t)ts_range(rng, 1, MAX_CH);
+          const int64_t frames = ts_log_range(rng, 1, quick ? 2000 : 12000);
+          const int64_t taps = ts_range(rng, 0, 5) == 0 ? ts_range(rng, frames, frames + 80)
+                                                        : ts_log_range(rng, 1, quick ? 300 : 700);
+          dcase t;
+          dcase_make(&t, rng, kind > 0, ch, frames, ts_range(rng, 0, 1), taps, kind == 2);
+          check_case(&t, d, shifts[fi], rng);
+          dcase_free(&t);
+        }
+  for (int ei = 0; ei < N_ENGINES; ei++)
+    if (convoy_engine_available(engines[ei]))
+      printf("%-10s worst rel L2 error against the definition: %.3g\n",
+             convoy_engine_name(engines[ei]), worst[ei]);
+    else
+      printf("%-10s not available here: skipped\n", convoy_engine_name(engines[ei]));
+}
+
+/* Lengths around multiples of D, every decimation phase at the end. */
+static void test_lengths(ts_rng *rng) {
+  const int32_t d = 8;
+  for (int64_t frames = 40; frames < 48; frames++) {
+    dcase t;
+    dcase_make(&t, rng, 1, 1, frames, 0, 5, 1);
+    check_case(&t, d, 0.25, rng);
+    dcase_free(&t);
+  }
+}
+
+/* cpu-fft picks every D-th frame of its own full-rate output: bitwise. */
+static void test_pick_equals_full_rate(ts_rng *rng) {
+  dcase t;
+  dcase_make(&t, rng, 0, 2, 5000, 0, 200, 0);
+  int64_t n_full = 0, n_dec = 0;
+  float *full = run_case(&t, CONVOY_ENGINE_CPU_FFT, 1, 0.0, 0, rng, &n_full);
+  float *dec = run_case(&t, CONVOY_ENGINE_CPU_FFT, 13, 0.0, 700, rng, &n_dec);
+  int same = full && dec;
+  for (int64_t n = 0; same && n < n_dec; n++)
+    same = memcmp(dec + 2 * n, full + 2 * n * 13, 2 * sizeof(float)) == 0;
+  TS_CHECK(same, "cpu-fft D 13 is not every 13th frame of its full-rate output");
+  free(full);
+  free(dec);
+  dcase_free(&t);
+}
+
+/* cpu-direct's decimating path on several threads: the same bits. */
+static void test_threads(ts_rng *rng) {
+  dcase t;
+  dcase_make(&t, rng, 1, 2, quick ? 20000 : 60000, 0, 120, 1);
+  float *out[2] = {NULL, NULL};
+  int64_t n[2] = {0, 0};
+  for (int i = 0; i < 2; i++) {
+    convoy_stream_config cfg;
+    convoy_stream_config_init(&cfg);
+    cfg.engine = CONVOY_ENGINE_CPU_DIRECT;
+    cfg.channels = 2;
+    cfg.sample = CONVOY_SAMPLE_CF32;
+    cfg.decimation = 3;
+    cfg.shift = -0.2;
+    cfg.threads = i == 0 ? 1 : 3;
+    convoy_stream *s = NULL;
+    TS_CHECK_OK(convoy_stream_create(&s, &cfg, t.filters, 1));
+    if (s) out[i] = ts_stream_run_values(s, t.x, t.frames, 4, 20000, rng, &n[i]);
+    convoy_stream_destroy(s);
+  }
+  TS_CHECK(out[0] && out[1] && n[0] == n[1] &&
+               memcmp(out[0], out[1], sizeof(float) * (size_t)(4 * n[0])) == 0,
+           "cpu-direct D 3: 3 threads differ from 1");
+  free(out[0]);
+  free(out[1]);
+  dcase_free(&t);
+}
+
+/* After reset the grid and the phase start again at frame 0; integer output
+ * equals the float output quantized. */
+static void test_reset_and_integer(ts_rng *rng) {
+  dcase t;
+  dcase_make(&t, rng, 1, 2, 3001, 0, 33, 1);
+  for (int ei = 0; ei < N_ENGINES; ei++) {
+    if (!convoy_engine_available(engines[ei])) continue;
+    convoy_stream *s = NULL;
+    TS_CHECK_OK(open_stream(&t, engines[ei], 3, 0.1, &s));
+    if (!s) continue;
+    int64_t n1 = 0, n2 = 0;
+    float *a = ts_stream_run_values(s, t.x, t.frames, 4, 100, rng, &n1);
+    TS_CHECK_OK(convoy_stream_reset(s));
+    float *b = ts_stream_run_values(s, t.x, t.frames, 4, 0, rng, &n2);
+    TS_CHECK(a && b && n1 == n2 && memcmp(a, b, sizeof(float) * (size_t)(4 * n1)) == 0,
+             "%s: output after reset differs", convoy_engine_name(engines[ei]));
+    convoy_stream_destroy(s);
+
+    /* S16 output: the float output of the same engine, quantized. */
+    convoy_stream_config cfg;
+    convoy_stream_config_init(&cfg);
+    cfg.engine = engines[ei];
+    cfg.channels = 2;
+    cfg.sample = CONVOY_SAMPLE_CF32;
+    cfg.decimation = 3;
+    cfg.shift = 0.1;
+    cfg.output_format = CONVOY_FORMAT_S16;
+    cfg.chunk_frames = 3000;
+    TS_CHECK_OK(convoy_stream_create(&s, &cfg, t.filters, 1));
+    int16_t *codes = calloc((size_t)(4 * (n1 + 8)), sizeof(int16_t));
+    int64_t got = 0, got2 = 0;
+    TS_CHECK_OK(convoy_stream_process_to(s, CONVOY_FORMAT_F32, t.x, t.frames, codes, n1 + 8, &got));
+    TS_CHECK_OK(convoy_stream_flush_to(s, codes + 4 * got, n1 + 8 - got, &got2));
+    int ok = a && got + got2 == n1;
+    for (int64_t i = 0; ok && i < 4 * n1; i++) {
+      double q = floor((double)a[i] * 32768.0 + 0.5);
+      q = q > 32767 ? 32767 : q < -32768 ? -32768 : q;
+      ok = codes[i] == (int16_t)q;
+    }
+    TS_CHECK(ok, "%s: S16 output is not the float output quantized",
+             convoy_engine_name(engines[ei]));
+    free(codes);
+    convoy_stream_destroy(s);
+    free(a);
+    free(b);
+  }
+  dcase_free(&t);
+}
+
+/* Queries: max_output counts kept frames, latency grows by D - 1. */
+static void test_queries(ts_rng *rng) {
+  dcase t;
+  dcase_make(&t, rng, 1, 1, 100, 0, 10, 0);
+  convoy_stream *s = NULL, *full = NULL;
+  TS_CHECK_OK(open_stream(&t, CONVOY_ENGINE_CPU_DIRECT, 4, 0.0, &s));
+  TS_CHECK_OK(open_stream(&t, CONVOY_ENGINE_CPU_DIRECT, 1, 0.0, &full));
+  if (s && full) {
+    TS_CHECK(convoy_stream_latency(s) == convoy_stream_latency(full) + 3, "latency %lld vs %lld",
+             (long long)convoy_stream_latency(s), (long long)convoy_stream_latency(full));
+    /* Nothing yet: frames 0 .. 4 keep 0 and 4. */
+    TS_CHECK(convoy_stream_max_output(s, 5) == 2, "max_output(5) = %lld",
+             (long long)convoy_stream_max_output(s, 5));
+    TS_CHECK(convoy_stream_flush_frames(s) == 3, "flush_frames = %lld (taps 10: 9 -> 3)",
+             (long long)convoy_stream_flush_frames(s));
+    float out[2 * 8];
+    int64_t got = 0;
+    TS_CHECK_OK(convoy_stream_process(s, t.x, 1, out, 8, &got));
+    TS_CHECK(got == 1, "first frame kept, got %lld", (long long)got);
+    TS_CHECK(convoy_stream_max_output(s, 3) == 0 && convoy_stream_max_output(s, 4) == 1,
+             "max_output after 1 frame: %lld, %lld", (long long)convoy_stream_max_output(s, 3),
+             (long long)convoy_stream_max_output(s, 4));
+    /* After 1 frame: full-rate flush of 9 frames covers indices 1 .. 9: 4, 8. */
+    TS_CHECK(convoy_stream_flush_frames(s) == 2, "flush_frames after 1 frame = %lld",
+             (long long)convoy_stream_flush_frames(s));
+    char line[256];
+    TS_CHECK_OK(convoy_stream_describe(s, line, sizeof line));
+    TS_CHECK(strstr(line, "decimation 4") != NULL, "describe: %s", line);
+  }
+  convoy_stream_destroy(s);
+  convoy_stream_destroy(full);
+  dcase_free(&t);
+}
+
+static void expect_fail(const dcase *t, convoy_engine e, int32_t d, double f, convoy_status want,
+                        const char *word) {
+  convoy_stream *s = (convoy_stream *)&s;
+  convoy_status st = open_stream(t, e, d, f, &s);
+  TS_CHECK(st == want && s == NULL && strstr(convoy_last_error(), word) != NULL,
+           "D %d f %g on %s: %s (%s), want %s with '%s'", (int)d, f, convoy_engine_name(e),
+           convoy_strerror(st), convoy_last_error(), convoy_strerror(want), word);
+}
+
+static void test_bad_args(ts_rng *rng) {
+  dcase cx, re;
+  dcase_make(&cx, rng, 1, 1, 10, 0, 4, 0);
+  dcase_make(&re, rng, 0, 1, 10, 0, 4, 0);
+  expect_fail(&cx, CONVOY_ENGINE_AUTO, 0, 0.0, CONVOY_ERR_INVALID_ARGUMENT, "decimation 0");
+  expect_fail(&cx, CONVOY_ENGINE_AUTO, -3, 0.0, CONVOY_ERR_INVALID_ARGUMENT, "decimation -3");
+  expect_fail(&cx, CONVOY_ENGINE_AUTO, CONVOY_MAX_DECIMATION + 1, 0.0, CONVOY_ERR_INVALID_ARGUMENT,
+              "decimation 4097");
+  expect_fail(&re, CONVOY_ENGINE_AUTO, 2, 0.1, CONVOY_ERR_INVALID_ARGUMENT, "complex stream");
+  expect_fail(&cx, CONVOY_ENGINE_AUTO, 1, 0.51, CONVOY_ERR_INVALID_ARGUMENT, "shift 0.51");
+  expect_fail(&cx, CONVOY_ENGINE_AUTO, 1, -0.6, CONVOY_ERR_INVALID_ARGUMENT, "shift -0.6");
+  expect_fail(&cx, CONVOY_ENGINE_AUTO, 1, NAN, CONVOY_ERR_INVALID_ARGUMENT, "shift");
+  /* The edges are accepted. */
+  convoy_stream *s = NULL;
+  TS_CHECK_OK(open_stream(&cx, CONVOY_ENGINE_AUTO, CONVOY_MAX_DECIMATION, 0.5, &s));
+  convoy_stream_destroy(s);
+  s = NULL;
+  TS_CHECK_OK(open_stream(&cx, CONVOY_ENGINE_AUTO, 1, -0.5, &s));
+  convoy_stream_destroy(s);
+  dcase_free(&cx);
+  dcase_free(&re);
+}
+
+int main(void) {
+  quick = ts_quick();
+  ts_rng rng;
+  ts_rng_init(&rng, ts_seed("test_decimate"));
+  test_bad_args(&rng);
+  test_queries(&rng);
+  test_lengths(&rng);
+  test_pick_equals_full_rate(&rng);
+  test_reset_and_integer(&rng);
+  test_threads(&rng);
+  test_against_definition(&rng);
+  return ts_finish();
+}
