@@ -40,6 +40,9 @@ const char *capture_args_first(const capture_args *a) {
   if (a->skip.given) return "--skip";
   if (a->count.given) return "--count";
   if (a->rate > 0) return "--rate";
+  if (a->matched.template_path) return "--matched";
+  if (a->xlate.decimation) return "--decimate";
+  if (a->xlate.has_shift) return "--shift";
   return NULL;
 }
 

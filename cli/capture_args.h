@@ -6,6 +6,8 @@
 #ifndef CONVOY_CLI_CAPTURE_ARGS_H
 #define CONVOY_CLI_CAPTURE_ARGS_H
 
+#include "convoy_pulse.h"
+
 #include <stdint.h>
 
 /* A position or length given as samples ("1000") or seconds ("0.5s"). */
@@ -15,6 +17,28 @@ typedef struct capture_span {
   int64_t samples; /* >= 0 */
   double seconds;  /* >= 0, finite */
 } capture_span;
+
+/* Matched filtering (cli/capture_matched.h) and batched pulse compression
+ * (cli/capture_pulses.h). A zeroed struct means "not asked for". */
+typedef struct capture_matched_args {
+  const char *template_path;  /* --matched / --correlate TEMPLATE; NULL when absent */
+  const char *window_name;    /* --window as given; NULL when absent */
+  convoy_pulse_window window; /* parsed --window; NONE by default */
+  double kaiser_beta;         /* kaiser shape, 0 .. 50 */
+  int normalize;              /* --normalize-template: unit-energy template */
+  int mode_given;             /* --mode was on the command line */
+  convoy_pulse_mode mode;     /* --mode; FULL by default */
+  int64_t pulses;             /* --pulses P, >= 1; 0 when absent */
+  int64_t pulse_len;          /* --pulse-len L, >= 1; 0 when absent */
+} capture_matched_args;
+
+/* --decimate D and --shift HZ (cli/capture_xlate.h). A zeroed struct means
+ * "not asked for". */
+typedef struct capture_xlate_args {
+  int64_t decimation; /* --decimate D, 1 .. CONVOY_MAX_DECIMATION; 0 when absent */
+  int has_shift;      /* --shift was on the command line */
+  double shift_hz;    /* --shift HZ: the frequency moved to 0 Hz */
+} capture_xlate_args;
 
 /* Everything about captures on the command line. A zeroed struct means
  * "nothing given". */
@@ -26,6 +50,8 @@ typedef struct capture_args {
   double out_scale, out_offset; /* --out-scale, --out-offset: OUT's */
   capture_span skip, count;     /* --skip, --count */
   double rate;                  /* --rate HZ; 0 when absent */
+  capture_matched_args matched; /* --matched and its options */
+  capture_xlate_args xlate;     /* --decimate, --shift */
 } capture_args;
 
 /* Parses "N" (samples, an integer >= 0) or "Ts" (seconds, a number >= 0

@@ -3,9 +3,12 @@
 #include "capture_filter.h"
 
 #include "capture_io.h"
+#include "capture_matched.h"
 #include "capture_meta.h"
+#include "capture_pulses.h"
 #include "capture_run.h"
 #include "capture_taps.h"
+#include "capture_xlate.h"
 #include "commands.h"
 #include "diag.h"
 #include "progress.h"
@@ -26,6 +29,8 @@ typedef struct capture_job {
   convoy_stream *stream;
   capture_out out;
   int64_t align_skip;
+  int tail;         /* keep the ring-out: --tail, or --matched --mode full */
+  int64_t drop_end; /* frames dropped at the end (--matched --mode valid) */
   capture_run_result result;
   progress prog;
 } capture_job;
@@ -58,6 +63,8 @@ static int make_stream(capture_job *j, convoy_engine engine, int32_t threads) {
   cfg.threads = threads;
   cfg.fft_size = j->o->fft_size;
   cfg.device = j->o->device;
+  int rc = capture_xlate_config(j->o, j->in.name, j->in.ro.type.is_complex, j->in.rate, &cfg);
+  if (rc != CLI_EXIT_OK) return rc;
   convoy_status st = convoy_stream_create(&j->stream, &cfg, j->taps.filters, j->taps.count);
   if (st != CONVOY_OK) {
     diag_error("%s: cannot set up the filter: %s", j->in.name,
@@ -72,9 +79,14 @@ static int make_stream(capture_job *j, convoy_engine engine, int32_t threads) {
   return CLI_EXIT_OK;
 }
 
-static void set_window(capture_job *j) {
+static int set_window(capture_job *j) {
   j->align_skip = 0;
-  if (!j->o->align) return;
+  j->tail = j->o->tail;
+  j->drop_end = 0;
+  if (j->o->capture.matched.template_path)
+    return capture_matched_window(j->o, j->in.name, capture_reader_frames(j->in.reader),
+                                  j->taps.max_taps, &j->align_skip, &j->tail, &j->drop_end);
+  if (!j->o->align) return CLI_EXIT_OK;
   j->align_skip = j->taps.delay;
   if (!j->taps.linear_phase)
     diag_notice("%s: taps are not linear phase; --align removes the delay of the largest tap "
@@ -82,6 +94,7 @@ static void set_window(capture_job *j) {
                 j->o->taps_arg, (long long)j->align_skip);
   else if (j->o->verbose)
     diag_notice("--align: removing %lld samples of group delay", (long long)j->align_skip);
+  return CLI_EXIT_OK;
 }
 
 static int64_t chunk_frames(const capture_job *j) {
@@ -108,8 +121,10 @@ static int run(capture_job *j) {
   rc.out_scaling = j->out.wo.scaling;
   rc.chunk_frames = chunk_frames(j);
   rc.skip = j->align_skip;
-  rc.tail = j->o->tail;
+  rc.tail = j->tail;
+  rc.drop_end = j->drop_end;
   rc.gain = (float)pow(10.0, j->o->gain_db / 20.0);
+  rc.decimation = capture_xlate_factor(&j->o->capture.xlate);
   rc.progress = &j->prog;
   progress_start(&j->prog, isatty(STDERR_FILENO) && !j->o->quiet, "filtering",
                  capture_reader_frames(j->in.reader), j->in.rate);
@@ -126,15 +141,24 @@ static int run(capture_job *j) {
 static int commit(capture_job *j) {
   sigmf_meta *meta = NULL;
   if (j->out.sigmf) {
+    /* A matched filter is recorded as a design: the template and its options. */
+    filter_options recorded = *j->o;
+    char design[1024];
+    if (recorded.capture.matched.template_path) {
+      capture_matched_describe(&recorded.capture.matched, 0, design, sizeof design);
+      recorded.taps = TAPS_DESIGN;
+      recorded.taps_arg = design;
+    }
     capture_meta_info mi;
     memset(&mi, 0, sizeof mi);
-    mi.o = j->o;
+    mi.o = &recorded;
     mi.in = &j->in;
     mi.out = &j->out;
     mi.taps = &j->taps;
     mi.engine = convoy_engine_name(convoy_stream_engine(j->stream));
     mi.delay = j->taps.delay - j->align_skip;
     mi.clipped = j->result.tally.clipped;
+    mi.decimation_phase = capture_xlate_phase(&j->o->capture.xlate, j->align_skip);
     if (capture_meta_make(&mi, &meta) != CLI_EXIT_OK) return CLI_EXIT_FAIL;
   }
   int rc = capture_out_commit(&j->out, meta);
@@ -153,7 +177,7 @@ static void summary(const capture_job *j, capture_tally tally, double elapsed) {
   if (diag_quiet()) return;
   int64_t frames = j->result.out_frames;
   int32_t ch = j->in.ro.channels;
-  double rate = j->in.rate;
+  double rate = j->in.rate / (double)capture_xlate_factor(&j->o->capture.xlate); /* OUT's */
   char level[32];
   format_level(level, sizeof level, tally.peak);
   fprintf(stderr, "convoy: %s -> %s%s\n", j->in.name, j->out.name, j->out.sigmf ? " (SigMF)" : "");
@@ -172,7 +196,7 @@ static void summary(const capture_job *j, capture_tally tally, double elapsed) {
   double msps = elapsed > 0 ? (double)j->result.in_frames * ch / elapsed / 1e6 : 0.0;
   if (rate > 0 && elapsed > 0)
     fprintf(stderr, "  time     %.3f s, %.1f MS/s, %.1fx real time\n", elapsed, msps,
-            (double)j->result.in_frames / rate / elapsed);
+            (double)j->result.in_frames / j->in.rate / elapsed);
   else
     fprintf(stderr, "  time     %.3f s, %.1f MS/s\n", elapsed, msps);
   if (tally.clipped > 0)
@@ -184,13 +208,15 @@ static void summary(const capture_job *j, capture_tally tally, double elapsed) {
 static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
   double t0 = progress_clock();
   int rc = capture_in_open(j->o, &j->in);
-  if (rc == CLI_EXIT_OK)
+  if (rc == CLI_EXIT_OK && j->o->capture.matched.template_path)
+    rc = capture_matched_taps(j->o, j->in.name, j->in.ro.type.is_complex, j->in.rate, &j->taps);
+  else if (rc == CLI_EXIT_OK)
     rc = capture_taps_make(j->o, j->in.name, j->in.ro.channels, j->in.rate,
                            j->in.ro.type.is_complex, &j->taps);
+  if (rc == CLI_EXIT_OK) rc = set_window(j);
   if (rc == CLI_EXIT_OK) rc = make_stream(j, engine, threads);
   if (rc == CLI_EXIT_OK) rc = capture_out_open(j->o, &j->in, &j->out);
   if (rc != CLI_EXIT_OK) return rc;
-  set_window(j);
   rc = run(j);
   if (rc != CLI_EXIT_OK) return rc;
   capture_tally tally = j->result.tally;
@@ -200,6 +226,7 @@ static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
 }
 
 int capture_filter(const filter_options *o, convoy_engine engine, int32_t threads) {
+  if (o->capture.matched.pulse_len > 0) return capture_pulses(o, engine, threads);
   capture_job j;
   memset(&j, 0, sizeof j);
   j.o = o;

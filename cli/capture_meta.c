@@ -1,6 +1,7 @@
 /* capture_meta.c - SigMF metadata of a filtered capture. */
 #include "capture_meta.h"
 
+#include "capture_xlate.h"
 #include "commands.h"
 #include "diag.h"
 
@@ -34,6 +35,10 @@ static void fill_record(const capture_meta_info *info, sigmf_processing *p) {
   p->output_scaling = info->out->wo.scaling;
   p->has_clipped = 1;
   p->clipped = info->clipped;
+  const capture_xlate_args *x = &o->capture.xlate;
+  p->decimation = capture_xlate_factor(x);
+  p->decimation_phase = info->decimation_phase;
+  p->shift_hz = x->has_shift ? x->shift_hz : 0.0;
 }
 
 int capture_meta_make(const capture_meta_info *info, sigmf_meta **meta) {
@@ -54,6 +59,8 @@ int capture_meta_make(const capture_meta_info *info, sigmf_meta **meta) {
   }
   if (st == CONVOY_OK && in->skip != 0) st = sigmf_meta_shift(m, -in->skip, err, sizeof err);
   if (st == CONVOY_OK && info->delay != 0) st = sigmf_meta_shift(m, info->delay, err, sizeof err);
+  if (st == CONVOY_OK)
+    st = capture_xlate_meta(m, &info->o->capture.xlate, info->decimation_phase, err, sizeof err);
   sigmf_processing p;
   fill_record(info, &p);
   if (st == CONVOY_OK) st = sigmf_meta_record(m, &p, err, sizeof err);

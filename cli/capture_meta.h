@@ -8,6 +8,7 @@
  * skip + k - delay (skip: --skip; delay: the filter's delay left in the
  * output, 0 after --align). Metadata is first shifted by -skip (what lay
  * before the skipped part is cut at 0 or dropped), then by +delay.
+ * Then --decimate and --shift rescale and retune it (cli/capture_xlate.h).
  * Clipping to the samples written is sigmf_writer_commit()'s.
  */
 #ifndef CONVOY_CLI_CAPTURE_META_H
@@ -25,9 +26,10 @@ typedef struct capture_meta_info {
   const capture_in *in;
   const capture_out *out;
   const capture_taps *taps;
-  const char *engine; /* convoy_engine_name() of the engine that ran */
-  int64_t delay;      /* filter delay left in the output, samples */
-  int64_t clipped;    /* output values saturated */
+  const char *engine;       /* convoy_engine_name() of the engine that ran */
+  int64_t delay;            /* filter delay left in the output, samples */
+  int64_t clipped;          /* output values saturated */
+  int64_t decimation_phase; /* --decimate: output k is window sample k D + phase */
 } capture_meta_info;
 
 /* Builds the output metadata into *meta (sigmf_meta_free() it). Prints one

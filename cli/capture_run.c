@@ -140,12 +140,21 @@ static void *writer_main(void *arg) {
   }
 }
 
-/* Keeps the part of the n frames at output index `produced` that lies in
- * [skip, limit), and applies the gain to it. */
+/* Full-rate output frames before index i that the stream keeps: ceil(i / D). */
+static int64_t kept_before(const capture_run_config *cfg, int64_t i) {
+  const int64_t d = cfg->decimation > 1 ? cfg->decimation : 1;
+  return i / d + (i % d != 0);
+}
+
+/* Keeps the part of the n frames at (stream) output index `produced` that
+ * lies in the window's [skip, limit) of the full-rate output, and applies
+ * the gain to it. */
 static void trim_and_scale(const pipeline *pl, chunk *c, int64_t produced, int64_t n,
                            int64_t limit) {
   const capture_run_config *cfg = pl->cfg;
-  int64_t lo = produced > cfg->skip ? produced : cfg->skip;
+  const int64_t start = kept_before(cfg, cfg->skip);
+  if (limit != INT64_MAX) limit = kept_before(cfg, limit);
+  int64_t lo = produced > start ? produced : start;
   int64_t hi = produced + n < limit ? produced + n : limit;
   c->end = 0;
   if (hi <= lo) {
@@ -208,7 +217,8 @@ static void filter_loop(pipeline *pl, capture_run_result *res) {
       return;
     }
     int64_t taps = convoy_stream_taps(s);
-    int64_t limit = cfg->tail ? res->in_frames + taps - 1 : cfg->skip + res->in_frames;
+    int64_t limit =
+        (cfg->tail ? res->in_frames + taps - 1 : cfg->skip + res->in_frames) - cfg->drop_end;
     trim_and_scale(pl, oc, produced, n, limit);
     work_queue_push(&pl->full_out, oc);
     ic->end = 1; /* the input's end marker stops the writer */

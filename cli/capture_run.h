@@ -19,7 +19,10 @@
  *
  * Output window, in frames of the full convolution y[0 .. N+M-2] of the N
  * frames read with M taps: y[skip .. skip+N-1], or y[skip .. N+M-2] with
- * tail. Chunks reach the writer in order.
+ * tail, less drop_end frames at the end. Chunks reach the writer in order.
+ * With decimation D > 1 (the stream's config.decimation, given here too) the
+ * stream keeps y[k D] only, and the window keeps those of them inside it: the
+ * output is window frames phase, phase + D, ... (cli/capture_xlate.h).
  */
 #ifndef CONVOY_CLI_CAPTURE_RUN_H
 #define CONVOY_CLI_CAPTURE_RUN_H
@@ -41,7 +44,10 @@ typedef struct capture_run_config {
   int64_t chunk_frames; /* frames per read, >= 1 */
   int64_t skip;         /* output frames dropped at the start, 0 .. M-1 */
   int tail;             /* 1: keep the M-1 frames of ring-out */
+  int64_t drop_end;     /* frames dropped at the end of the window: 0 .. skip, or
+                           0 .. M-1 with tail (a valid-mode correlation) */
   float gain;           /* linear factor on the kept frames */
+  int64_t decimation;   /* the stream's config.decimation; 0 or 1: none */
   progress *progress;   /* may be NULL */
 } capture_run_config;
 

@@ -3,6 +3,8 @@
 
 #include "argparse.h"
 #include "capture.h"
+#include "capture_matched.h"
+#include "capture_xlate.h"
 #include "commands.h"
 #include "diag.h"
 
@@ -35,7 +37,15 @@ enum {
   OPT_OUT_OFFSET,
   OPT_SKIP,
   OPT_COUNT,
-  OPT_RATE
+  OPT_RATE,
+  OPT_MATCHED, /* OPT_MATCHED + capture_matched_opt: cli/capture_matched.h */
+  OPT_WINDOW = OPT_MATCHED + MATCHED_OPT_WINDOW,
+  OPT_NORM_TEMPLATE = OPT_MATCHED + MATCHED_OPT_NORMALIZE,
+  OPT_MODE = OPT_MATCHED + MATCHED_OPT_MODE,
+  OPT_PULSES = OPT_MATCHED + MATCHED_OPT_PULSES,
+  OPT_PULSE_LEN = OPT_MATCHED + MATCHED_OPT_PULSE_LEN,
+  OPT_DECIMATE, /* cli/capture_xlate.h */
+  OPT_SHIFT
 };
 
 static const arg_option filter_opts[] = {{"taps", 0, ARG_REQUIRED, OPT_TAPS},
@@ -66,6 +76,16 @@ static const arg_option filter_opts[] = {{"taps", 0, ARG_REQUIRED, OPT_TAPS},
                                          {"skip", 0, ARG_REQUIRED, OPT_SKIP},
                                          {"count", 0, ARG_REQUIRED, OPT_COUNT},
                                          {"rate", 0, ARG_REQUIRED, OPT_RATE},
+                                         {"matched", 0, ARG_REQUIRED, OPT_MATCHED},
+                                         {"correlate", 0, ARG_REQUIRED, OPT_MATCHED},
+                                         {"window", 0, ARG_REQUIRED, OPT_WINDOW},
+                                         {"normalize-template", 0, ARG_NONE, OPT_NORM_TEMPLATE},
+                                         {"normalise-template", 0, ARG_NONE, OPT_NORM_TEMPLATE},
+                                         {"mode", 0, ARG_REQUIRED, OPT_MODE},
+                                         {"pulses", 0, ARG_REQUIRED, OPT_PULSES},
+                                         {"pulse-len", 0, ARG_REQUIRED, OPT_PULSE_LEN},
+                                         {"decimate", 0, ARG_REQUIRED, OPT_DECIMATE},
+                                         {"shift", 0, ARG_REQUIRED, OPT_SHIFT},
                                          {NULL, 0, ARG_NONE, 0}};
 
 static int set_taps(arg_parser *p, filter_options *o, taps_kind kind, const char *arg) {
@@ -103,6 +123,10 @@ static int span_arg(arg_parser *p, const char *val, capture_span *span) {
 
 /* The options of raw I/Q and SigMF captures (cli/capture_args.h). */
 static int handle_capture(arg_parser *p, capture_args *c, int id, const char *val) {
+  if (id >= OPT_MATCHED && id <= OPT_PULSE_LEN)
+    return capture_matched_option(p, &c->matched, (capture_matched_opt)(id - OPT_MATCHED), val);
+  if (id == OPT_DECIMATE || id == OPT_SHIFT)
+    return capture_xlate_option(p, &c->xlate, id == OPT_SHIFT, val);
   switch (id) {
   case OPT_FORMAT:
     return datatype_arg(p, val, &c->format);
@@ -233,8 +257,13 @@ int filter_options_parse(int argc, char **argv, filter_options *o) {
 
   if (n_pos < 2) return diag_usage(p.cmd, n_pos == 0 ? "missing IN and OUT" : "missing OUT");
   if (!*o->in_path || !*o->out_path) return diag_usage(p.cmd, "empty file name");
-  if (o->taps == TAPS_NONE)
-    return diag_usage(p.cmd, "give the taps: --taps FILE, --ir FILE or --design SPEC");
+  int matched_rc = capture_matched_check(p.cmd, o);
+  if (matched_rc != CLI_EXIT_OK) return matched_rc;
+  int xlate_rc = capture_xlate_check(p.cmd, o);
+  if (xlate_rc != CLI_EXIT_OK) return xlate_rc;
+  if (o->taps == TAPS_NONE && !o->capture.matched.template_path)
+    return diag_usage(p.cmd, "give the taps: --taps FILE, --ir FILE, --design SPEC or "
+                             "--matched TEMPLATE");
   if (o->normalize && o->gain_db != 0.0)
     return diag_usage(p.cmd, "--gain and --normalize exclude each other");
   if (o->normalize && strcmp(o->in_path, "-") == 0)

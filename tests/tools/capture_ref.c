@@ -19,6 +19,11 @@
  *       Options: --skip N --count N --drop D --tail --channels C --gain G
  *       --in-scale S --in-offset O --out-scale S --out-offset O (default
  *       scalings as io/capture.h documents them).
+ *       --decimate D --shift F: OUT holds every D-th frame of the window
+ *       above that lies on a multiple of D of the full convolution (index
+ *       drop + k counted from y[0]), of IN multiplied by e^{-j 2 pi F i}
+ *       before filtering (F in cycles per sample, i from the first frame
+ *       compared, after --skip).
  *       Prints frames=N expected=M err=E; exit 0 when it matches, 1 when not.
  *
  * Exit status 2 on an unreadable file or a bad command line.
@@ -196,7 +201,8 @@ static int read_taps(const char *path, double **re, double **im, long *m) {
 typedef struct cmp_opts {
   long long skip, count, drop;
   int tail, channels, has_in_scale, has_in_offset, has_out_scale, has_out_offset;
-  double in_scale, in_offset, out_scale, out_offset, max_err, gain;
+  double in_scale, in_offset, out_scale, out_offset, max_err, gain, shift;
+  long long decimate;
 } cmp_opts;
 
 static int parse_cmp(int argc, char **argv, cmp_opts *o) {
@@ -205,6 +211,7 @@ static int parse_cmp(int argc, char **argv, cmp_opts *o) {
   o->channels = 1;
   o->max_err = 1e-5;
   o->gain = 1.0;
+  o->decimate = 1;
   for (int i = 7; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : "0";
@@ -223,6 +230,10 @@ static int parse_cmp(int argc, char **argv, cmp_opts *o) {
       o->channels = atoi(v);
     else if (strcmp(a, "--max-err") == 0)
       o->max_err = atof(v);
+    else if (strcmp(a, "--decimate") == 0)
+      o->decimate = atoll(v) > 0 ? atoll(v) : 1;
+    else if (strcmp(a, "--shift") == 0)
+      o->shift = atof(v);
     else if (strcmp(a, "--gain") == 0)
       o->gain = atof(v);
     else if (strcmp(a, "--in-scale") == 0)
@@ -268,6 +279,9 @@ static int compare(int argc, char **argv) {
   long long n = o.count >= 0 ? o.count : in_frames - o.skip;
   long long full = n + m - 1;
   long long want = o.tail ? full - o.drop : n;
+  /* Kept: full-convolution indices that are multiples of D in [drop, drop + want). */
+  const long long dec = o.decimate, first = (o.drop + dec - 1) / dec * dec;
+  want = (o.drop + want + dec - 1) / dec - (o.drop + dec - 1) / dec;
   long long got = (long long)(out_size / ((size_t)ot.bytes * (size_t)comps * (size_t)ch));
   double err_num = 0, err_den = 0, worst_code = 0;
   long long bad = 0;
@@ -277,7 +291,7 @@ static int compare(int argc, char **argv) {
   double lo = ot.kind == 'u' ? 0 : -full_code,
          hi_code = ot.kind == 'u' ? 2 * full_code - 1 : full_code - 1;
   for (long long k = 0; k < want && k < got; k++) {
-    long long kk = k + o.drop; /* index into the full convolution */
+    long long kk = first + k * dec; /* index into the full convolution */
     for (int c = 0; c < ch; c++) {
       double yr = 0, yi = 0;
       for (long j = 0; j < m; j++) {
@@ -286,6 +300,12 @@ static int compare(int argc, char **argv) {
         size_t base = ((size_t)(xi + o.skip) * (size_t)ch + (size_t)c) * (size_t)comps;
         double xr = (decode(ib + base * (size_t)it.bytes, &it) - io) * is;
         double xim = comps == 2 ? (decode(ib + (base + 1) * (size_t)it.bytes, &it) - io) * is : 0;
+        if (o.shift != 0.0) {
+          const double ph = -2.0 * 3.14159265358979323846 * fmod(o.shift * (double)xi, 1.0);
+          const double cr = cos(ph), ci = sin(ph), ur = xr * cr - xim * ci;
+          xim = xr * ci + xim * cr;
+          xr = ur;
+        }
         yr += hr[j] * xr - hi[j] * xim;
         yi += hr[j] * xim + hi[j] * xr;
       }
