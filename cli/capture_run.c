@@ -32,8 +32,10 @@ typedef struct pipeline {
   const capture_run_config *cfg;
   int direct_format; /* convoy_sample_format of the input, or -1: floats */
   int raw_out;       /* output is native float32 as is: written without conversion */
-  double peak;       /* raw_out: largest |value| written */
-  int64_t values;    /* floats per frame */
+  int int_out;       /* the stream writes the output's integer codes itself */
+  int64_t out_frame_bytes;
+  double peak;    /* raw_out: largest |value| written */
+  int64_t values; /* floats per frame */
   chunk in[RING_BUFFERS], out[RING_BUFFERS];
   int64_t out_capacity;
   work_queue free_in, full_in, free_out, full_out;
@@ -62,6 +64,11 @@ int capture_run_direct_format(capture_datatype t, capture_scaling s) {
   default:
     return -1;
   }
+}
+
+convoy_sample_format capture_run_output_format(capture_datatype t, capture_scaling s, float gain) {
+  const int f = capture_run_direct_format(t, s);
+  return f > 0 && gain == 1.0f ? (convoy_sample_format)f : CONVOY_FORMAT_F32;
 }
 
 static void fail(pipeline *pl, convoy_status st, const char *msg) {
@@ -124,7 +131,11 @@ static void *writer_main(void *arg) {
       err[0] = '\0';
       const float *x = c->data + c->offset * pl->values;
       convoy_status st;
-      if (pl->raw_out) {
+      if (pl->int_out) {
+        const unsigned char *codes =
+            (const unsigned char *)c->data + c->offset * pl->out_frame_bytes;
+        st = capture_writer_write_raw(cfg->writer, codes, c->frames, err, sizeof err);
+      } else if (pl->raw_out) {
         pl->peak = peak_of(x, c->frames * pl->values, pl->peak);
         st = capture_writer_write_raw(cfg->writer, x, c->frames, err, sizeof err);
       } else {
@@ -190,11 +201,10 @@ static void filter_loop(pipeline *pl, capture_run_result *res) {
     int64_t n = 0;
     convoy_status st;
     if (!ic->end) {
-      if (pl->direct_format >= 0)
-        st = convoy_stream_process_samples(s, (convoy_sample_format)pl->direct_format, ic->raw,
-                                           ic->frames, oc->data, pl->out_capacity, &n);
-      else
-        st = convoy_stream_process(s, ic->data, ic->frames, oc->data, pl->out_capacity, &n);
+      const convoy_sample_format in_fmt =
+          pl->direct_format >= 0 ? (convoy_sample_format)pl->direct_format : CONVOY_FORMAT_F32;
+      const void *in = pl->direct_format >= 0 ? ic->raw : (const void *)ic->data;
+      st = convoy_stream_process_to(s, in_fmt, in, ic->frames, oc->data, pl->out_capacity, &n);
       if (st != CONVOY_OK) {
         stream_fail(pl, st);
         return;
@@ -211,7 +221,7 @@ static void filter_loop(pipeline *pl, capture_run_result *res) {
       fail(pl, CONVOY_ERR_INTERNAL, "internal error: flush larger than its buffer");
       return;
     }
-    st = convoy_stream_flush(s, oc->data, pl->out_capacity, &n);
+    st = convoy_stream_flush_to(s, oc->data, pl->out_capacity, &n);
     if (st != CONVOY_OK) {
       stream_fail(pl, st);
       return;
@@ -235,6 +245,9 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
   pl->values = (int64_t)ro->channels * capture_datatype_components(ro->type);
   pl->direct_format = capture_run_direct_format(ro->type, ro->scaling);
   pl->raw_out = capture_run_direct_format(cfg->out_type, cfg->out_scaling) == CONVOY_FORMAT_F32;
+  pl->int_out =
+      capture_run_output_format(cfg->out_type, cfg->out_scaling, cfg->gain) != CONVOY_FORMAT_F32;
+  pl->out_frame_bytes = (int64_t)capture_datatype_sample_bytes(cfg->out_type) * ro->channels;
   /* max_output() depends on what is held back at the time of the call;
    * never more than latency() frames are, so these bound every call. */
   int64_t latency = convoy_stream_latency(s);
@@ -320,7 +333,12 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
   st = pl->status;
   if (st != CONVOY_OK) snprintf(err, err_size, "%s", pl->err);
   res->out_frames = pl->out_frames;
-  if (pl->raw_out) {
+  if (pl->int_out) {
+    convoy_output_stats os;
+    convoy_stream_output_stats(cfg->stream, &os);
+    res->tally.peak = os.peak;
+    res->tally.clipped = os.clipped;
+  } else if (pl->raw_out) {
     res->tally.peak = pl->peak;
     res->tally.clipped = 0;
   } else {

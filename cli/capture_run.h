@@ -15,7 +15,9 @@
  * ci32/ri32 as S32) are handed over as stored, and cf32/rf32 of native byte
  * order as F32; a GPU engine then moves them over the bus in that width.
  * Other datatypes and scalings are converted to float on the reader thread.
- * Native float32 output with scaling 1 is written as the filter made it.
+ * Native float32 output with scaling 1 is written as the filter made it;
+ * integer output the stream can quantize (capture_run_output_format) comes
+ * from the stream as stored codes and is written as is.
  *
  * Output window, in frames of the full convolution y[0 .. N+M-2] of the N
  * frames read with M taps: y[skip .. skip+N-1], or y[skip .. N+M-2] with
@@ -61,6 +63,14 @@ typedef struct capture_run_result {
 /* The library format that takes samples of t with scaling s exactly as
  * stored, or -1 when they need converting on the host. */
 int capture_run_direct_format(capture_datatype t, capture_scaling s);
+
+/* The format the stream should write for output of t with scaling s and a
+ * linear gain: an integer format when the stream can quantize to t's codes
+ * itself (native byte order, default scaling, no gain to apply after the
+ * filter), so that a GPU engine moves the output in its stored width and
+ * the host only copies it; else F32. capture_run() expects a stream made
+ * with this as its output_format. */
+convoy_sample_format capture_run_output_format(capture_datatype t, capture_scaling s, float gain);
 
 /* Runs the pass to the end of the reader's range. On failure returns the
  * first error (reading, filtering or writing) with its one-line message in
