@@ -2,10 +2,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "capture_run.h"
 
-#include "work_queue.h"
+#include "pass_threads.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,12 +37,9 @@ typedef struct pipeline {
   int64_t values; /* floats per frame */
   chunk in[RING_BUFFERS], out[RING_BUFFERS];
   int64_t out_capacity;
-  work_queue free_in, full_in, free_out, full_out;
-  int queues_made;
-  pthread_mutex_t error_mutex;
-  convoy_status status;
-  char err[512];
+  pass_threads t;
   int64_t out_frames;
+  capture_run_result *res; /* the filter loop's counts */
 } pipeline;
 
 int capture_run_direct_format(capture_datatype t, capture_scaling s) {
@@ -72,16 +68,7 @@ convoy_sample_format capture_run_output_format(capture_datatype t, capture_scali
 }
 
 static void fail(pipeline *pl, convoy_status st, const char *msg) {
-  pthread_mutex_lock(&pl->error_mutex);
-  if (pl->status == CONVOY_OK) {
-    pl->status = st;
-    snprintf(pl->err, sizeof pl->err, "%s", msg);
-  }
-  pthread_mutex_unlock(&pl->error_mutex);
-  work_queue_close(&pl->free_in);
-  work_queue_close(&pl->full_in);
-  work_queue_close(&pl->free_out);
-  work_queue_close(&pl->full_out);
+  pass_threads_fail(&pl->t, st, msg);
 }
 
 static void *reader_main(void *arg) {
@@ -90,7 +77,7 @@ static void *reader_main(void *arg) {
   const capture_reader_options *ro = capture_reader_get_options(cfg->reader);
   char err[512];
   for (;;) {
-    chunk *c = work_queue_pop(&pl->free_in);
+    chunk *c = work_queue_pop(&pl->t.free_in);
     if (!c) return NULL;
     int64_t got = 0;
     err[0] = '\0';
@@ -106,7 +93,7 @@ static void *reader_main(void *arg) {
     c->frames = got;
     c->offset = 0;
     c->end = end;
-    work_queue_push(&pl->full_in, c);
+    work_queue_push(&pl->t.full_in, c);
     if (end) return NULL;
   }
 }
@@ -125,7 +112,7 @@ static void *writer_main(void *arg) {
   const capture_run_config *cfg = pl->cfg;
   char err[512];
   for (;;) {
-    chunk *c = work_queue_pop(&pl->full_out);
+    chunk *c = work_queue_pop(&pl->t.full_out);
     if (!c || c->end) return NULL;
     if (c->frames > 0) {
       err[0] = '\0';
@@ -147,7 +134,7 @@ static void *writer_main(void *arg) {
       }
       pl->out_frames += c->frames;
     }
-    work_queue_push(&pl->free_out, c);
+    work_queue_push(&pl->t.free_out, c);
   }
 }
 
@@ -189,14 +176,16 @@ static void stream_fail(pipeline *pl, convoy_status st) {
   fail(pl, st, msg);
 }
 
-static void filter_loop(pipeline *pl, capture_run_result *res) {
+static void filter_main(void *arg) {
+  pipeline *pl = arg;
+  capture_run_result *res = pl->res;
   const capture_run_config *cfg = pl->cfg;
   convoy_stream *s = cfg->stream;
   int64_t produced = 0;
   for (;;) {
-    chunk *ic = work_queue_pop(&pl->full_in);
+    chunk *ic = work_queue_pop(&pl->t.full_in);
     if (!ic) return;
-    chunk *oc = work_queue_pop(&pl->free_out);
+    chunk *oc = work_queue_pop(&pl->t.free_out);
     if (!oc) return;
     int64_t n = 0;
     convoy_status st;
@@ -210,10 +199,10 @@ static void filter_loop(pipeline *pl, capture_run_result *res) {
         return;
       }
       res->in_frames += ic->frames;
-      work_queue_push(&pl->free_in, ic);
+      work_queue_push(&pl->t.free_in, ic);
       trim_and_scale(pl, oc, produced, n, INT64_MAX);
       produced += n;
-      work_queue_push(&pl->full_out, oc);
+      work_queue_push(&pl->t.full_out, oc);
       if (cfg->progress) progress_update(cfg->progress, res->in_frames);
       continue;
     }
@@ -230,10 +219,10 @@ static void filter_loop(pipeline *pl, capture_run_result *res) {
     int64_t limit =
         (cfg->tail ? res->in_frames + taps - 1 : cfg->skip + res->in_frames) - cfg->drop_end;
     trim_and_scale(pl, oc, produced, n, limit);
-    work_queue_push(&pl->full_out, oc);
+    work_queue_push(&pl->t.full_out, oc);
     ic->end = 1; /* the input's end marker stops the writer */
     ic->frames = 0;
-    work_queue_push(&pl->full_out, ic);
+    work_queue_push(&pl->t.full_out, ic);
     return;
   }
 }
@@ -270,16 +259,12 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
       return -1;
     }
   }
-  if (work_queue_init(&pl->free_in) || work_queue_init(&pl->full_in) ||
-      work_queue_init(&pl->free_out) || work_queue_init(&pl->full_out)) {
-    snprintf(err, err_size, "cannot create thread queues");
-    return -1;
-  }
-  pl->queues_made = 1;
+  void *in_bufs[RING_BUFFERS], *out_bufs[RING_BUFFERS];
   for (int i = 0; i < RING_BUFFERS; i++) {
-    work_queue_push(&pl->free_in, &pl->in[i]);
-    work_queue_push(&pl->free_out, &pl->out[i]);
+    in_bufs[i] = &pl->in[i];
+    out_bufs[i] = &pl->out[i];
   }
+  if (pass_threads_init(&pl->t, in_bufs, out_bufs, RING_BUFFERS, err, err_size) != 0) return -1;
   return 0;
 }
 
@@ -289,12 +274,7 @@ static void pipeline_free(pipeline *pl) {
     convoy_host_free(pl->in[i].data);
     convoy_host_free(pl->out[i].data);
   }
-  if (pl->queues_made) {
-    work_queue_destroy(&pl->free_in);
-    work_queue_destroy(&pl->full_in);
-    work_queue_destroy(&pl->free_out);
-    work_queue_destroy(&pl->full_out);
-  }
+  pass_threads_destroy(&pl->t);
 }
 
 convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res, char *err,
@@ -306,47 +286,25 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
     return CONVOY_ERR_OUT_OF_MEMORY;
   }
   pl->cfg = cfg;
-  if (pthread_mutex_init(&pl->error_mutex, NULL) != 0) {
-    free(pl);
-    snprintf(err, err_size, "cannot create a mutex");
-    return CONVOY_ERR_INTERNAL;
+  pl->res = res;
+  convoy_status st = CONVOY_ERR_OUT_OF_MEMORY;
+  if (pipeline_alloc(pl, err, err_size) == 0) {
+    res->direct = pl->direct_format >= 0;
+    st = pass_threads_run(&pl->t, reader_main, writer_main, filter_main, pl, err, err_size);
+    res->out_frames = pl->out_frames;
+    if (pl->int_out) {
+      convoy_output_stats os;
+      convoy_stream_output_stats(cfg->stream, &os);
+      res->tally.peak = os.peak;
+      res->tally.clipped = os.clipped;
+    } else if (pl->raw_out) {
+      res->tally.peak = pl->peak;
+      res->tally.clipped = 0;
+    } else {
+      res->tally = capture_writer_tally(cfg->writer);
+    }
   }
-  convoy_status st = CONVOY_OK;
-  pthread_t reader, writer;
-  int have_reader = 0, have_writer = 0;
-  if (pipeline_alloc(pl, err, err_size) != 0) {
-    st = CONVOY_ERR_OUT_OF_MEMORY;
-    goto done;
-  }
-  res->direct = pl->direct_format >= 0;
-  have_reader = pthread_create(&reader, NULL, reader_main, pl) == 0;
-  have_writer = have_reader && pthread_create(&writer, NULL, writer_main, pl) == 0;
-  if (!have_reader || !have_writer)
-    fail(pl, CONVOY_ERR_INTERNAL, "cannot start the reader and writer threads");
-  else
-    filter_loop(pl, res);
-  if (have_writer) pthread_join(writer, NULL);
-  if (have_reader) {
-    work_queue_close(&pl->free_in); /* it may wait for a buffer that never comes back */
-    pthread_join(reader, NULL);
-  }
-  st = pl->status;
-  if (st != CONVOY_OK) snprintf(err, err_size, "%s", pl->err);
-  res->out_frames = pl->out_frames;
-  if (pl->int_out) {
-    convoy_output_stats os;
-    convoy_stream_output_stats(cfg->stream, &os);
-    res->tally.peak = os.peak;
-    res->tally.clipped = os.clipped;
-  } else if (pl->raw_out) {
-    res->tally.peak = pl->peak;
-    res->tally.clipped = 0;
-  } else {
-    res->tally = capture_writer_tally(cfg->writer);
-  }
-done:
   pipeline_free(pl);
-  pthread_mutex_destroy(&pl->error_mutex);
   free(pl);
   return st;
 }

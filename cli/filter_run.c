@@ -2,9 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "filter_run.h"
 
-#include "work_queue.h"
+#include "pass_threads.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,26 +23,14 @@ typedef struct pipeline {
   const filter_run_config *cfg;
   chunk in[RING_BUFFERS], out[RING_BUFFERS];
   int64_t out_capacity; /* frames per out buffer */
-  work_queue free_in, full_in, free_out, full_out;
-  int queues_made;
+  pass_threads t;
 
-  pthread_mutex_t error_mutex;
-  convoy_status status; /* first failure */
-  char err[512];
-  int64_t out_frames; /* written by the consumer thread, read after join */
+  int64_t out_frames;     /* written by the consumer thread, read after join */
+  filter_run_result *res; /* the filter loop's counts */
 } pipeline;
 
 static void fail(pipeline *pl, convoy_status st, const char *msg) {
-  pthread_mutex_lock(&pl->error_mutex);
-  if (pl->status == CONVOY_OK) {
-    pl->status = st;
-    snprintf(pl->err, sizeof pl->err, "%s", msg);
-  }
-  pthread_mutex_unlock(&pl->error_mutex);
-  work_queue_close(&pl->free_in);
-  work_queue_close(&pl->full_in);
-  work_queue_close(&pl->free_out);
-  work_queue_close(&pl->full_out);
+  pass_threads_fail(&pl->t, st, msg);
 }
 
 static void *reader_main(void *arg) {
@@ -51,7 +38,7 @@ static void *reader_main(void *arg) {
   const filter_run_config *cfg = pl->cfg;
   char err[512];
   for (;;) {
-    chunk *c = work_queue_pop(&pl->free_in);
+    chunk *c = work_queue_pop(&pl->t.free_in);
     if (!c) return NULL;
     int64_t got = 0;
     err[0] = '\0';
@@ -65,7 +52,7 @@ static void *reader_main(void *arg) {
     c->frames = got;
     c->offset = 0;
     c->end = end;
-    work_queue_push(&pl->full_in, c);
+    work_queue_push(&pl->t.full_in, c);
     if (end) return NULL;
   }
 }
@@ -75,7 +62,7 @@ static void *consumer_main(void *arg) {
   const filter_run_config *cfg = pl->cfg;
   char err[512];
   for (;;) {
-    chunk *c = work_queue_pop(&pl->full_out);
+    chunk *c = work_queue_pop(&pl->t.full_out);
     if (!c || c->end) return NULL;
     if (c->frames > 0) {
       err[0] = '\0';
@@ -87,7 +74,7 @@ static void *consumer_main(void *arg) {
       }
       pl->out_frames += c->frames;
     }
-    work_queue_push(&pl->free_out, c);
+    work_queue_push(&pl->t.free_out, c);
   }
 }
 
@@ -121,14 +108,16 @@ static convoy_status stream_fail(pipeline *pl, convoy_status st) {
 }
 
 /* The filter loop, on the calling thread. */
-static void filter_loop(pipeline *pl, filter_run_result *res) {
+static void filter_main(void *arg) {
+  pipeline *pl = arg;
+  filter_run_result *res = pl->res;
   const filter_run_config *cfg = pl->cfg;
   convoy_stream *s = cfg->stream;
   int64_t produced = 0;
   for (;;) {
-    chunk *ic = work_queue_pop(&pl->full_in);
+    chunk *ic = work_queue_pop(&pl->t.full_in);
     if (!ic) return;
-    chunk *oc = work_queue_pop(&pl->free_out);
+    chunk *oc = work_queue_pop(&pl->t.free_out);
     if (!oc) return;
     int64_t n = 0;
     convoy_status st;
@@ -139,10 +128,10 @@ static void filter_loop(pipeline *pl, filter_run_result *res) {
         return;
       }
       res->in_frames += ic->frames;
-      work_queue_push(&pl->free_in, ic);
+      work_queue_push(&pl->t.free_in, ic);
       trim_and_scale(cfg, oc, produced, n, INT64_MAX);
       produced += n;
-      work_queue_push(&pl->full_out, oc);
+      work_queue_push(&pl->t.full_out, oc);
       if (cfg->progress) progress_update(cfg->progress, res->in_frames);
       continue;
     }
@@ -160,11 +149,11 @@ static void filter_loop(pipeline *pl, filter_run_result *res) {
     int64_t limit = cfg->tail ? res->in_frames + taps - 1 : cfg->skip + res->in_frames;
     trim_and_scale(cfg, oc, produced, n, limit);
     produced += n;
-    work_queue_push(&pl->full_out, oc);
+    work_queue_push(&pl->t.full_out, oc);
     /* The input's end marker goes on to the consumer as its stop signal. */
     ic->end = 1;
     ic->frames = 0;
-    work_queue_push(&pl->full_out, ic);
+    work_queue_push(&pl->t.full_out, ic);
     return;
   }
 }
@@ -192,16 +181,12 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
       return -1;
     }
   }
-  if (work_queue_init(&pl->free_in) || work_queue_init(&pl->full_in) ||
-      work_queue_init(&pl->free_out) || work_queue_init(&pl->full_out)) {
-    snprintf(err, err_size, "cannot create thread queues");
-    return -1;
-  }
-  pl->queues_made = 1;
+  void *in_bufs[RING_BUFFERS], *out_bufs[RING_BUFFERS];
   for (int i = 0; i < RING_BUFFERS; i++) {
-    work_queue_push(&pl->free_in, &pl->in[i]);
-    work_queue_push(&pl->free_out, &pl->out[i]);
+    in_bufs[i] = &pl->in[i];
+    out_bufs[i] = &pl->out[i];
   }
+  if (pass_threads_init(&pl->t, in_bufs, out_bufs, RING_BUFFERS, err, err_size) != 0) return -1;
   return 0;
 }
 
@@ -210,12 +195,7 @@ static void pipeline_free(pipeline *pl) {
     convoy_host_free(pl->in[i].data);
     convoy_host_free(pl->out[i].data);
   }
-  if (pl->queues_made) {
-    work_queue_destroy(&pl->free_in);
-    work_queue_destroy(&pl->full_in);
-    work_queue_destroy(&pl->free_out);
-    work_queue_destroy(&pl->full_out);
-  }
+  pass_threads_destroy(&pl->t);
 }
 
 convoy_status filter_run(const filter_run_config *cfg, filter_run_result *res, char *err,
@@ -227,38 +207,13 @@ convoy_status filter_run(const filter_run_config *cfg, filter_run_result *res, c
     return CONVOY_ERR_OUT_OF_MEMORY;
   }
   pl->cfg = cfg;
-  pl->status = CONVOY_OK;
-  if (pthread_mutex_init(&pl->error_mutex, NULL) != 0) {
-    free(pl);
-    snprintf(err, err_size, "cannot create a mutex");
-    return CONVOY_ERR_INTERNAL;
+  pl->res = res;
+  convoy_status st = CONVOY_ERR_OUT_OF_MEMORY;
+  if (pipeline_alloc(pl, err, err_size) == 0) {
+    st = pass_threads_run(&pl->t, reader_main, consumer_main, filter_main, pl, err, err_size);
+    res->out_frames = pl->out_frames;
   }
-  convoy_status st = CONVOY_OK;
-  pthread_t reader, consumer;
-  int have_reader = 0, have_consumer = 0;
-  if (pipeline_alloc(pl, err, err_size) != 0) {
-    st = CONVOY_ERR_OUT_OF_MEMORY;
-    goto done;
-  }
-  have_reader = pthread_create(&reader, NULL, reader_main, pl) == 0;
-  have_consumer = have_reader && pthread_create(&consumer, NULL, consumer_main, pl) == 0;
-  if (!have_reader || !have_consumer) {
-    fail(pl, CONVOY_ERR_INTERNAL, "cannot start the reader and writer threads");
-  } else {
-    filter_loop(pl, res);
-  }
-  if (have_consumer) pthread_join(consumer, NULL);
-  /* The reader may wait for a free buffer that will never come back. */
-  if (have_reader) {
-    work_queue_close(&pl->free_in);
-    pthread_join(reader, NULL);
-  }
-  st = pl->status;
-  if (st != CONVOY_OK) snprintf(err, err_size, "%s", pl->err);
-  res->out_frames = pl->out_frames;
-done:
   pipeline_free(pl);
-  pthread_mutex_destroy(&pl->error_mutex);
   free(pl);
   return st;
 }

@@ -1,0 +1,71 @@
+/* pass_threads.c - reader, filter and writer threads of one pass. */
+#include "pass_threads.h"
+
+#include <stdio.h>
+
+int pass_threads_init(pass_threads *t, void *const *in_bufs, void *const *out_bufs, int n,
+                      char *err, size_t err_size) {
+  t->status = CONVOY_OK;
+  t->err[0] = '\0';
+  if (pthread_mutex_init(&t->error_mutex, NULL) != 0) {
+    snprintf(err, err_size, "cannot create a mutex");
+    return -1;
+  }
+  t->mutex_made = 1;
+  if (work_queue_init(&t->free_in) || work_queue_init(&t->full_in) ||
+      work_queue_init(&t->free_out) || work_queue_init(&t->full_out)) {
+    snprintf(err, err_size, "cannot create thread queues");
+    return -1;
+  }
+  t->queues_made = 1;
+  for (int i = 0; i < n; i++) {
+    work_queue_push(&t->free_in, in_bufs[i]);
+    work_queue_push(&t->free_out, out_bufs[i]);
+  }
+  return 0;
+}
+
+void pass_threads_fail(pass_threads *t, convoy_status st, const char *msg) {
+  pthread_mutex_lock(&t->error_mutex);
+  if (t->status == CONVOY_OK) {
+    t->status = st;
+    snprintf(t->err, sizeof t->err, "%s", msg);
+  }
+  pthread_mutex_unlock(&t->error_mutex);
+  work_queue_close(&t->free_in);
+  work_queue_close(&t->full_in);
+  work_queue_close(&t->free_out);
+  work_queue_close(&t->full_out);
+}
+
+convoy_status pass_threads_run(pass_threads *t, void *(*reader)(void *), void *(*writer)(void *),
+                               void (*filter)(void *), void *ctx, char *err, size_t err_size) {
+  pthread_t reader_thread, writer_thread;
+  const int have_reader = pthread_create(&reader_thread, NULL, reader, ctx) == 0;
+  const int have_writer = have_reader && pthread_create(&writer_thread, NULL, writer, ctx) == 0;
+  if (!have_reader || !have_writer)
+    pass_threads_fail(t, CONVOY_ERR_INTERNAL, "cannot start the reader and writer threads");
+  else
+    filter(ctx);
+  if (have_writer) pthread_join(writer_thread, NULL);
+  if (have_reader) {
+    work_queue_close(&t->free_in);
+    pthread_join(reader_thread, NULL);
+  }
+  if (t->status != CONVOY_OK) snprintf(err, err_size, "%s", t->err);
+  return t->status;
+}
+
+void pass_threads_destroy(pass_threads *t) {
+  if (t->queues_made) {
+    work_queue_destroy(&t->free_in);
+    work_queue_destroy(&t->full_in);
+    work_queue_destroy(&t->free_out);
+    work_queue_destroy(&t->full_out);
+    t->queues_made = 0;
+  }
+  if (t->mutex_made) {
+    pthread_mutex_destroy(&t->error_mutex);
+    t->mutex_made = 0;
+  }
+}
