@@ -67,54 +67,38 @@ typedef float v16u __attribute__((vector_size(64), aligned(4)));
     acc_i += b * (vr);                                                                             \
   } while (0)
 
-/* 32 outputs: four 8-lane groups, accumulators in named registers. */
-__attribute__((target("avx2"))) static void
-ctile_avx2(const float *restrict xr, const float *restrict xi, const float *restrict hr,
-           const float *restrict hi, int64_t taps, float *restrict yr, float *restrict yi) {
-  v8 r0 = {0}, r1 = {0}, r2 = {0}, r3 = {0}, i0 = {0}, i1 = {0}, i2 = {0}, i3 = {0};
-  for (int64_t j = 0; j < taps; j++) {
-    const float a = hr[j], b = hi[j];
-    const v8u *pr = (const v8u *)(xr + j), *pi = (const v8u *)(xi + j);
-    CSTEP(r0, i0, pr[0], pi[0]);
-    CSTEP(r1, i1, pr[1], pi[1]);
-    CSTEP(r2, i2, pr[2], pi[2]);
-    CSTEP(r3, i3, pr[3], pi[3]);
+/* A tile of four vector groups of outputs, accumulators in named
+ * registers; V is the vector type, VU its unaligned form. */
+#define DEFINE_CTILE(name, target, V, VU)                                                          \
+  target static void name(const float *restrict xr, const float *restrict xi,                      \
+                          const float *restrict hr, const float *restrict hi, int64_t taps,        \
+                          float *restrict yr, float *restrict yi) {                                \
+    V r0 = {0}, r1 = {0}, r2 = {0}, r3 = {0}, i0 = {0}, i1 = {0}, i2 = {0}, i3 = {0};              \
+    for (int64_t j = 0; j < taps; j++) {                                                           \
+      const float a = hr[j], b = hi[j];                                                            \
+      const VU *pr = (const VU *)(xr + j), *pi = (const VU *)(xi + j);                             \
+      CSTEP(r0, i0, pr[0], pi[0]);                                                                 \
+      CSTEP(r1, i1, pr[1], pi[1]);                                                                 \
+      CSTEP(r2, i2, pr[2], pi[2]);                                                                 \
+      CSTEP(r3, i3, pr[3], pi[3]);                                                                 \
+    }                                                                                              \
+    VU *out_r = (VU *)yr, *out_i = (VU *)yi;                                                       \
+    out_r[0] = r0;                                                                                 \
+    out_r[1] = r1;                                                                                 \
+    out_r[2] = r2;                                                                                 \
+    out_r[3] = r3;                                                                                 \
+    out_i[0] = i0;                                                                                 \
+    out_i[1] = i1;                                                                                 \
+    out_i[2] = i2;                                                                                 \
+    out_i[3] = i3;                                                                                 \
   }
-  v8u *out_r = (v8u *)yr, *out_i = (v8u *)yi;
-  out_r[0] = r0;
-  out_r[1] = r1;
-  out_r[2] = r2;
-  out_r[3] = r3;
-  out_i[0] = i0;
-  out_i[1] = i1;
-  out_i[2] = i2;
-  out_i[3] = i3;
-}
+
+/* 32 outputs: four 8-lane groups. */
+DEFINE_CTILE(ctile_avx2, __attribute__((target("avx2"))), v8, v8u)
 DEFINE_COMPLEX_RANGE(crange_avx2, __attribute__((target("avx2"))), ctile_avx2, 32)
 
 /* 64 outputs: four 16-lane groups. */
-__attribute__((target("avx512f"))) static void
-ctile_avx512(const float *restrict xr, const float *restrict xi, const float *restrict hr,
-             const float *restrict hi, int64_t taps, float *restrict yr, float *restrict yi) {
-  v16 r0 = {0}, r1 = {0}, r2 = {0}, r3 = {0}, i0 = {0}, i1 = {0}, i2 = {0}, i3 = {0};
-  for (int64_t j = 0; j < taps; j++) {
-    const float a = hr[j], b = hi[j];
-    const v16u *pr = (const v16u *)(xr + j), *pi = (const v16u *)(xi + j);
-    CSTEP(r0, i0, pr[0], pi[0]);
-    CSTEP(r1, i1, pr[1], pi[1]);
-    CSTEP(r2, i2, pr[2], pi[2]);
-    CSTEP(r3, i3, pr[3], pi[3]);
-  }
-  v16u *out_r = (v16u *)yr, *out_i = (v16u *)yi;
-  out_r[0] = r0;
-  out_r[1] = r1;
-  out_r[2] = r2;
-  out_r[3] = r3;
-  out_i[0] = i0;
-  out_i[1] = i1;
-  out_i[2] = i2;
-  out_i[3] = i3;
-}
+DEFINE_CTILE(ctile_avx512, __attribute__((target("avx512f"))), v16, v16u)
 DEFINE_COMPLEX_RANGE(crange_avx512, __attribute__((target("avx512f"))), ctile_avx512, 64)
 #endif
 
