@@ -761,6 +761,9 @@ convoy_status gc_fft_create(const gpu_conv_config *cfg, const gc_filters *filter
   return st;
 }
 
+/* The fused one-pass kernel, real or complex filters: they differ only in
+ * the spectrum's stride (half or full), the rows one segment serves (one
+ * real row or a re/im pair) and the launcher. */
 static convoy_status run_fused(gc_fft *f, const float *in, int64_t in_stride, float *out,
                                int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
                                size_t err_size) {
@@ -776,14 +779,15 @@ static convoy_status run_fused(gc_fft *f, const float *in, int64_t in_stride, fl
   a.window = f->l + f->taps_len - 1;
   a.skip = (int32_t)(f->taps_len - 1);
   a.spec = f->d_spec;
-  a.spec_stride = f->n / 2 + 1;
+  a.spec_stride = f->cx ? f->n : f->n / 2 + 1;
   a.filter_of = f->d_filter_of;
   a.tw = f->d_tw;
-  const int64_t pairs = a.segments * f->channels;
+  const int64_t pairs = a.segments * (f->cx ? f->channels / 2 : f->channels);
   for (int64_t p0 = 0; p0 < pairs; p0 += f->slots) {
     a.p0 = p0;
     const unsigned used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
-    convoy_status st = gc_fused_launch(f->n, f->points, &a, used, stream, err, err_size);
+    convoy_status st = f->cx ? gc_fused_cx_launch(f->n, &a, used, stream, err, err_size)
+                             : gc_fused_launch(f->n, f->points, &a, used, stream, err, err_size);
     if (st != CONVOY_OK) return st;
   }
   return CONVOY_OK;
@@ -878,34 +882,6 @@ static convoy_status run_plain(gc_fft *f, fft_lane *ln, const float *in, int64_t
   return CONVOY_OK;
 }
 
-static convoy_status run_fused_cx(gc_fft *f, const float *in, int64_t in_stride, float *out,
-                                  int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
-                                  size_t err_size) {
-  gc_fused_args a;
-  a.in = in;
-  a.in_stride = in_stride;
-  a.n_in = n_out + f->taps_len - 1;
-  a.out = out;
-  a.out_stride = out_stride;
-  a.n_out = n_out;
-  a.segments = (n_out + f->l - 1) / f->l;
-  a.l = f->l;
-  a.window = f->l + f->taps_len - 1;
-  a.skip = (int32_t)(f->taps_len - 1);
-  a.spec = f->d_spec;
-  a.spec_stride = f->n;
-  a.filter_of = f->d_filter_of;
-  a.tw = f->d_tw;
-  const int64_t pairs = a.segments * (f->channels / 2);
-  for (int64_t p0 = 0; p0 < pairs; p0 += f->slots) {
-    a.p0 = p0;
-    const unsigned used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
-    convoy_status st = gc_fused_cx_launch(f->n, &a, used, stream, err, err_size);
-    if (st != CONVOY_OK) return st;
-  }
-  return CONVOY_OK;
-}
-
 static convoy_status run_plain_cx(gc_fft *f, fft_lane *ln, const float *in, int64_t in_stride,
                                   float *out, int64_t out_stride, int64_t n_out,
                                   cudaStream_t stream, char *err, size_t err_size) {
@@ -942,15 +918,13 @@ static convoy_status run_plain_cx(gc_fft *f, fft_lane *ln, const float *in, int6
 convoy_status gc_fft_run(gc_fft *f, int32_t lane, const float *in, int64_t in_stride, float *out,
                          int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
                          size_t err_size) {
-  if (f->cx && f->path == GPU_CONV_FFT_FUSED)
-    return run_fused_cx(f, in, in_stride, out, out_stride, n_out, stream, err, err_size);
+  if (f->path == GPU_CONV_FFT_FUSED)
+    return run_fused(f, in, in_stride, out, out_stride, n_out, stream, err, err_size);
   if (f->cx) {
     fft_lane *ln = &f->lane[lane];
     GC_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
     return run_plain_cx(f, ln, in, in_stride, out, out_stride, n_out, stream, err, err_size);
   }
-  if (f->path == GPU_CONV_FFT_FUSED)
-    return run_fused(f, in, in_stride, out, out_stride, n_out, stream, err, err_size);
   fft_lane *ln = &f->lane[lane];
   if (f->path == GPU_CONV_FFT_FOURSTEP)
     return run_fourstep(f, ln, in, in_stride, out, out_stride, n_out, stream, err, err_size);
