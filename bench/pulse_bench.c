@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
   report("cpu host->host", median(t, cpu_runs), n_in);
   convoy_pulse_destroy(cpu);
 
-  for (int plan = 1; gpus > 0 && plan <= 2; plan++) {
+  for (int plan = 0; gpus > 0 && plan <= 3; plan++) {
     c.engine = CONVOY_ENGINE_GPU;
     convoy_pulse *g = NULL;
     if (pulse_create_with_plan(&g, &c, plan) != CONVOY_OK) {

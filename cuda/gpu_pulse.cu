@@ -78,27 +78,31 @@ struct gpu_pulse {
   cufftHandle fft_group, fft_rest;
   bool have_group, have_rest;
   float2 *d_work, *d_spec;
-  /* fused */
-  int log2m;
-  int64_t segments, valid;
-  float2 *d_tw;
-  float fused_ms[GPU_PULSE_FUSED_SIZES]; /* timed candidates, 0 = not timed */
+  /* fused: one or two stages (gpu_pulse_internal.cuh), each with its
+   * filter spectrum and twiddles */
+  gpu_pulse_fused_plan fplan;
+  int stages;
+  gpu_pulse_stage stage[2];
+  float2 *d_fspec[2], *d_ftw[2];
+  gpu_pulse_fused_times fused_ms; /* timed candidates, 0 = not timed */
 };
 
-/* The fused kernel's arguments for the batch d_in -> d_out. */
-static gpu_pulse_fused_args fused_args(const gpu_pulse *p, const float2 *d_in, float2 *d_out) {
+/* The fused kernel's arguments of stage i for the batch d_in -> d_out. */
+static gpu_pulse_fused_args fused_args(const gpu_pulse *p, int i, const float2 *d_in,
+                                       float2 *d_out) {
   gpu_pulse_fused_args a;
   a.in = d_in;
   a.out = d_out;
-  a.spec = p->d_spec;
-  a.tw = p->d_tw;
+  a.spec = p->d_fspec[i];
+  a.tw = p->d_ftw[i];
   a.ix = p->ix;
   a.pulse_len = p->g.pulse_len;
   a.out_len = p->g.out_len;
   a.out_start = p->g.out_start;
   a.taps = p->g.template_len;
-  a.segments = p->segments;
-  a.valid = p->valid;
+  a.segments = p->stage[i].segments;
+  a.valid = p->stage[i].valid;
+  a.out_first = p->stage[i].out_first;
   return a;
 }
 
@@ -148,38 +152,52 @@ static convoy_status plan_whole(gpu_pulse *p, char *err, size_t err_size) {
   return CONVOY_OK;
 }
 
-/* Spectrum and twiddle buffers are sized for the largest M, so that every
- * candidate can be timed on them before the chosen one is filled in. */
-static convoy_status plan_fused(gpu_pulse *p, char *err, size_t err_size) {
-  const pulse_geom *g = &p->g;
-  const size_t most = (size_t)1 << GPU_PULSE_FUSED_MAX_LOG2;
-  GC_CUDA(cudaMalloc((void **)&p->d_spec, sizeof(float2) * most), "pulse: spectrum buffer");
-  GC_CUDA(cudaMalloc((void **)&p->d_tw, sizeof(float2) * most), "pulse: twiddle table");
-  GC_CUDA(cudaMemsetAsync(p->d_spec, 0, sizeof(float2) * most, p->stream), "pulse: timing");
-  GC_CUDA(cudaMemsetAsync(p->d_tw, 0, sizeof(float2) * most, p->stream), "pulse: timing");
-  GC_CUDA(cudaMemsetAsync(p->d_in, 0, sizeof(float2) * (size_t)(pulse_count(g) * g->pulse_len),
-                          p->stream),
-          "pulse: timing");
-  int log2m = 0;
-  convoy_status st = gpu_pulse_fused_choose(g, fused_args(p, p->d_in, p->d_out), p->stream, &log2m,
-                                            p->fused_ms, err, err_size);
-  if (st != CONVOY_OK) return st;
-  /* the memsets above must not land on the twiddles copied below */
-  GC_CUDA(cudaStreamSynchronize(p->stream), "pulse: timing");
+/* W_2M^i, i < M = 2^log2m, into the device table d_tw. */
+static convoy_status fill_twiddles(int log2m, float2 *d_tw, char *err, size_t err_size) {
   const int64_t m = (int64_t)1 << log2m;
-  p->log2m = log2m;
-  p->valid = m - g->template_len + 1;
-  p->segments = (g->out_len + p->valid - 1) / p->valid;
-  GC_CUDA(gpu_pulse_fused_prepare(log2m), "pulse: fused kernel shared memory");
   float2 *tw = (float2 *)malloc(sizeof(float2) * (size_t)m);
   if (!tw)
     return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
                                "pulse: out of host memory");
   const double unit = 3.14159265358979323846 / (double)m; /* 2 pi / 2M */
   for (int64_t i = 0; i < m; i++) tw[i] = make_float2((float)cos(unit * i), (float)-sin(unit * i));
-  cudaError_t e = cudaMemcpy(p->d_tw, tw, sizeof(float2) * (size_t)m, cudaMemcpyHostToDevice);
+  cudaError_t e = cudaMemcpy(d_tw, tw, sizeof(float2) * (size_t)m, cudaMemcpyHostToDevice);
   free(tw);
   GC_CUDA(e, "pulse: twiddle table");
+  return CONVOY_OK;
+}
+
+/* Stage 0's spectrum and twiddle buffers are sized for the largest M, so
+ * that every candidate can be timed on them before the chosen plan is
+ * filled in. */
+static convoy_status plan_fused(gpu_pulse *p, gpu_pulse_plan want, char *err, size_t err_size) {
+  const pulse_geom *g = &p->g;
+  const size_t most = (size_t)1 << GPU_PULSE_FUSED_MAX_LOG2;
+  GC_CUDA(cudaMalloc((void **)&p->d_fspec[0], sizeof(float2) * most), "pulse: spectrum buffer");
+  GC_CUDA(cudaMalloc((void **)&p->d_ftw[0], sizeof(float2) * most), "pulse: twiddle table");
+  GC_CUDA(cudaMemsetAsync(p->d_fspec[0], 0, sizeof(float2) * most, p->stream), "pulse: timing");
+  GC_CUDA(cudaMemsetAsync(p->d_ftw[0], 0, sizeof(float2) * most, p->stream), "pulse: timing");
+  GC_CUDA(cudaMemsetAsync(p->d_in, 0, sizeof(float2) * (size_t)(pulse_count(g) * g->pulse_len),
+                          p->stream),
+          "pulse: timing");
+  convoy_status st = gpu_pulse_fused_choose(g, want, fused_args(p, 0, p->d_in, p->d_out), p->stream,
+                                            &p->fplan, p->fused_ms, err, err_size);
+  if (st != CONVOY_OK) return st;
+  /* the memsets above must not land on the twiddles copied below */
+  GC_CUDA(cudaStreamSynchronize(p->stream), "pulse: timing");
+  p->stages = gpu_pulse_stages(g, p->fplan, p->stage);
+  if (p->stages == 0)
+    return convoy_error_format(err, err_size, CONVOY_ERR_BACKEND, "pulse: no fused plan fits");
+  for (int i = 0; i < p->stages; i++) {
+    const int log2m = p->stage[i].log2m;
+    if (i > 0) {
+      const size_t m = (size_t)1 << log2m;
+      GC_CUDA(cudaMalloc((void **)&p->d_fspec[i], sizeof(float2) * m), "pulse: spectrum buffer");
+      GC_CUDA(cudaMalloc((void **)&p->d_ftw[i], sizeof(float2) * m), "pulse: twiddle table");
+    }
+    GC_CUDA(gpu_pulse_fused_prepare(log2m), "pulse: fused kernel shared memory");
+    if ((st = fill_twiddles(log2m, p->d_ftw[i], err, err_size)) != CONVOY_OK) return st;
+  }
   return CONVOY_OK;
 }
 
@@ -199,7 +217,10 @@ void gpu_pulse_destroy(gpu_pulse *p) {
   cudaFree(p->d_out);
   cudaFree(p->d_work);
   cudaFree(p->d_spec);
-  cudaFree(p->d_tw);
+  for (int i = 0; i < 2; i++) {
+    cudaFree(p->d_fspec[i]);
+    cudaFree(p->d_ftw[i]);
+  }
   cudaFreeHost(p->h_in);
   cudaFreeHost(p->h_out);
   if (p->stream) cudaStreamDestroy(p->stream);
@@ -228,15 +249,16 @@ static convoy_status create_on_device(gpu_pulse *p, gpu_pulse_plan want, char *e
   for (int64_t i = 0; i < p->slices_max; i++)
     GC_CUDA(cudaEventCreateWithFlags(&p->slice_done[i], cudaEventDisableTiming), "pulse: events");
 
-  const int log2m = gpu_pulse_fused_model(g);
-  if (want == GPU_PULSE_FUSED && !log2m)
+  const bool fused_forced = want == GPU_PULSE_FUSED || want == GPU_PULSE_FUSED_TAIL;
+  const int log2m = gpu_pulse_fused_model(g, true).log2m;
+  if (fused_forced && !log2m)
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "pulse: no fused GPU plan for a template of %lld samples (at most "
                                "%d)",
                                (long long)g->template_len, (1 << (GPU_PULSE_FUSED_MAX_LOG2 - 1)));
   p->plan = (want == GPU_PULSE_WHOLE || !log2m) ? GPU_PULSE_WHOLE : GPU_PULSE_FUSED;
-  convoy_status st =
-      p->plan == GPU_PULSE_WHOLE ? plan_whole(p, err, err_size) : plan_fused(p, err, err_size);
+  convoy_status st = p->plan == GPU_PULSE_WHOLE ? plan_whole(p, err, err_size)
+                                                : plan_fused(p, want, err, err_size);
   if (st != CONVOY_OK) return st;
 
   float2 *d_h = NULL;
@@ -244,8 +266,11 @@ static convoy_status create_on_device(gpu_pulse *p, gpu_pulse_plan want, char *e
   GC_CUDA(cudaMalloc((void **)&d_h, h_bytes), "pulse: template upload");
   cudaError_t e = cudaMemcpy(d_h, g->h, h_bytes, cudaMemcpyHostToDevice);
   if (e == cudaSuccess) {
-    const int64_t n = p->plan == GPU_PULSE_WHOLE ? g->fft_size : ((int64_t)1 << p->log2m);
-    st = filter_spectrum(d_h, g->template_len, n, p->d_spec, p->stream, err, err_size);
+    if (p->plan == GPU_PULSE_WHOLE)
+      st = filter_spectrum(d_h, g->template_len, g->fft_size, p->d_spec, p->stream, err, err_size);
+    for (int i = 0; p->plan == GPU_PULSE_FUSED && i < p->stages && st == CONVOY_OK; i++)
+      st = filter_spectrum(d_h, g->template_len, (int64_t)1 << p->stage[i].log2m, p->d_fspec[i],
+                           p->stream, err, err_size);
     e = cudaStreamSynchronize(p->stream);
   }
   cudaFree(d_h);
@@ -286,8 +311,10 @@ static convoy_status enqueue(gpu_pulse *p, const float2 *d_in, float2 *d_out, cu
   const pulse_geom *g = &p->g;
   const int64_t pulses = pulse_count(g);
   if (p->plan == GPU_PULSE_FUSED) {
-    GC_CUDA(gpu_pulse_fused_launch(p->log2m, fused_args(p, d_in, d_out), pulses, s),
-            "pulse: fused kernel");
+    for (int i = 0; i < p->stages; i++)
+      GC_CUDA(gpu_pulse_fused_launch(p->stage[i].log2m, fused_args(p, i, d_in, d_out), pulses,
+                                     i > 0, s),
+              "pulse: fused kernel");
     return CONVOY_OK;
   }
   const int64_t n = g->fft_size;
@@ -379,20 +406,37 @@ gpu_pulse_plan gpu_pulse_plan_of(const gpu_pulse *p) {
   return p->plan;
 }
 
+/* " M=a" or " M=a+b" (main and tail sizes) at buf + n; returns the new n. */
+static int describe_plan(char *buf, size_t size, int n, gpu_pulse_fused_plan f) {
+  if (n < 0 || (size_t)n >= size) return n;
+  if (f.tail_log2m)
+    return n + snprintf(buf + n, size - (size_t)n, " M=%d+%d", 1 << f.log2m, 1 << f.tail_log2m);
+  return n + snprintf(buf + n, size - (size_t)n, " M=%d", 1 << f.log2m);
+}
+
 void gpu_pulse_describe(const gpu_pulse *p, char *buf, size_t buf_size) {
-  if (p->plan == GPU_PULSE_FUSED) {
-    int n =
-        snprintf(buf, buf_size, "GPU %d fused overlap-save M=%d, %lld segments of %lld per pulse",
-                 (int)p->g.device, 1 << p->log2m, (long long)p->segments, (long long)p->valid);
-    const char *sep = " (timed:";
-    for (int i = 0; i < GPU_PULSE_FUSED_SIZES && n > 0 && (size_t)n < buf_size; i++) {
-      if (p->fused_ms[i] <= 0) continue;
-      n += snprintf(buf + n, buf_size - (size_t)n, "%s M=%d %.3f ms", sep,
-                    1 << (i + GPU_PULSE_FUSED_MIN_LOG2), (double)p->fused_ms[i]);
-      sep = ",";
-    }
-    if (*sep == ',' && n > 0 && (size_t)n < buf_size) snprintf(buf + n, buf_size - (size_t)n, ")");
-  } else
+  if (p->plan != GPU_PULSE_FUSED) {
     snprintf(buf, buf_size, "GPU %d cuFFT N=%lld, %lld pulses per batch", (int)p->g.device,
              (long long)p->g.fft_size, (long long)p->group);
+    return;
+  }
+  int n = snprintf(buf, buf_size, "GPU %d fused overlap-save", (int)p->g.device);
+  n = describe_plan(buf, buf_size, n, p->fplan);
+  for (int i = 0; i < p->stages && n > 0 && (size_t)n < buf_size; i++)
+    n += snprintf(buf + n, buf_size - (size_t)n, "%s %lld segments of %lld", i ? " +" : ",",
+                  (long long)p->stage[i].segments, (long long)p->stage[i].valid);
+  if (n > 0 && (size_t)n < buf_size) n += snprintf(buf + n, buf_size - (size_t)n, " per pulse");
+  const char *sep = " (timed:";
+  for (int k = 0; k < GPU_PULSE_FUSED_SIZES; k++)
+    for (int t = 0; t <= GPU_PULSE_FUSED_SIZES; t++) {
+      if (p->fused_ms[k][t] <= 0 || n < 0 || (size_t)n >= buf_size) continue;
+      n += snprintf(buf + n, buf_size - (size_t)n, "%s", sep);
+      const gpu_pulse_fused_plan f = {k + GPU_PULSE_FUSED_MIN_LOG2,
+                                      t ? t - 1 + GPU_PULSE_FUSED_MIN_LOG2 : 0};
+      n = describe_plan(buf, buf_size, n, f);
+      if (n > 0 && (size_t)n < buf_size)
+        n += snprintf(buf + n, buf_size - (size_t)n, " %.3f ms", (double)p->fused_ms[k][t]);
+      sep = ",";
+    }
+  if (*sep == ',' && n > 0 && (size_t)n < buf_size) snprintf(buf + n, buf_size - (size_t)n, ")");
 }

@@ -13,8 +13,10 @@
  *           complex samples, one thread block per (pulse, block): the block
  *           reads its M inputs once, runs forward FFT, product and inverse
  *           FFT in registers and shared memory, and writes its M - T + 1
- *           outputs. Needs T - 1 < M / 2. M is chosen at create by timing
- *           every size that fits on the batch's buffers (a few ms, once per
+ *           outputs. Needs T - 1 < M / 2. The outputs left over by the
+ *           whole segments may go to a second launch of a smaller M (the
+ *           tail). M and the tail are chosen at create by timing every
+ *           plan that fits on the batch's buffers (a few ms, once per
  *           geometry and process: cuda/gpu_pulse_choose.cu).
  *
  * Errors: CUDA and cuFFT failures become convoy_status with the CUDA
@@ -34,12 +36,15 @@ extern "C" {
 
 typedef struct gpu_pulse gpu_pulse;
 
-/* Plan selection for tests and benchmarks: 0 = model, 1 = whole, 2 = fused
- * (CONVOY_ERR_UNSUPPORTED where the geometry does not allow it). */
+/* Plan selection for tests and benchmarks: 0 = model and timing, 1 =
+ * whole, 2 = fused without a tail stage, 3 = fused with a tail stage where
+ * the geometry leaves a remainder (CONVOY_ERR_UNSUPPORTED where the
+ * geometry allows no fused plan). */
 typedef enum gpu_pulse_plan {
   GPU_PULSE_AUTO = 0,
   GPU_PULSE_WHOLE = 1,
-  GPU_PULSE_FUSED = 2
+  GPU_PULSE_FUSED = 2,
+  GPU_PULSE_FUSED_TAIL = 3
 } gpu_pulse_plan;
 
 /* Makes device g->device current for the call, uploads the matched filter

@@ -18,9 +18,10 @@
  *     q + r M/16, straight to device memory.
  * For M = 4096 that is 4 shared-memory round trips instead of 8.
  *
- * Segment s produces outputs o = s V .. s V + V - 1 (V = M - T + 1), that is
- * full-correlation indices n = out_start + o; it reads the window of inputs
- * starting at w0 = out_start + s V - (T - 1), zero outside the pulse, and
+ * Segment s produces outputs o = F + s V .. F + s V + V - 1 (V = M - T + 1,
+ * F = out_first), that is full-correlation indices n = out_start + o; it
+ * reads the window of inputs starting at w0 = out_start + F + s V - (T - 1),
+ * zero outside the pulse, and
  * keeps circular positions T - 1 .. M - 1, where the circular convolution
  * equals the linear one.
  */
@@ -119,10 +120,13 @@ __global__ void __launch_bounds__(pshape<LOG2M, false>::T,
   const int64_t stride = a.ix.stride();
   const int tid = (int)threadIdx.x;
   float2 v[16];
+  /* A tail launch (gpu_pulse_fused_launch, overlap) may start now: it
+   * reads the same input and writes other outputs. */
+  cudaTriggerProgrammaticLaunchCompletion();
 
   /* forward pass 0 from device memory: butterfly tid, points tid + r T */
   const float2 *x = a.in + a.ix.base(t_pulse, a.pulse_len);
-  const int64_t w0 = a.out_start + s * a.valid - (a.taps - 1);
+  const int64_t w0 = a.out_start + a.out_first + s * a.valid - (a.taps - 1);
 #pragma unroll
   for (int r = 0; r < 16; r++) {
     const int64_t m = w0 + tid + r * T;
@@ -153,13 +157,17 @@ __global__ void __launch_bounds__(pshape<LOG2M, false>::T,
   gf::load_smem<I, LI>(tid, v, pf_buf);
   inv_butterflies<I, LI>(tid, v, a.tw);
   float2 *y = a.out + a.ix.base(t_pulse, a.out_len);
-  const int64_t o0 = s * a.valid - (a.taps - 1); /* output index of circular position 0 */
+  /* output index of circular position 0 */
+  const int64_t o0 = a.out_first + s * a.valid - (a.taps - 1);
 #pragma unroll
   for (int r = 0; r < 16; r++) {
     const int i = tid + r * T;
     const int64_t o = o0 + i;
     if (i >= a.taps - 1 && o < a.out_len) y[o * stride] = gf::cconj(v[r]);
   }
+  /* In an overlapped launch, this grid completes only after the one before
+   * it: what follows in the stream sees both grids' outputs. */
+  cudaGridDependencySynchronize();
 }
 
 template <int LOG2M> constexpr size_t smem_bytes() {
@@ -173,10 +181,19 @@ template <int LOG2M> cudaError_t prepare() {
 }
 
 template <int LOG2M>
-cudaError_t launch(const gpu_pulse_fused_args &a, int64_t blocks, cudaStream_t stream) {
-  pulse_fused_kernel<LOG2M>
-      <<<(unsigned)blocks, pshape<LOG2M, false>::T, smem_bytes<LOG2M>(), stream>>>(a);
-  return cudaGetLastError();
+cudaError_t launch(const gpu_pulse_fused_args &a, int64_t blocks, bool overlap,
+                   cudaStream_t stream) {
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = dim3((unsigned)blocks);
+  cfg.blockDim = dim3(pshape<LOG2M, false>::T);
+  cfg.dynamicSmemBytes = smem_bytes<LOG2M>();
+  cfg.stream = stream;
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cfg.attrs = attr;
+  cfg.numAttrs = overlap ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, pulse_fused_kernel<LOG2M>, a);
 }
 
 } // namespace
@@ -197,19 +214,19 @@ cudaError_t gpu_pulse_fused_prepare(int log2m) {
 }
 
 cudaError_t gpu_pulse_fused_launch(int log2m, const gpu_pulse_fused_args &a, int64_t pulses,
-                                   cudaStream_t stream) {
+                                   bool overlap, cudaStream_t stream) {
   const int64_t blocks = pulses * a.segments;
   if (blocks < 1) return cudaSuccess;
   if (blocks > INT32_MAX) return cudaErrorInvalidConfiguration;
   switch (log2m) {
   case 10:
-    return launch<10>(a, blocks, stream);
+    return launch<10>(a, blocks, overlap, stream);
   case 11:
-    return launch<11>(a, blocks, stream);
+    return launch<11>(a, blocks, overlap, stream);
   case 12:
-    return launch<12>(a, blocks, stream);
+    return launch<12>(a, blocks, overlap, stream);
   case 13:
-    return launch<13>(a, blocks, stream);
+    return launch<13>(a, blocks, overlap, stream);
   default:
     return cudaErrorInvalidValue;
   }

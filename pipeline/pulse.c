@@ -248,7 +248,7 @@ convoy_status convoy_pulse_describe(const convoy_pulse *p, char *buf, size_t buf
   if (!p || !buf || !buf_size)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "convoy_pulse_describe: NULL argument");
   const pulse_geom *g = &p->g;
-  char plan[160] = "";
+  char plan[400] = "";
   if (p->gpu)
     gpu_pulse_describe(p->gpu, plan, sizeof plan);
   else

@@ -119,6 +119,8 @@ static double check_reference(const pcase *pc, const float *out) {
   return worst;
 }
 
+static void pcase_fill(pcase *pc, ts_rng *rng);
+
 static void pcase_make(pcase *pc, ts_rng *rng, int64_t max_len) {
   memset(pc, 0, sizeof *pc);
   convoy_pulse_config *c = &pc->cfg;
@@ -137,6 +139,12 @@ static void pcase_make(pcase *pc, ts_rng *rng, int64_t max_len) {
   c->kaiser_beta = 10.0 * ts_uniform(rng);
   c->normalize = (int32_t)ts_range(rng, 0, 1);
   c->threads = (int32_t)ts_range(rng, 1, 3);
+  pcase_fill(pc, rng);
+}
+
+/* Random input and template for the geometry in pc->cfg. */
+static void pcase_fill(pcase *pc, ts_rng *rng) {
+  convoy_pulse_config *c = &pc->cfg;
   if (c->window == CONVOY_WINDOW_HANN && c->template_len <= 2) c->normalize = 0; /* all zero */
   const int64_t n = (int64_t)c->channels * c->pulses * c->pulse_len;
   pc->x = malloc(sizeof(float) * 2 * (size_t)n);
@@ -170,6 +178,9 @@ static void to_interleaved(const float *a, float *b, int32_t C, int32_t P, int64
       }
 }
 
+/* GPU runs of plan 3 (fused with a tail stage) that had a tail stage. */
+static int g_tail_runs;
+
 /* Runs the case on one engine/plan in one layout; returns the output in the
  * contiguous layout (malloc'd) or NULL when creation failed with `skip_ok`. */
 static float *run_case(const pcase *pc, convoy_engine engine, int plan, convoy_pulse_layout layout,
@@ -180,6 +191,11 @@ static float *run_case(const pcase *pc, convoy_engine engine, int plan, convoy_p
   convoy_pulse *p = NULL;
   *status = pulse_create_with_plan(&p, &c, plan);
   if (*status != CONVOY_OK) return NULL;
+  if (engine == CONVOY_ENGINE_GPU && plan == 3) {
+    char d[512];
+    convoy_pulse_describe(p, d, sizeof d);
+    g_tail_runs += strstr(d, " segments of ") && strstr(d, " + ") != NULL;
+  }
   const int64_t ni = convoy_pulse_input_samples(p), no = convoy_pulse_output_samples(p);
   float *out = malloc(sizeof(float) * 2 * (size_t)no);
   if (layout == CONVOY_PULSE_CONTIGUOUS) {
@@ -372,47 +388,68 @@ static void check_device_run(const pcase *pc, int plan, const float *host_out) {
 }
 #endif
 
+/* Case pc on the CPU and (have_gpu) on every GPU plan in layout, against
+ * the reference and each other. */
+static void check_case(const pcase *pc, convoy_pulse_layout layout, int have_gpu) {
+  char what[160];
+  describe_case(pc, what, sizeof what);
+  convoy_status st;
+  float *cpu = run_case(pc, CONVOY_ENGINE_CPU, 0, CONVOY_PULSE_CONTIGUOUS, &st);
+  TS_CHECK(cpu != NULL, "%s: create failed: %s", what, convoy_last_error());
+  if (!cpu) return;
+  const double e = check_reference(pc, cpu);
+  TS_CHECK(e < TOL, "cpu %s: rel error %.3g", what, e);
+  int64_t start, len;
+  ref_range(&pc->cfg, &start, &len);
+  const int64_t nout = 2 * len * pc->cfg.channels * pc->cfg.pulses;
+  if (layout == CONVOY_PULSE_INTERLEAVED) {
+    float *il = run_case(pc, CONVOY_ENGINE_CPU, 0, layout, &st);
+    TS_CHECK(il && !memcmp(il, cpu, sizeof(float) * (size_t)nout),
+             "cpu %s: interleaved layout differs", what);
+    free(il);
+  }
+  for (int plan = 1; have_gpu && plan <= 3; plan++) {
+    float *gpu = run_case(pc, CONVOY_ENGINE_GPU, plan, layout, &st);
+    if (!gpu) {
+      TS_CHECK(st == CONVOY_ERR_UNSUPPORTED && plan >= 2, "gpu plan %d %s: %s", plan, what,
+               convoy_last_error());
+      continue;
+    }
+    const double eg = check_reference(pc, gpu), d = rel_diff(gpu, cpu, nout);
+    TS_CHECK(eg < TOL && d < TOL, "gpu plan %d %s %s: rel error %.3g, vs cpu %.3g", plan, what,
+             layout ? "interleaved" : "contiguous", eg, d);
+#ifdef CONVOY_HAVE_CUDA
+    if (layout == CONVOY_PULSE_CONTIGUOUS) check_device_run(pc, plan, gpu);
+#endif
+    free(gpu);
+  }
+  free(cpu);
+}
+
 static void test_random(ts_rng *rng, int cases, int64_t max_len, int have_gpu) {
   for (int i = 0; i < cases; i++) {
     pcase pc;
     pcase_make(&pc, rng, max_len);
-    char what[160];
-    describe_case(&pc, what, sizeof what);
-    convoy_status st;
-    const convoy_pulse_layout layout = (convoy_pulse_layout)(i % 2);
-    float *cpu = run_case(&pc, CONVOY_ENGINE_CPU, 0, CONVOY_PULSE_CONTIGUOUS, &st);
-    TS_CHECK(cpu != NULL, "%s: create failed: %s", what, convoy_last_error());
-    if (!cpu) {
-      pcase_free(&pc);
-      continue;
-    }
-    const double e = check_reference(&pc, cpu);
-    TS_CHECK(e < TOL, "cpu %s: rel error %.3g", what, e);
-    int64_t start, len;
-    ref_range(&pc.cfg, &start, &len);
-    const int64_t nout = 2 * len * pc.cfg.channels * pc.cfg.pulses;
-    if (layout == CONVOY_PULSE_INTERLEAVED) {
-      float *il = run_case(&pc, CONVOY_ENGINE_CPU, 0, layout, &st);
-      TS_CHECK(il && !memcmp(il, cpu, sizeof(float) * (size_t)nout),
-               "cpu %s: interleaved layout differs", what);
-      free(il);
-    }
-    for (int plan = 1; have_gpu && plan <= 2; plan++) {
-      float *gpu = run_case(&pc, CONVOY_ENGINE_GPU, plan, layout, &st);
-      if (!gpu) {
-        TS_CHECK(st == CONVOY_ERR_UNSUPPORTED && plan == 2, "gpu plan %d %s: %s", plan, what,
-                 convoy_last_error());
-        continue;
-      }
-      const double eg = check_reference(&pc, gpu), d = rel_diff(gpu, cpu, nout);
-      TS_CHECK(eg < TOL && d < TOL, "gpu plan %d %s %s: rel error %.3g, vs cpu %.3g", plan, what,
-               layout ? "interleaved" : "contiguous", eg, d);
-#ifdef CONVOY_HAVE_CUDA
-      if (layout == CONVOY_PULSE_CONTIGUOUS) check_device_run(&pc, plan, gpu);
-#endif
-      free(gpu);
-    }
-    free(cpu);
+    check_case(&pc, (convoy_pulse_layout)(i % 2), have_gpu);
+    pcase_free(&pc);
+  }
+}
+
+/* Geometries whose outputs leave a remainder after whole segments of
+ * every fused size that fits, so that plan 3 runs a tail stage. */
+static void test_tail(ts_rng *rng, int have_gpu) {
+  static const int64_t geo[][4] = {{2, 3, 3000, 300}, {1, 2, 5000, 700}, {3, 1, 2500, 40}};
+  for (int i = 0; i < 3; i++) {
+    pcase pc;
+    memset(&pc, 0, sizeof pc);
+    convoy_pulse_config_init(&pc.cfg);
+    pc.cfg.channels = (int32_t)geo[i][0];
+    pc.cfg.pulses = (int32_t)geo[i][1];
+    pc.cfg.pulse_len = geo[i][2];
+    pc.cfg.template_len = geo[i][3];
+    pc.cfg.mode = (convoy_pulse_mode)(i % 3);
+    pcase_fill(&pc, rng);
+    check_case(&pc, (convoy_pulse_layout)(i % 2), have_gpu);
     pcase_free(&pc);
   }
 }
@@ -425,7 +462,11 @@ int main(void) {
   test_errors();
   test_echo(CONVOY_ENGINE_CPU, 0);
   test_random(&rng, ts_quick() ? 20 : 80, ts_quick() ? 1000 : 5000, have_gpu);
+  test_tail(&rng, have_gpu);
   if (have_gpu) {
+    /* the tail stage must have been exercised, not only planned */
+    TS_CHECK(g_tail_runs > 0, "no GPU run with a tail stage");
+    printf("GPU runs with a tail stage: %d\n", g_tail_runs);
     test_echo(CONVOY_ENGINE_GPU, 1);
     test_echo(CONVOY_ENGINE_GPU, 2);
   } else {
