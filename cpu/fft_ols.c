@@ -22,6 +22,24 @@
  * FFTW's new-array execute functions, which are thread-safe. Plan creation
  * and destruction hold the FFTW planner lock (fftw_lock.h).
  *
+ * Decimation (engine_request.decimation D >= 2, run_decimated): the size
+ * is a multiple of D and the block a multiple of D, so every block starts on
+ * the decimation grid. The outputs of a block at circular positions
+ * s + D m (m < M = n / D) are the size-M inverse transform of the folded
+ * spectrum
+ *   Z[k] = sum_{j<D} Y[k + j M] e^{2 pi i (k + j M) s / n}
+ *        = e^{2 pi i k s / n} sum_{j<D} Y[k + j M] e^{2 pi i j s / D}
+ * (Y the block's product spectrum, Y[n - k] = conj(Y[k]) above n / 2); the
+ * subsampled signal is real, so Z is Hermitian and one c2r of size M gives
+ * it. The filter is stored circularly shifted left by s0 = (taps_len - 1)
+ * mod D (its spectrum times e^{2 pi i k s0 / n}), which moves the outputs to
+ * start at position skip = taps_len - 1 - s0, a multiple of D: the stream's
+ * kept outputs then have s = 0 and the fold is plain sums. Another first
+ * index (s != 0) takes the factors from two tables, e^{2 pi i r / n} for
+ * r < M and e^{2 pi i q / D}, in double. The forward transform and the
+ * multiply stay at size n; the inverse, the output copy and the stream's
+ * interleaving shrink by D.
+ *
  * Complex taps (engine_request.complex_taps): a complex channel is a pair of
  * real rows, and so are its taps, so everything stays on the real
  * transforms: a block transforms the real and imaginary input rows (two
@@ -40,6 +58,7 @@
 #include "worker_pool.h"
 
 #include <fftw3.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,15 +71,24 @@
  * threads. */
 #define MAX_THREADS 1024
 
+static const double TWO_PI = 6.283185307179586476925286766559;
+
 typedef struct ols_plan {
   int complex_taps;
   int32_t units;  /* channels, or channel pairs with complex_taps */
   int *real_pair; /* [units] complex_taps: 1 when the imaginary taps are zero */
   int32_t channels;
   int64_t taps_len;
-  int64_t n;      /* FFT size */
-  int64_t block;  /* outputs per block: n - taps_len + 1 */
-  int64_t n_bins; /* n / 2 + 1 */
+  int64_t n;            /* FFT size */
+  int64_t block;        /* outputs per block: n - taps_len + 1 */
+  int64_t n_bins;       /* n / 2 + 1 */
+  int64_t skip;         /* circular position of a block's first output */
+  int64_t dec;          /* folding factor D (1: run_decimated runs at the full rate) */
+  int64_t m;            /* D > 1: n / D, the size of the folded inverse */
+  int64_t m_bins;       /* m / 2 + 1 */
+  double *root_m;       /* D > 1: m complex e^{2 pi i r / n}, (re, im) */
+  double *root_d;       /* D > 1: D complex e^{2 pi i q / D} */
+  fftwf_plan inverse_m; /* D > 1: c2r of size m */
   int32_t threads;
   double block_ns; /* model estimate of one block, for the thread count */
   fftwf_plan forward, inverse;
@@ -69,6 +97,7 @@ typedef struct ols_plan {
   float **time;              /* [threads] -> n floats */
   fftwf_complex **freq;      /* [threads] -> n_bins complex values */
   fftwf_complex **freq2;     /* complex_taps: [threads] -> the imaginary row's spectrum */
+  fftwf_complex **fold;      /* D > 1: [threads] -> m_bins folded values */
   worker_pool *pool;         /* NULL with one thread */
 } ols_plan;
 
@@ -126,6 +155,11 @@ static int32_t count_spectra(const engine_request *r) {
   return distinct;
 }
 
+/* r's decimation factor, >= 1. */
+static int64_t request_factor(const engine_request *r) {
+  return r->decimation > 1 ? r->decimation : 1;
+}
+
 /* The FFT size for r, or 0 when the engine cannot serve it. */
 static int64_t request_size(const engine_request *r) {
   if (r->channels < 1 || r->taps_len < 1 || r->taps_len > FFT_SIZE_LIMIT) return 0;
@@ -134,12 +168,26 @@ static int64_t request_size(const engine_request *r) {
     if (r->fft_size < r->taps_len || r->fft_size > FFT_SIZE_LIMIT) return 0;
     return r->fft_size;
   }
-  return fft_choose_size_mixed(r->taps_len, count_spectra(r), r->plan_effort, complex_share(r));
+  const int32_t spectra = count_spectra(r);
+  const int64_t n = fft_choose_size_decimated(r->taps_len, spectra, r->plan_effort,
+                                              complex_share(r), request_factor(r));
+  /* No size fits a decimating plan: a full-rate one (run_decimated picks). */
+  return n > 0 ? n : fft_choose_size_mixed(r->taps_len, spectra, r->plan_effort, complex_share(r));
+}
+
+/* The folding factor a plan of size n gets for r: its decimation when that
+ * divides n and leaves a whole decimated block, else 1. */
+static int64_t plan_factor(const engine_request *r, int64_t n) {
+  const int64_t d = request_factor(r);
+  return d > 1 && fft_decimated_block(n, r->taps_len, d) > 0 ? d : 1;
 }
 
 static double ols_cost(const engine_request *r) {
   int64_t n = request_size(r);
-  return n > 0 ? fft_output_ns_mixed(n, r->taps_len, r->plan_effort, complex_share(r)) : -1.0;
+  if (n <= 0) return -1.0;
+  const int64_t d = plan_factor(r, n);
+  if (d > 1) return fft_output_ns_decimated(n, r->taps_len, d, r->plan_effort, complex_share(r));
+  return fft_output_ns_mixed(n, r->taps_len, r->plan_effort, complex_share(r));
 }
 
 static void ols_destroy(void *impl) {
@@ -150,6 +198,7 @@ static void ols_destroy(void *impl) {
     convoy_fftw_lock();
     if (p->forward) fftwf_destroy_plan(p->forward);
     if (p->inverse) fftwf_destroy_plan(p->inverse);
+    if (p->inverse_m) fftwf_destroy_plan(p->inverse_m);
     convoy_fftw_unlock();
   }
   if (p->time)
@@ -158,6 +207,11 @@ static void ols_destroy(void *impl) {
     for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->freq[t]);
   if (p->freq2)
     for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->freq2[t]);
+  if (p->fold)
+    for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->fold[t]);
+  free(p->fold);
+  free(p->root_m);
+  free(p->root_d);
   free(p->time);
   free(p->freq);
   free(p->freq2);
@@ -181,8 +235,12 @@ static void compute_spectra(ols_plan *p, const engine_request *r) {
       p->spectrum_of[c] = p->spectrum_of[same];
       continue;
     }
-    memcpy(x, r->taps[c], sizeof(float) * (size_t)p->taps_len);
-    memset(x + p->taps_len, 0, sizeof(float) * (size_t)(p->n - p->taps_len));
+    /* Circularly shifted left by s0 = taps_len - 1 - skip (0 unless
+     * decimating): tap j at (j - s0) mod n. */
+    const int64_t s0 = p->taps_len - 1 - p->skip;
+    memset(x, 0, sizeof(float) * (size_t)p->n);
+    memcpy(x, r->taps[c] + s0, sizeof(float) * (size_t)(p->taps_len - s0));
+    memcpy(x + p->n - s0, r->taps[c], sizeof(float) * (size_t)s0);
     fftwf_execute_dft_r2c(p->forward, x, xf);
     float *h = p->spectra + (size_t)next++ * 2 * (size_t)p->n_bins;
     for (int64_t j = 0; j < p->n_bins; j++) {
@@ -190,6 +248,16 @@ static void compute_spectra(ols_plan *p, const engine_request *r) {
       h[2 * j + 1] = xf[j][1] * scale;
     }
     p->spectrum_of[c] = h;
+  }
+}
+
+/* root[q] = e^{2 pi i q / period} for q < count, as (re, im) doubles. The
+ * angle is reduced exactly before the sine and cosine. */
+static void fill_roots(double *root, int64_t count, int64_t period) {
+  for (int64_t q = 0; q < count; q++) {
+    const double a = TWO_PI * (double)q / (double)period;
+    root[2 * q] = cos(a);
+    root[2 * q + 1] = sin(a);
   }
 }
 
@@ -221,11 +289,20 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
   p->channels = r->channels;
   p->taps_len = r->taps_len;
   p->n = n;
-  p->block = n - r->taps_len + 1;
   p->n_bins = n / 2 + 1;
+  p->dec = plan_factor(r, n);
+  if (p->dec > 1) {
+    p->block = fft_decimated_block(n, r->taps_len, p->dec);
+    p->skip = (r->taps_len - 1) / p->dec * p->dec;
+    p->m = n / p->dec;
+    p->m_bins = p->m / 2 + 1;
+  } else {
+    p->block = n - r->taps_len + 1;
+    p->skip = r->taps_len - 1;
+  }
   p->complex_taps = r->complex_taps;
   p->units = r->complex_taps ? r->channels / 2 : r->channels;
-  p->block_ns = fft_block_ns_mixed(n, r->plan_effort, complex_share(r));
+  p->block_ns = fft_block_ns_decimated(n, p->dec, r->plan_effort, complex_share(r));
   p->threads = r->threads < 1 ? 1 : (r->threads > MAX_THREADS ? MAX_THREADS : r->threads);
   int32_t n_spectra = count_spectra(r);
   p->spectra = fftwf_malloc(sizeof(float) * 2 * (size_t)p->n_bins * (size_t)n_spectra);
@@ -240,7 +317,19 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
     for (int32_t u = 0; u < p->units; u++)
       p->real_pair[u] = all_zero(r->taps[2 * u + 1], r->taps_len);
   }
+  if (p->dec > 1) {
+    p->fold = calloc((size_t)p->threads, sizeof *p->fold);
+    p->root_m = malloc(sizeof(double) * 2 * (size_t)p->m);
+    p->root_d = malloc(sizeof(double) * 2 * (size_t)p->dec);
+    if (!p->fold || !p->root_m || !p->root_d) goto oom;
+    fill_roots(p->root_m, p->m, n);
+    fill_roots(p->root_d, p->dec, p->dec);
+  }
   for (int32_t t = 0; t < p->threads; t++) {
+    if (p->fold) {
+      p->fold[t] = fftwf_malloc(sizeof(fftwf_complex) * (size_t)p->m_bins);
+      if (!p->fold[t]) goto oom;
+    }
     p->time[t] = fftwf_malloc(sizeof(float) * (size_t)n);
     p->freq[t] = fftwf_malloc(sizeof(fftwf_complex) * (size_t)p->n_bins);
     if (!p->time[t] || !p->freq[t]) goto oom;
@@ -256,8 +345,9 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
   convoy_fftw_lock();
   p->forward = fftwf_plan_dft_r2c_1d((int)n, p->time[0], p->freq[0], flags);
   p->inverse = fftwf_plan_dft_c2r_1d((int)n, p->freq[0], p->time[0], flags);
+  if (p->dec > 1) p->inverse_m = fftwf_plan_dft_c2r_1d((int)p->m, p->fold[0], p->time[0], flags);
   convoy_fftw_unlock();
-  if (!p->forward || !p->inverse) {
+  if (!p->forward || !p->inverse || (p->dec > 1 && !p->inverse_m)) {
     ols_destroy(p);
     return convoy_error_format(err, err_size, CONVOY_ERR_BACKEND,
                                "cpu-fft: FFTW could not plan a real transform of size %lld",
@@ -287,15 +377,26 @@ static int64_t ols_granule(const void *impl) {
   return ((const ols_plan *)impl)->block;
 }
 
+/* x = the block's taps_len - 1 + block input frames from in, then zeros to
+ * the FFT size. A decimating plan's block may be up to D - 1 frames short
+ * of n - taps_len + 1; the frames past it are not the block's input, and
+ * reading them would let the rounding of the kept outputs depend on where
+ * the call ends. */
+static void load_block(const ols_plan *p, float *x, const float *in) {
+  const int64_t used = p->taps_len - 1 + p->block;
+  memcpy(x, in, sizeof(float) * (size_t)used);
+  if (used < p->n) memset(x + used, 0, sizeof(float) * (size_t)(p->n - used));
+}
+
 /* Block b of channel c on thread tid's buffers. */
 static void run_block(const ols_plan *p, int tid, const float *in, const float *h, float *out) {
   float *x = p->time[tid];
   fftwf_complex *xf = p->freq[tid];
-  memcpy(x, in, sizeof(float) * (size_t)p->n);
+  load_block(p, x, in);
   fftwf_execute_dft_r2c(p->forward, x, xf);
   multiply_spectrum((float *)xf, h, p->n_bins);
   fftwf_execute_dft_c2r(p->inverse, xf, x);
-  memcpy(out, x + p->taps_len - 1, sizeof(float) * (size_t)p->block);
+  memcpy(out, x + p->skip, sizeof(float) * (size_t)p->block);
 }
 
 /* Block of complex pair (r, i) on thread tid's buffers; in and out point at
@@ -304,15 +405,15 @@ static void run_complex_block(const ols_plan *p, int tid, const float *in_r, con
                               const float *h_r, const float *h_i, float *out_r, float *out_i) {
   float *x = p->time[tid];
   fftwf_complex *xr = p->freq[tid], *xi = p->freq2[tid];
-  memcpy(x, in_r, sizeof(float) * (size_t)p->n);
+  load_block(p, x, in_r);
   fftwf_execute_dft_r2c(p->forward, x, xr);
-  memcpy(x, in_i, sizeof(float) * (size_t)p->n);
+  load_block(p, x, in_i);
   fftwf_execute_dft_r2c(p->forward, x, xi);
   combine_spectra((float *)xr, (float *)xi, h_r, h_i, p->n_bins);
   fftwf_execute_dft_c2r(p->inverse, xr, x);
-  memcpy(out_r, x + p->taps_len - 1, sizeof(float) * (size_t)p->block);
+  memcpy(out_r, x + p->skip, sizeof(float) * (size_t)p->block);
   fftwf_execute_dft_c2r(p->inverse, xi, x);
-  memcpy(out_i, x + p->taps_len - 1, sizeof(float) * (size_t)p->block);
+  memcpy(out_i, x + p->skip, sizeof(float) * (size_t)p->block);
 }
 
 typedef struct ols_job {
@@ -342,6 +443,16 @@ static void ols_task(void *ctx, int64_t task) {
   }
 }
 
+/* Threads for a run of `tasks` (unit, block) tasks. */
+static int64_t run_threads(const ols_plan *p, int64_t tasks) {
+  if (p->threads <= 1) return 1;
+  double by_work =
+      (double)tasks * (double)(p->channels / p->units) * p->block_ns / PER_THREAD_MIN_NS;
+  int64_t threads = by_work < (double)p->threads ? (int64_t)by_work : p->threads;
+  if (threads > tasks) threads = tasks;
+  return threads < 1 ? 1 : threads;
+}
+
 static convoy_status ols_run(void *impl, const float *const *in, float *const *out, int64_t n_out,
                              char *err, size_t err_size) {
   const ols_plan *p = impl;
@@ -352,16 +463,8 @@ static convoy_status ols_run(void *impl, const float *const *in, float *const *o
                                (long long)n_out, (long long)p->block);
   int64_t blocks = n_out / p->block;
   int64_t tasks = blocks * p->units;
-  int64_t threads = 1;
-  if (p->threads > 1) {
-    double by_work =
-        (double)tasks * (double)(p->channels / p->units) * p->block_ns / PER_THREAD_MIN_NS;
-    threads = by_work < (double)p->threads ? (int64_t)by_work : p->threads;
-    if (threads > tasks) threads = tasks;
-    if (threads < 1) threads = 1;
-  }
   ols_job job = {p, in, out, blocks};
-  if (threads == 1) {
+  if (run_threads(p, tasks) == 1) {
     for (int64_t t = 0; t < tasks; t++) ols_task(&job, t);
   } else {
     pool_run(p->pool, tasks, ols_task, &job); /* the thread that runs a block does not matter */
@@ -369,10 +472,164 @@ static convoy_status ols_run(void *impl, const float *const *in, float *const *o
   return CONVOY_OK;
 }
 
+/* z[k] = w^{k s} sum_{j<D} c_j Y[k + j M], 0 <= k <= M / 2, with
+ * w = e^{2 pi i / n}, c_j = e^{2 pi i j s / D} and y the half-spectrum
+ * (n_bins interleaved values) of a real row. The sum runs over j in order,
+ * so the result depends only on y and s. */
+static void fold_spectrum(const ols_plan *p, const float *restrict y, int64_t s,
+                          float *restrict z) {
+  const int64_t n = p->n, mm = p->m, h = p->m / 2, half = p->n / 2, d = p->dec;
+  memcpy(z, y, sizeof(float) * 2 * (size_t)(h + 1));
+  for (int64_t j = 1; j < d; j++) {
+    const int64_t base = j * mm;
+    /* Bins base + k up to n / 2 are stored; the rest are conj(y[n - base - k]). */
+    const int64_t direct_end = half - base < h ? half - base : h;
+    const int64_t mirror_from = direct_end + 1 > 0 ? direct_end + 1 : 0;
+    const float *yd = y + 2 * base, *ym = y + 2 * (n - base);
+    if (s == 0) {
+      for (int64_t k = 0; k <= direct_end; k++) {
+        z[2 * k] += yd[2 * k];
+        z[2 * k + 1] += yd[2 * k + 1];
+      }
+      for (int64_t k = mirror_from; k <= h; k++) {
+        z[2 * k] += ym[-2 * k];
+        z[2 * k + 1] -= ym[-2 * k + 1];
+      }
+      continue;
+    }
+    const int64_t q = j * s % d;
+    const float cr = (float)p->root_d[2 * q], ci = (float)p->root_d[2 * q + 1];
+    for (int64_t k = 0; k <= direct_end; k++) {
+      const float a = yd[2 * k], b = yd[2 * k + 1];
+      z[2 * k] += a * cr - b * ci;
+      z[2 * k + 1] += a * ci + b * cr;
+    }
+    for (int64_t k = mirror_from; k <= h; k++) {
+      const float a = ym[-2 * k], b = -ym[-2 * k + 1];
+      z[2 * k] += a * cr - b * ci;
+      z[2 * k + 1] += a * ci + b * cr;
+    }
+  }
+  if (s == 0) return;
+  /* w^{k s} = e^{2 pi i rr / n} e^{2 pi i q / D} with k s mod n = q M + rr. */
+  int64_t r = 0;
+  for (int64_t k = 1; k <= h; k++) {
+    r += s;
+    if (r >= n) r -= n;
+    const int64_t q = r / mm, rr = r - q * mm;
+    const double ar = p->root_m[2 * rr], ai = p->root_m[2 * rr + 1];
+    const double br = p->root_d[2 * q], bi = p->root_d[2 * q + 1];
+    const float wr = (float)(ar * br - ai * bi), wi = (float)(ar * bi + ai * br);
+    const float a = z[2 * k], b = z[2 * k + 1];
+    z[2 * k] = a * wr - b * wi;
+    z[2 * k + 1] = a * wi + b * wr;
+  }
+}
+
+/* The kept outputs of one decimating block from the product spectrum y of
+ * a real row: positions s + D m from the block's first kept output at
+ * in-block index first. */
+static void fold_out(const ols_plan *p, int tid, const float *y, int64_t first, float *out) {
+  const int64_t s = (p->skip + first) % p->dec, m0 = (p->skip + first - s) / p->dec;
+  float *x = p->time[tid];
+  fftwf_complex *z = p->fold[tid];
+  fold_spectrum(p, y, s, (float *)z);
+  fftwf_execute_dft_c2r(p->inverse_m, z, x);
+  memcpy(out, x + m0, sizeof(float) * (size_t)(p->block / p->dec));
+}
+
+/* run_block keeping every D-th output from in-block index first. */
+static void run_block_decimated(const ols_plan *p, int tid, const float *in, const float *h,
+                                int64_t first, float *out) {
+  float *x = p->time[tid];
+  fftwf_complex *xf = p->freq[tid];
+  load_block(p, x, in);
+  fftwf_execute_dft_r2c(p->forward, x, xf);
+  multiply_spectrum((float *)xf, h, p->n_bins);
+  fold_out(p, tid, (const float *)xf, first, out);
+}
+
+/* run_complex_block keeping every D-th output from in-block index first. */
+static void run_complex_block_decimated(const ols_plan *p, int tid, const float *in_r,
+                                        const float *in_i, const float *h_r, const float *h_i,
+                                        int64_t first, float *out_r, float *out_i) {
+  float *x = p->time[tid];
+  fftwf_complex *xr = p->freq[tid], *xi = p->freq2[tid];
+  load_block(p, x, in_r);
+  fftwf_execute_dft_r2c(p->forward, x, xr);
+  load_block(p, x, in_i);
+  fftwf_execute_dft_r2c(p->forward, x, xi);
+  combine_spectra((float *)xr, (float *)xi, h_r, h_i, p->n_bins);
+  fold_out(p, tid, (const float *)xr, first, out_r);
+  fold_out(p, tid, (const float *)xi, first, out_i);
+}
+
+typedef struct ols_dec_job {
+  const ols_plan *p;
+  const float *const *in;
+  float *const *out;
+  int64_t blocks; /* per unit */
+  int64_t first;
+} ols_dec_job;
+
+static void ols_dec_task(void *ctx, int64_t task) {
+  const ols_dec_job *j = ctx;
+  const ols_plan *p = j->p;
+  const int32_t u = (int32_t)(task / j->blocks);
+  const int64_t b = task % j->blocks, off = b * p->block, kept = b * (p->block / p->dec);
+  const int tid = pool_worker_slot();
+  if (!p->complex_taps) {
+    run_block_decimated(p, tid, j->in[u] + off, p->spectrum_of[u], j->first, j->out[u] + kept);
+    return;
+  }
+  const int32_t r = 2 * u, i = 2 * u + 1;
+  if (p->real_pair[u]) {
+    run_block_decimated(p, tid, j->in[r] + off, p->spectrum_of[r], j->first, j->out[r] + kept);
+    run_block_decimated(p, tid, j->in[i] + off, p->spectrum_of[r], j->first, j->out[i] + kept);
+  } else {
+    run_complex_block_decimated(p, tid, j->in[r] + off, j->in[i] + off, p->spectrum_of[r],
+                                p->spectrum_of[i], j->first, j->out[r] + kept, j->out[i] + kept);
+  }
+}
+
+static convoy_status ols_run_decimated(void *impl, const float *const *in, float *const *out,
+                                       int64_t n_out, int64_t first, int64_t factor, char *err,
+                                       size_t err_size) {
+  const ols_plan *p = impl;
+  if (factor < 1 || first < 0 || first >= factor)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL,
+                               "cpu-fft: first output %lld of factor %lld is out of range",
+                               (long long)first, (long long)factor);
+  if (factor != p->dec) {
+    /* Not the plan's factor: the full rate, then every factor-th frame. */
+    convoy_status st = ols_run(impl, in, out, n_out, err, err_size);
+    if (st != CONVOY_OK || factor == 1) return st;
+    const int64_t kept = n_out > first ? (n_out - first + factor - 1) / factor : 0;
+    for (int32_t c = 0; c < p->channels; c++)
+      for (int64_t m = 0; m < kept; m++) out[c][m] = out[c][first + m * factor];
+    return CONVOY_OK;
+  }
+  if (n_out <= 0) return CONVOY_OK;
+  if (n_out % p->block != 0)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL,
+                               "cpu-fft: %lld outputs is not a multiple of the block of %lld",
+                               (long long)n_out, (long long)p->block);
+  const int64_t blocks = n_out / p->block, tasks = blocks * p->units;
+  ols_dec_job job = {p, in, out, blocks, first};
+  if (run_threads(p, tasks) == 1) {
+    for (int64_t t = 0; t < tasks; t++) ols_dec_task(&job, t);
+  } else {
+    pool_run(p->pool, tasks, ols_dec_task, &job); /* the thread that runs a block does not matter */
+  }
+  return CONVOY_OK;
+}
+
 static void ols_describe(const void *impl, char *buf, size_t buf_size) {
   const ols_plan *p = impl;
-  snprintf(buf, buf_size, "cpu-fft N=%lld block=%lld threads=%d%s", (long long)p->n,
-           (long long)p->block, (int)p->threads, p->complex_taps ? " complex taps" : "");
+  char dec[48] = "";
+  if (p->dec > 1) snprintf(dec, sizeof dec, " folded by %lld", (long long)p->dec);
+  snprintf(buf, buf_size, "cpu-fft N=%lld block=%lld threads=%d%s%s", (long long)p->n,
+           (long long)p->block, (int)p->threads, p->complex_taps ? " complex taps" : "", dec);
 }
 
 static const engine_ops ols_ops = {
@@ -383,6 +640,7 @@ static const engine_ops ols_ops = {
     .run = ols_run,
     .describe = ols_describe,
     .destroy = ols_destroy,
+    .run_decimated = ols_run_decimated,
 };
 
 const engine_ops *engine_cpu_fft(void) {

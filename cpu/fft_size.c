@@ -138,15 +138,21 @@ int64_t fft_choose_size(int64_t taps_len, int32_t n_spectra, int plan_effort) {
   return fft_choose_size_mixed(taps_len, n_spectra, plan_effort, 0.0);
 }
 
-int64_t fft_choose_size_mixed(int64_t taps_len, int32_t n_spectra, int plan_effort,
-                              double complex_share) {
-  if (taps_len < 1 || taps_len > FFT_SIZE_LIMIT) return 0;
+/* The largest size the choice considers for taps_len taps and n_spectra
+ * spectra (fft_choose_size). */
+static int64_t upper_size(int64_t taps_len, int32_t n_spectra) {
   if (n_spectra < 1) n_spectra = 1;
   int64_t upper = FFT_SIZE_CAP;
   while (upper > 4096 && (double)n_spectra * 4.0 * (double)upper > SPECTRA_BUDGET_BYTES) upper /= 2;
   if (upper < 2 * taps_len) upper = 2 * taps_len;
   if (upper > FFT_SIZE_LIMIT) upper = FFT_SIZE_LIMIT;
+  return upper;
+}
 
+int64_t fft_choose_size_mixed(int64_t taps_len, int32_t n_spectra, int plan_effort,
+                              double complex_share) {
+  if (taps_len < 1 || taps_len > FFT_SIZE_LIMIT) return 0;
+  const int64_t upper = upper_size(taps_len, n_spectra);
   double l2 = l2_bytes();
   int64_t best = 0;
   double best_ns = 0.0;
@@ -158,6 +164,71 @@ int64_t fft_choose_size_mixed(int64_t taps_len, int32_t n_spectra, int plan_effo
       if (!best || ns < best_ns || (ns == best_ns && n < best)) {
         best = n;
         best_ns = ns;
+      }
+    }
+  }
+  return best;
+}
+
+/* The fold: per frame of n, about one load and add of a float per folded
+ * bin, plus the copies around it; an estimate, not fitted. */
+#define FOLD_NS_PER_FRAME 0.1
+
+int64_t fft_decimated_block(int64_t n, int64_t taps_len, int64_t factor) {
+  if (factor < 1 || taps_len < 1 || n < taps_len || n % factor != 0) return 0;
+  const int64_t block = (n - taps_len + 1) / factor * factor;
+  return block >= factor ? block : 0;
+}
+
+static double decimated_block_ns(int64_t n, int64_t factor, int plan_effort, double share,
+                                 double l2) {
+  const model *k = plan_effort >= 1 ? &measure_model : &estimate_model;
+  const double transforms = block_ns(n, plan_effort, l2) - k->per_block;
+  const double small = block_ns(n / factor, plan_effort, l2) - k->per_block;
+  return k->per_block + 0.5 * transforms + 0.5 * small +
+         (FOLD_NS_PER_FRAME + share * COMPLEX_NS_PER_FRAME) * (double)n;
+}
+
+double fft_block_ns_decimated(int64_t n, int64_t factor, int plan_effort, double complex_share) {
+  if (factor <= 1 || n % factor != 0) return fft_block_ns_mixed(n, plan_effort, complex_share);
+  return decimated_block_ns(n, factor, plan_effort, complex_share, l2_bytes());
+}
+
+static double decimated_output_ns(int64_t n, int64_t taps_len, int64_t factor, int plan_effort,
+                                  double share, double l2) {
+  const int64_t block = fft_decimated_block(n, taps_len, factor);
+  if (block <= 0) return -1.0;
+  return decimated_block_ns(n, factor, plan_effort, share, l2) / (double)block +
+         STREAM_NS_PER_OUTPUT / (double)factor;
+}
+
+double fft_output_ns_decimated(int64_t n, int64_t taps_len, int64_t factor, int plan_effort,
+                               double complex_share) {
+  if (factor <= 1) return fft_output_ns_mixed(n, taps_len, plan_effort, complex_share);
+  return decimated_output_ns(n, taps_len, factor, plan_effort, complex_share, l2_bytes());
+}
+
+int64_t fft_choose_size_decimated(int64_t taps_len, int32_t n_spectra, int plan_effort,
+                                  double complex_share, int64_t factor) {
+  if (factor <= 1) return fft_choose_size_mixed(taps_len, n_spectra, plan_effort, complex_share);
+  if (taps_len < 1 || taps_len > FFT_SIZE_LIMIT) return 0;
+  const int64_t upper = upper_size(taps_len + factor - 1, n_spectra);
+  const double l2 = l2_bytes();
+  int64_t best = 0;
+  double best_ns = 0.0;
+  for (int64_t p2 = 8; p2 <= upper; p2 *= 2) {
+    for (size_t i = 0; i < sizeof odd_parts / sizeof odd_parts[0]; i++) {
+      const int64_t family = p2 * odd_parts[i];
+      for (int scaled = 0; scaled < 2; scaled++) {
+        if (scaled && family > upper / factor) continue;
+        const int64_t n = scaled ? family * factor : family;
+        if (n > upper || n % factor != 0) continue;
+        const double ns = decimated_output_ns(n, taps_len, factor, plan_effort, complex_share, l2);
+        if (ns < 0.0) continue;
+        if (!best || ns < best_ns || (ns == best_ns && n < best)) {
+          best = n;
+          best_ns = ns;
+        }
       }
     }
   }

@@ -56,4 +56,34 @@ double fft_output_ns_mixed(int64_t n, int64_t taps_len, int plan_effort, double 
 int64_t fft_choose_size_mixed(int64_t taps_len, int32_t n_spectra, int plan_effort,
                               double complex_share);
 
+/* Decimating blocks (engine_request.decimation factor D >= 2): with D
+ * dividing n, a block folds its product spectrum to n / D bins and runs the
+ * inverse transform at size n / D (fft_ols.c), so the model charges one
+ * forward transform of size n, one inverse of size n / D and the fold
+ * (FOLD_NS_PER_FRAME per frame of n); the block keeps fft_decimated_block()
+ * full-rate outputs, every D-th of which is computed, and the stream
+ * interleaves only those. */
+
+/* Full-rate outputs per decimating block: n - taps_len + 1 rounded down to a
+ * multiple of factor, so that every block starts on the decimation grid; 0
+ * when that is below factor or factor does not divide n. */
+int64_t fft_decimated_block(int64_t n, int64_t taps_len, int64_t factor);
+
+/* Estimated nanoseconds for one decimating block of size n (factor divides
+ * n), as fft_block_ns_mixed. */
+double fft_block_ns_decimated(int64_t n, int64_t factor, int plan_effort, double complex_share);
+
+/* Estimated nanoseconds per full-rate output frame per channel of a
+ * decimating run (kept frames cost factor times this), on the scale of
+ * fft_output_ns; negative when fft_decimated_block() is 0. */
+double fft_output_ns_decimated(int64_t n, int64_t taps_len, int64_t factor, int plan_effort,
+                               double complex_share);
+
+/* fft_choose_size_mixed for a decimating run: the cheapest size by
+ * fft_output_ns_decimated among the family sizes that factor divides and
+ * factor times each family size, under the same bounds. factor 1 gives
+ * fft_choose_size_mixed. Returns 0 when no size fits. */
+int64_t fft_choose_size_decimated(int64_t taps_len, int32_t n_spectra, int plan_effort,
+                                  double complex_share, int64_t factor);
+
 #endif /* CONVOY_FFT_SIZE_H */

@@ -110,7 +110,12 @@ double cost_direct(const engine_request *r) {
       !facts_of(r->device < 0 ? 0 : r->device, &f))
     return -1.0;
   const double per_tap = r->complex_taps ? 2.0 : 1.0;
-  return host_cost(direct_kernel_ns(f, (int64_t)(per_tap * (double)r->taps_len)));
+  double kernel = direct_kernel_ns(f, (int64_t)(per_tap * (double)r->taps_len));
+  /* A decimating stream runs the strided kernel on the kept outputs only;
+   * it reads each tap from shared memory, about twice the full-rate
+   * kernel's time per output (gpu_conv.cu weighs it the same way). */
+  if (kernel > 0 && r->decimation > 2) kernel *= 2.0 / (double)r->decimation;
+  return host_cost(kernel);
 }
 
 double cost_fft(const engine_request *r) {
@@ -257,12 +262,13 @@ void planar_describe(const void *impl, char *buf, size_t buf_size) {
   gpu_conv_describe(((const planar_engine *)impl)->conv, buf, buf_size);
 }
 
-const engine_ops ops_direct = {
-    CONVOY_ENGINE_GPU_DIRECT, cost_direct,   create_direct, planar_granule, planar_run,
-    planar_describe,          planar_destroy};
+/* No run_decimated: GPU streams decimate in their pipeline (gpu_pipeline.h). */
+const engine_ops ops_direct = {CONVOY_ENGINE_GPU_DIRECT, cost_direct, create_direct,
+                               planar_granule,           planar_run,  planar_describe,
+                               planar_destroy,           nullptr};
 const engine_ops ops_fft = {CONVOY_ENGINE_GPU_FFT, cost_fft,   create_fft,
                             planar_granule,        planar_run, planar_describe,
-                            planar_destroy};
+                            planar_destroy,        nullptr};
 
 } // namespace
 

@@ -32,6 +32,13 @@ typedef struct engine_request {
                                (channels is even); run() computes the complex
                                convolution of each pair (see run()). An engine
                                without complex support returns a negative cost. */
+  int32_t decimation;       /* 0 or 1: none. D >= 2: the caller keeps only the outputs at
+                               run indices first + m D (see run_decimated()). An engine with
+                               run_decimated may plan for that D (cpu-fft: an FFT size D
+                               divides and a granule that is a multiple of D), and its cost()
+                               is then that of run_decimated, still per full-rate output
+                               frame (kept frames cost D times it). Engines without
+                               run_decimated ignore it; run() keeps its contract. */
 } engine_request;
 
 typedef struct engine_ops {
@@ -68,6 +75,21 @@ typedef struct engine_ops {
   void (*describe)(const void *impl, char *buf, size_t buf_size);
 
   void (*destroy)(void *impl);
+
+  /* Optional (NULL when the engine has none): run() keeping every factor-th
+   * output. With n_out and in as in run(), first in [0, factor) and
+   * factor >= 1, writes for every row c
+   *   out[c][m] = run()'s out[c][first + m factor],  0 <= m < ceil((n_out - first) / factor)
+   * (equal to rounding, not bitwise). out rows have room for n_out frames;
+   * the frames after the kept ones may be overwritten. Each kept output
+   * depends only on its own inputs, its run index modulo the granule and
+   * factor, so that runs cut at whole granules give bitwise the same result.
+   * The work saved needs factor == the request's decimation; any other
+   * factor is served at the cost of run(). Allocates nothing.
+   * Last in the struct, so positional initialisers of other engines stay valid. */
+  convoy_status (*run_decimated)(void *impl, const float *const *in, float *const *out,
+                                 int64_t n_out, int64_t first, int64_t factor, char *err,
+                                 size_t err_size);
 } engine_ops;
 
 /* Engines built into this library; NULL where not built. */

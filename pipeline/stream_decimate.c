@@ -89,10 +89,12 @@ convoy_status decim_setup_taps(convoy_stream *s, const convoy_stream_config *c) 
 }
 
 const engine_ops *decim_choose_engine(const convoy_stream *s, convoy_engine wanted,
-                                      const engine_request *r, char *err, size_t err_size) {
+                                      engine_request *r, char *err, size_t err_size) {
+  if (s->dec->factor > 1) r->decimation = (int32_t)s->dec->factor;
   if (wanted != CONVOY_ENGINE_AUTO && wanted != CONVOY_ENGINE_CPU)
     return engine_choose(wanted, r, err, err_size);
-  /* cpu-direct evaluates only the kept outputs; cpu-fft every one. */
+  /* cpu-direct's strided path evaluates only the kept outputs; cpu-fft's
+   * cost already counts its folded inverse (r->decimation). */
   const engine_ops *direct = engine_cpu_direct(), *fft = engine_cpu_fft(), *best = NULL;
   const double cd = direct ? direct->cost(r) / (double)s->dec->factor : -1.0;
   const double cf = fft ? fft->cost(r) : -1.0;
@@ -220,6 +222,10 @@ convoy_status decim_run(convoy_stream *s, int64_t n, int64_t keep, int64_t *kept
   *kept = 0;
   if (d->strided) {
     run_strided(s, first, count);
+  } else if (step > 1 && s->ops->run_decimated) {
+    convoy_status st = s->ops->run_decimated(s->impl, (const float *const *)s->in_buf, s->out_buf,
+                                             n, first, step, err, err_size);
+    if (st != CONVOY_OK) return st;
   } else {
     convoy_status st =
         s->ops->run(s->impl, (const float *const *)s->in_buf, s->out_buf, n, err, err_size);

@@ -8,14 +8,18 @@
  * outputs itself (cuda/gpu_pipeline.h). At create:
  *   decim_setup_taps   rotates the taps, h'[j] = h[j] e^{j 2 pi f j}, making
  *                      them complex (the stream's complex_taps) when f != 0;
- *   decim_choose_engine  picks the engine, counting cpu-direct at 1/D of its
- *                      full-rate cost since it computes only kept outputs;
+ *   decim_choose_engine  sets the request's decimation (engine.h) and picks
+ *                      the engine, counting cpu-direct at 1/D of its
+ *                      full-rate cost since it computes only kept outputs,
+ *                      and cpu-fft at the cost of its folded run;
  *   decim_setup_engine   prepares the strided path for cpu-direct.
  * On every engine run (decim_run) the stream's full-rate position
  * convoy_stream.full_pos says which of the run's outputs are kept: those at
  * absolute full-rate indices that are multiples of D. cpu-direct evaluates
- * only those (decimate_direct.h); any other engine computes the run at the
- * full rate and the kept frames are moved to the front of the output rows.
+ * only those (decimate_direct.h); an engine with run_decimated (cpu-fft:
+ * the inverse transform at 1/D of the size) writes only those; any other
+ * engine computes the run at the full rate and the kept frames are moved to
+ * the front of the output rows.
  * Then the kept outputs are rotated by e^{-j 2 pi f n D} (rotator.h).
  * Everything is a function of absolute indices, so chunking never changes a
  * bit. Not thread-safe beyond the stream's own rule.
@@ -60,12 +64,14 @@ convoy_status decim_check_config(const convoy_stream_config *c);
  * on failure. */
 convoy_status decim_setup_taps(struct convoy_stream *s, const convoy_stream_config *c);
 
-/* engine_choose() for a stream with s->dec: AUTO and CPU count cpu-direct
- * at 1/D of its full-rate cost (it computes only the kept outputs); the GPU
- * engines decimate and shift in their pipeline (cuda/gpu_pipeline.h). NULL
- * with a message in err when no engine can serve. */
+/* engine_choose() for a stream with s->dec: first sets r->decimation to D
+ * (D > 1), so that the engine made from r plans for it; then AUTO and CPU
+ * count cpu-direct at 1/D of its full-rate cost (it computes only the kept
+ * outputs) and cpu-fft at its decimated cost; the GPU engines decimate and
+ * shift in their pipeline (cuda/gpu_pipeline.h). NULL with a message in err
+ * when no engine can serve. */
 const engine_ops *decim_choose_engine(const struct convoy_stream *s, convoy_engine wanted,
-                                      const engine_request *r, char *err, size_t err_size);
+                                      engine_request *r, char *err, size_t err_size);
 
 /* After the engine is made: prepares the strided path for cpu-direct, with
  * a worker pool of `threads` (the stream's config.threads resolved). */
