@@ -21,6 +21,7 @@ struct gpu_conv {
   int32_t lanes;
   int64_t taps_len;
   int64_t max_out;
+  int64_t decimation; /* D >= 1 the AUTO choice assumed */
   int complex_taps;
   int tuned; /* the kind was chosen by timing */
   gc_direct *direct;
@@ -184,7 +185,7 @@ namespace {
 struct choice {
   gpu_conv_kind wanted;
   int32_t device, channels, complex_taps;
-  int64_t taps_len, max_out;
+  int64_t taps_len, max_out, decimation;
   gpu_conv_kind kind;
   int64_t fft_size;
 };
@@ -193,13 +194,17 @@ choice cache[kCacheSize];
 int cache_used = 0, cache_next = 0;
 std::mutex cache_mutex;
 
+int64_t decimation_of(const gpu_conv_config *c) {
+  return c->decimation > 1 ? c->decimation : 1;
+}
+
 bool cache_find(const gpu_conv_config *c, int32_t device, choice *out) {
   std::lock_guard<std::mutex> lock(cache_mutex);
   for (int i = 0; i < cache_used; i++) {
     const choice &k = cache[i];
     if (k.wanted == c->kind && k.device == device && k.channels == c->channels &&
         k.complex_taps == (c->complex_taps != 0) && k.taps_len == c->taps_len &&
-        k.max_out == c->max_out) {
+        k.max_out == c->max_out && k.decimation == decimation_of(c)) {
       *out = k;
       return true;
     }
@@ -325,6 +330,10 @@ static convoy_status check_config(const gpu_conv_config *c, char *err, size_t er
                                "gpu_conv: complex filters need (real, imaginary) row pairs, but "
                                "channels is %d (odd)",
                                (int)c->channels);
+  if (c->decimation < 0 || c->decimation > GPU_CONV_MAX_STEP)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: decimation %lld out of range (0 .. %d)",
+                               (long long)c->decimation, GPU_CONV_MAX_STEP);
   if (c->kind == GPU_CONV_FFT && c->taps_len > GPU_CONV_FFT_MAX_TAPS)
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "gpu_conv: the FFT engine takes at most 2^25 taps, not %lld",
@@ -344,6 +353,10 @@ struct auto_probe {
 
 static convoy_status probe_run(void *arg, cudaStream_t s, char *err, size_t err_size) {
   auto_probe *p = (auto_probe *)arg;
+  const int64_t d = p->conv->decimation;
+  if (p->conv->kind == GPU_CONV_DIRECT && d > 1)
+    return gc_direct_run_strided(p->conv->direct, p->in, p->in_stride, 0, d, p->out, p->n,
+                                 (p->n + d - 1) / d, s, err, err_size);
   if (p->conv->kind == GPU_CONV_DIRECT)
     return gc_direct_run(p->conv->direct, p->in, p->in_stride, p->out, p->n, p->n, s, err,
                          err_size);
@@ -408,7 +421,12 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
       cfg.plan_effort = 0; /* already timed */
     }
   } else if (kind == GPU_CONV_AUTO) {
+    /* Strided, the direct engine computes 1/D of the outputs, reading one
+     * shared-memory word per tap where the full-rate kernels reuse
+     * registers: about twice the cost per output computed. */
+    const int64_t d = decimation_of(&cfg);
     double c_dir = gc_direct_model_cost(&dev, cfg.taps_len, cfg.complex_taps);
+    if (d > 1) c_dir *= 2.0 / (double)d;
     double c_fft = gc_fft_model_cost(&dev, cfg.taps_len, cfg.max_out, cfg.complex_taps);
     if (c_fft < 0) {
       kind = GPU_CONV_DIRECT;
@@ -442,9 +460,9 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
    * wait for the legacy stream. */
   GC_CUDA(cudaDeviceSynchronize(), "gpu_conv: setup");
   if (cfg_in->plan_effort > 0 && cfg_in->fft_size == 0 && !have) {
-    choice k = {
-        cfg_in->kind, device,      cfg.channels, cfg.complex_taps,
-        cfg.taps_len, cfg.max_out, kind,         kind == GPU_CONV_FFT ? gc_fft_size(g->fft) : 0};
+    choice k = {cfg_in->kind,        device,       cfg.channels,
+                cfg.complex_taps,    cfg.taps_len, cfg.max_out,
+                decimation_of(&cfg), kind,         kind == GPU_CONV_FFT ? gc_fft_size(g->fft) : 0};
     cache_store(k);
   }
   return CONVOY_OK;
@@ -482,6 +500,7 @@ extern "C" convoy_status gpu_conv_create(const gpu_conv_config *config, gpu_conv
   g->taps_len = config->taps_len;
   g->max_out = config->max_out;
   g->complex_taps = config->complex_taps;
+  g->decimation = decimation_of(config);
   st = create_on_device(config, device, g, err, err_size);
   if (st != CONVOY_OK) {
     gc_direct_destroy(g->direct);
@@ -537,6 +556,54 @@ extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float 
   if (conv->kind == GPU_CONV_DIRECT)
     return gc_direct_run(conv->direct, d_in, in_stride, d_out, out_stride, n_out, s, err, err_size);
   return gc_fft_run(conv->fft, lane, d_in, in_stride, d_out, out_stride, n_out, s, err, err_size);
+}
+
+extern "C" int gpu_conv_strided(const gpu_conv *conv) {
+  return conv && conv->kind == GPU_CONV_DIRECT;
+}
+
+extern "C" convoy_status gpu_conv_run_strided(gpu_conv *conv, int32_t lane, const float *d_in,
+                                              int64_t in_stride, int64_t first, int64_t step,
+                                              float *d_out, int64_t out_stride, int64_t count,
+                                              void *cuda_stream, char *err, size_t err_size) {
+  if (!conv)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: conv is NULL");
+  if (conv->kind != GPU_CONV_DIRECT)
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: strided runs need the direct engine");
+  if (first < 0 || step < 1 || step > GPU_CONV_MAX_STEP || count < 0 ||
+      (count > 0 && (count - 1 > (conv->max_out - 1 - first) / step || first >= conv->max_out)))
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: strided outputs %lld + f x %lld, f < %lld, out of range "
+                               "(step 1 .. %d, last output below max_out %lld)",
+                               (long long)first, (long long)step, (long long)count,
+                               GPU_CONV_MAX_STEP, (long long)conv->max_out);
+  if (lane < 0 || lane >= conv->lanes)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: lane %d out of range (0 .. %d)", (int)lane,
+                               (int)conv->lanes - 1);
+  if (count == 0) return CONVOY_OK;
+  const int64_t n_in = first + (count - 1) * step + conv->taps_len;
+  if (!d_in || !d_out)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
+                               d_in ? "d_out" : "d_in");
+  if (conv->channels > 1 && (in_stride < n_in || out_stride < count))
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: strides %lld/%lld too small for %lld inputs and %lld "
+                               "outputs",
+                               (long long)in_stride, (long long)out_stride, (long long)n_in,
+                               (long long)count);
+  const int64_t in_span = (conv->channels - 1) * in_stride + n_in;
+  const int64_t out_span = (conv->channels - 1) * out_stride + count;
+  if (ranges_overlap(d_in, in_span, d_out, out_span))
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: input and output overlap (in-place is not supported)");
+  device_guard guard;
+  convoy_status st = guard.enter(conv->device, err, err_size);
+  if (st != CONVOY_OK) return st;
+  return gc_direct_run_strided(conv->direct, d_in, in_stride, first, step, d_out, out_stride, count,
+                               (cudaStream_t)cuda_stream, err, err_size);
 }
 
 extern "C" void gpu_conv_destroy(gpu_conv *conv) {

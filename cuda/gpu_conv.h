@@ -12,14 +12,18 @@
  *   GPU_CONV_DIRECT  direct form. Up to 64 taps the taps live in registers
  *                    (one kernel per tap count); above that, or on request,
  *                    they are staged through shared memory in blocks of
- *                    2048. Any tap count; cost grows with taps.
+ *                    2048. Any tap count; cost grows with taps. A strided
+ *                    run (gpu_conv_run_strided) computes only every step-th
+ *                    output, for decimation, at the cost of those alone.
  *   GPU_CONV_FFT     overlap-save on cuFFT: batched real FFTs of size N over
  *                    segments of L = granule outputs each. Any tap count up to
  *                    2^25; device memory is bounded by max_out, never by the
  *                    signal length.
  *   GPU_CONV_AUTO    the cheaper of the two for this filter and max_out, by a
  *                    cost model, refined by timing both on the device at
- *                    create when plan_effort is 1.
+ *                    create when plan_effort is 1. With decimation D the
+ *                    direct engine is weighed (and timed) strided, per
+ *                    kept output.
  *
  * Results
  *   out[c][k] = sum_j taps[c][j] * in[c][k + taps_len - 1 - j],  0 <= k < n_out,
@@ -79,6 +83,9 @@ typedef enum gpu_conv_kind {
  * two rows, real and imaginary, per channel. */
 #define GPU_CONV_MAX_ROWS (2 * CONVOY_MAX_CHANNELS)
 
+/* Largest step of gpu_conv_run_strided (CONVOY_MAX_DECIMATION). */
+#define GPU_CONV_MAX_STEP 4096
+
 /* Largest tap count the FFT engine accepts (its FFT size is at most 2^26). */
 #define GPU_CONV_FFT_MAX_TAPS ((int64_t)1 << 25)
 
@@ -101,6 +108,12 @@ typedef struct gpu_conv_config {
                            taps, input and output, channels even: the convention
                            and formula of engine_request.complex_taps
                            (pipeline/engine.h); see "Complex filters" above */
+
+  int64_t decimation; /* D, 0 or 1 = none: the caller keeps only every D-th
+                         output, through gpu_conv_run_strided on the direct
+                         engine (the FFT engine computes every output), so
+                         AUTO weighs the direct engine at 1/D of its
+                         full-rate cost; 0 .. GPU_CONV_MAX_STEP */
 
   /* Tuning overrides, 0 = default. Used by the benchmark; others leave them 0. */
   int32_t direct_outputs;     /* outputs per thread of the register kernel: 4, 8 or 16
@@ -137,6 +150,27 @@ convoy_status gpu_conv_create(const gpu_conv_config *config, gpu_conv **conv, ch
 convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float *d_in, int64_t in_stride,
                            float *d_out, int64_t out_stride, int64_t n_out, void *cuda_stream,
                            char *err, size_t err_size);
+
+/* 1 when the handle can compute only some outputs (gpu_conv_run_strided):
+ * the direct engine; 0 for the FFT engine or NULL. */
+int gpu_conv_strided(const gpu_conv *conv);
+
+/* Enqueues the outputs first + f * step, 0 <= f < count, of every channel,
+ * compacted: d_out[c * out_stride + f] = y_c[first + f * step], with y_c
+ * the output gpu_conv_run would compute from the same input, bitwise (the
+ * same sums in the same order), at about 1/step of its work.
+ *   d_in   channel c at d_in + c * in_stride holds taps_len - 1 history
+ *          frames then first + (count - 1) * step + 1 frames (in_stride at
+ *          least their sum when channels > 1); nothing else is read.
+ *   d_out  channel c at d_out + c * out_stride, count frames (out_stride >=
+ *          count when channels > 1); nothing else is written.
+ * first >= 0, 1 <= step <= GPU_CONV_MAX_STEP, count >= 0 (0 does nothing),
+ * first + (count - 1) * step < max_out. CONVOY_ERR_UNSUPPORTED on the FFT
+ * engine. Lanes, streams and errors as gpu_conv_run. */
+convoy_status gpu_conv_run_strided(gpu_conv *conv, int32_t lane, const float *d_in,
+                                   int64_t in_stride, int64_t first, int64_t step, float *d_out,
+                                   int64_t out_stride, int64_t count, void *cuda_stream, char *err,
+                                   size_t err_size);
 
 /* Frees everything. Device memory goes back through cudaFree, which waits
  * for the work in flight on the device (the handle's included). NULL is a

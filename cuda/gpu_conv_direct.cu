@@ -45,7 +45,7 @@ constexpr int kRegMaxTaps = 64;
  * taps per shared-memory block. */
 constexpr int kSmOutputs = 8;
 constexpr int kSmChunk = 8;
-constexpr int kSmTapBlock = 2048;
+constexpr int kSmTapBlock = kRealTapBlock;
 
 template <int M, int R, bool STAGED>
 __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
@@ -200,7 +200,8 @@ struct gc_direct {
   int outputs_per_thread;
   bool staged;
   bool shared_taps;
-  int64_t max_blocks; /* resident blocks on the whole device */
+  int64_t max_blocks;     /* resident blocks on the whole device */
+  int64_t strided_blocks; /* the same for the strided kernel */
 };
 
 double gc_direct_model_cost(const gc_device *dev, int64_t taps_len, int complex_taps) {
@@ -289,6 +290,11 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   GC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel, kThreads, 0),
           "gpu_conv: direct kernel occupancy");
   d->max_blocks = (int64_t)dev->sms * (per_sm > 0 ? per_sm : 1);
+  per_sm = 0;
+  GC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)strided_kernel(cx),
+                                                        kThreads, 0),
+          "gpu_conv: strided kernel occupancy");
+  d->strided_blocks = (int64_t)dev->sms * (per_sm > 0 ? per_sm : 1);
   return CONVOY_OK;
 }
 
@@ -314,6 +320,41 @@ convoy_status gc_direct_run(gc_direct *d, const float *in, int64_t in_stride, fl
   GC_CUDA(cudaLaunchKernel((const void *)d->kernel, dim3((unsigned)blocks), dim3(kThreads), args, 0,
                            stream),
           "gpu_conv: direct kernel launch");
+  return CONVOY_OK;
+}
+
+convoy_status gc_direct_run_strided(gc_direct *d, const float *in, int64_t in_stride, int64_t first,
+                                    int64_t step, float *out, int64_t out_stride, int64_t count,
+                                    cudaStream_t stream, char *err, size_t err_size) {
+  if (count <= 0) return CONVOY_OK;
+  int32_t pitch = 0;
+  const int32_t tile = strided_tile((int32_t)step, d->cx, &pitch);
+  if (tile < 1)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: step %lld out of range (1 .. %d)", (long long)step,
+                               kMaxStep);
+  strided_args a;
+  a.in = in;
+  a.in_stride = in_stride;
+  a.n_in = first + (count - 1) * step + d->taps_len;
+  a.out = out;
+  a.out_stride = out_stride;
+  a.first = first;
+  a.count = count;
+  a.step = (int32_t)step;
+  a.tile = tile;
+  a.pitch = pitch;
+  a.tiles_per_channel = (count + tile - 1) / tile;
+  a.tiles = a.tiles_per_channel * (d->cx ? d->channels / 2 : d->channels);
+  a.taps = d->d_taps;
+  a.taps_stride = d->taps_stride;
+  a.filter_of = d->d_filter_of;
+  a.taps_len = d->taps_len;
+  const int64_t blocks = a.tiles < d->strided_blocks ? a.tiles : d->strided_blocks;
+  void *args[] = {&a};
+  GC_CUDA(cudaLaunchKernel((const void *)strided_kernel(d->cx), dim3((unsigned)blocks),
+                           dim3(kThreads), args, 0, stream),
+          "gpu_conv: strided kernel launch");
   return CONVOY_OK;
 }
 

@@ -103,6 +103,10 @@ __device__ __forceinline__ void store_outputs(float *xs, const float (&acc)[R], 
   }
 }
 
+/* Real filters are summed in blocks of this many taps (block sums added in
+ * order) by every real kernel, strided ones included. */
+constexpr int kRealTapBlock = 2048;
+
 /* ------------------------------------------------------------- complex */
 
 using kernel_fn = void (*)(direct_args);
@@ -117,6 +121,45 @@ constexpr int kCxOutputs = 8; /* complex outputs per thread, both kernels */
  * kCxRegMaxTaps unless shared_taps, else the shared-memory one. Taps are
  * [filters][2][taps_stride], reversed: the real row then the imaginary row. */
 kernel_fn cx_kernel(int64_t taps_len, bool shared_taps);
+
+/* ------------------------------------------------------------- strided */
+
+/* Strided runs (gpu_decim_direct.cu) compute only outputs first + f * step,
+ * 0 <= f < count, of each row (complex: row pair). A tile is `tile`
+ * consecutive f of one channel; its input span is staged in shared memory
+ * in polyphase order (phase p = offset mod step is row p of `pitch`
+ * floats), so that the threads of a warp read consecutive words. */
+struct strided_args {
+  const float *in;
+  int64_t in_stride;
+  int64_t n_in; /* valid input frames per row: first + (count - 1) * step + taps_len */
+  float *out;
+  int64_t out_stride;
+  int64_t first;
+  int64_t count;
+  int32_t step;  /* 1 .. kMaxStep */
+  int32_t tile;  /* outputs per tile, 1 .. kThreads * kStridedRounds */
+  int32_t pitch; /* floats per polyphase row */
+  int64_t tiles_per_channel;
+  int64_t tiles;     /* channels * tiles_per_channel */
+  const float *taps; /* as direct_args */
+  int64_t taps_stride;
+  const int32_t *filter_of;
+  int64_t taps_len;
+};
+
+using strided_fn = void (*)(strided_args);
+
+constexpr int kMaxStep = 4096;
+constexpr int kStridedRounds = 8; /* outputs per thread and tile, at most */
+
+/* The strided kernel for real (cx false) or complex filters. */
+strided_fn strided_kernel(bool cx);
+
+/* Outputs per tile for `step` (0 when step is out of range) and the pitch
+ * of its polyphase rows, so that step * pitch floats fit the kernel's
+ * shared memory. */
+int32_t strided_tile(int32_t step, bool cx, int32_t *pitch);
 
 } // namespace gcd
 

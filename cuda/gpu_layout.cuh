@@ -45,15 +45,18 @@ convoy_status gp_interleave_quantize(const float *planar, int64_t stride, int32_
 /* Decimation and frequency shift of the output pass (convoy.h, "Decimation
  * and frequency shift"): output frame f is planar frame first + f * step,
  * and with shift != 0 every row pair (2c, 2c + 1) is a complex value
- * multiplied by e^{-j 2 pi shift m}, m = (n0 + f) * step its absolute
+ * multiplied by e^{-j 2 pi shift m}, m = (n0 + f) * rate its absolute
  * full-rate index (a phase from the exact product in double precision, so a
- * frame's bits depend on m only, never on the chunk it came in). The
- * identity is {0, 1, 0.0, 0}. */
+ * frame's bits depend on m only, never on the chunk it came in). step is D
+ * when the planar rows hold every full-rate output, 1 when they hold only
+ * the kept ones (a strided filter run); rate is D either way. The identity
+ * is {0, 1, 0.0, 0, 1}. */
 struct gp_pick {
   int64_t first; /* planar frame of output frame 0, >= 0 */
-  int64_t step;  /* D >= 1 */
+  int64_t step;  /* planar frames per output frame, >= 1 */
   double shift;  /* cycles per input frame; 0: none (then channels may be odd) */
   int64_t n0;    /* absolute decimated index of output frame 0 */
+  int64_t rate;  /* D >= 1: full-rate frames per output frame */
 };
 
 /* gp_interleave and gp_interleave_quantize through a gp_pick: frames counts

@@ -317,15 +317,23 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
   }
   GP_CUDA(cudaEventRecord(s.ev_ready, s.stream), "cudaEventRecord");
 
-  st = gpu_conv_run(p->conv, i, s.d_in, p->in_stride, s.d_out, p->out_stride, n_out, s.stream, err,
-                    err_size);
-  if (st != CONVOY_OK) return st;
   /* The kept frames of this chunk's keep full-rate outputs: a fixed grid of
    * multiples of D from the start of the stream, whatever C is. */
   const int64_t start = p->launched * p->chunk;
-  gp_pick pick = {(p->decim - start % p->decim) % p->decim, p->decim, p->shift, 0};
+  gp_pick pick = {(p->decim - start % p->decim) % p->decim, p->decim, p->shift, 0, p->decim};
   pick.n0 = (start + pick.first) / p->decim;
   keep = kept(p, start, keep);
+  if (p->decim > 1 && gpu_conv_strided(p->conv)) {
+    /* Only the kept outputs, compacted: bitwise the full-rate ones. */
+    st = gpu_conv_run_strided(p->conv, i, s.d_in, p->in_stride, pick.first, p->decim, s.d_out,
+                              p->out_stride, keep, s.stream, err, err_size);
+    pick.first = 0;
+    pick.step = 1;
+  } else {
+    st = gpu_conv_run(p->conv, i, s.d_in, p->in_stride, s.d_out, p->out_stride, n_out, s.stream,
+                      err, err_size);
+  }
+  if (st != CONVOY_OK) return st;
   if (integer_output(p)) {
     const uint64_t first = (uint64_t)pick.n0 * (uint64_t)p->channels;
     st = gp_interleave_quantize_pick(s.d_out, p->out_stride, p->channels, keep, pick, p->out, first,
@@ -521,12 +529,16 @@ extern "C" void gpu_pipeline_describe(const gpu_pipeline *p, char *buf, size_t b
     snprintf(buf, buf_size, "(none)");
     return;
   }
-  char conv[192], pick[96] = "";
+  char conv[192], pick[160] = "";
   gpu_conv_describe(p->conv, conv, sizeof conv);
   const double staging = 2.0 * (double)p->streams * (double)p->chunk * p->channels * 4.0;
   if (picking(p))
-    snprintf(pick, sizeof pick, "; decimation %lld, shift %.9g cycles/sample, on the GPU",
-             (long long)p->decim, p->shift);
+    snprintf(pick, sizeof pick, "; decimation %lld (%s), shift %.9g cycles/sample, on the GPU",
+             (long long)p->decim,
+             p->decim == 1               ? "none"
+             : gpu_conv_strided(p->conv) ? "kept outputs only"
+                                         : "all outputs, then picked",
+             p->shift);
   snprintf(buf, buf_size,
            "%s; pipeline: %lld-frame chunks on %d CUDA streams, %.0f MiB pinned staging, "
            "device %d (%s)%s",
@@ -603,6 +615,7 @@ static convoy_status make_plan(gpu_pipeline *p, const gpu_pipeline_config *cfg, 
   gc.plan_effort = cfg->plan_effort;
   gc.fft_size = fft_size;
   gc.complex_taps = cfg->complex_taps;
+  gc.decimation = cfg->decimation > 1 ? cfg->decimation : 0;
   convoy_status st = gpu_conv_create(&gc, &p->conv, err, err_size);
   if (st != CONVOY_OK) return st;
   p->granule = gpu_conv_granule(p->conv);

@@ -22,8 +22,10 @@
  *          from the previous chunk's planar input (its last taps - 1 frames,
  *          history included, so any C works), after an event of the previous
  *          chunk's stream; zeros after a reset;
- *   filter gpu_conv_run on lane k mod K;
- *   layout one kernel interleaves every channel (skipped for mono);
+ *   filter gpu_conv_run on lane k mod K (with decimation on the direct
+ *          engine gpu_conv_run_strided: only the kept outputs);
+ *   layout one kernel interleaves every channel (skipped for mono; with
+ *          decimation it also picks, rotates and quantizes);
  *   D2H    issued when the chunk is harvested: straight into the caller's
  *          output when it is pinned, else into a pinned staging slot and then
  *          copied (on several threads for large chunks).
@@ -71,9 +73,12 @@ typedef struct gpu_pipeline_config {
   int32_t complex_taps;     /* 1: complex filters; channels counts real rows in
                                (re, im) pairs, as gpu_conv_config.complex_taps */
   int64_t decimation;       /* D: only full-rate outputs at multiples of D from the
-                               start are kept, picked on the GPU before the copy
-                               back (the bus carries 1/D of the output); 0 or 1:
-                               none. Frame counts below are then in kept frames. */
+                               start are kept, on the GPU before the copy back (the
+                               bus carries 1/D of the output); 0 or 1: none. The
+                               direct engine computes only those (a strided run,
+                               bitwise the full-rate outputs), the FFT engine every
+                               output before the pick; AUTO weighs them so. Frame
+                               counts below are then in kept frames. */
   double shift;             /* cycles per input frame, != 0 only on a complex
                                stream whose taps the stream already rotated
                                (convoy.h): kept frame n is multiplied by

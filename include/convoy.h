@@ -241,13 +241,16 @@ typedef struct convoy_stream_config {
  * a flush the stream has produced ceil((in_total + taps - 1) / D) frames.
  * convoy_stream_latency() stays in input frames and grows by D - 1.
  * Cost: cpu-direct computes only every D-th output (work proportional to the
- * output rate; AUTO and CPU count its cost divided by D); cpu-fft computes
- * the full-rate inverse transform and keeps every D-th frame. The GPU
- * engines filter at the full rate and keep and rotate the frames on the GPU
- * in the output pass, so the bus carries 1/D of the output, in the output
- * format. The engines differ by float rounding, as without decimation.
- * A shift on a real stream, |f| > 0.5, a non-finite f or D outside
- * 1 .. CONVOY_MAX_DECIMATION is CONVOY_ERR_INVALID_ARGUMENT. */
+ * output rate; AUTO and CPU count its cost divided by D); cpu-fft keeps its
+ * FFT size a multiple of D, folds each block's spectrum and runs the inverse
+ * transform at 1/D of the size (the forward transform stays at the input
+ * rate). gpu-direct computes only the kept outputs (bitwise the full-rate
+ * ones); gpu-fft computes every output and keeps every D-th. Both rotate and
+ * quantize the kept frames on the GPU in the output pass, so the bus carries
+ * 1/D of the output, in the output format. The engines differ by float
+ * rounding, as without decimation. A shift on a real stream, |f| > 0.5, a
+ * non-finite f or D outside 1 .. CONVOY_MAX_DECIMATION is
+ * CONVOY_ERR_INVALID_ARGUMENT. */
 
 /** Largest config.decimation. */
 #define CONVOY_MAX_DECIMATION 4096
