@@ -49,7 +49,8 @@ int capture_filter_check(const filter_options *o, int is_capture) {
     return diag_usage("filter", "--subtype is for audio; a capture's output datatype is "
                                 "--out-format (e.g. ci16_le)");
   if (o->out_type)
-    return diag_usage("filter", "--type is for audio; captures are written to files");
+    return diag_usage("filter", "--type is for audio; a capture's output datatype is --out-format "
+                                "or its extension");
   if (o->normalize) return diag_usage("filter", "--normalize is for audio; use --gain on captures");
   return CLI_EXIT_OK;
 }

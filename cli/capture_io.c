@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static int ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), k = strlen(suffix);
@@ -40,7 +41,14 @@ static int is_sigmf_input(const char *path) {
   return sigmf_is_path(path) || ends_with(path, ".sigmf") || is_sigmf_base(path);
 }
 
+static int is_std(const char *path) {
+  return strcmp(path, "-") == 0;
+}
+
 int capture_is_input(const filter_options *o) {
+  if (is_std(o->in_path))
+    return o->capture.format || capture_args_any(&o->capture) ||
+           has_capture_extension(o->out_path) || sigmf_is_path(o->out_path);
   return o->capture.format || has_capture_extension(o->in_path) || is_sigmf_input(o->in_path);
 }
 
@@ -80,6 +88,41 @@ static int open_raw(const filter_options *o, capture_in *in) {
   return CLI_EXIT_OK;
 }
 
+/* A raw capture on stdin: its datatype can only come from --format. */
+static int open_stdin(const filter_options *o, capture_in *in) {
+  const char *format = o->capture.format;
+  if (!format) {
+    diag_error("stdin: raw samples read from stdin need --format (their datatype, e.g. cu8 or "
+               "cf32_le); a SigMF recording cannot come from stdin: give its .sigmf-meta file");
+    return CLI_EXIT_FAIL;
+  }
+  if (isatty(STDIN_FILENO)) {
+    diag_error("stdin is a terminal; pipe the samples in (e.g. rtl_sdr - | convoy filter - ...)");
+    return CLI_EXIT_FAIL;
+  }
+  char err[512] = "";
+  capture_datatype t;
+  convoy_status st = capture_datatype_parse(format, &t, err, sizeof err);
+  if (st != CONVOY_OK) return failed(err, st);
+  in->ro = capture_reader_defaults(t);
+  in->data_path = "-";
+  return CLI_EXIT_OK;
+}
+
+/* What needs the length of IN before filtering cannot take a pipe. */
+static int check_length_known(const filter_options *o, const capture_in *in) {
+  if (capture_reader_frames(in->reader) >= 0) return CLI_EXIT_OK;
+  const capture_matched_args *m = &o->capture.matched;
+  const char *what = m->pulse_len > 0                                    ? "--pulse-len"
+                     : m->template_path && m->mode == CONVOY_PULSE_VALID ? "--mode valid"
+                                                                         : NULL;
+  if (!what) return CLI_EXIT_OK;
+  diag_error("stdin: %s needs the length of the capture, which a pipe does not give; redirect "
+             "a file (< FILE), give --count, or name the file",
+             what);
+  return CLI_EXIT_FAIL;
+}
+
 /* Samples of a --skip or --count value; seconds need the rate. */
 static int span_samples(const capture_in *in, const char *what, const capture_span *s,
                         int64_t *samples) {
@@ -103,13 +146,11 @@ static int span_samples(const capture_in *in, const char *what, const capture_sp
 
 int capture_in_open(const filter_options *o, capture_in *in) {
   memset(in, 0, sizeof *in);
-  in->name = o->in_path;
-  if (strcmp(o->in_path, "-") == 0) {
-    diag_error("stdin: captures are read from files (their size is checked first); give a file");
-    return CLI_EXIT_FAIL;
-  }
+  in->name = is_std(o->in_path) ? "stdin" : o->in_path;
   const capture_args *a = &o->capture;
-  int rc = is_sigmf_input(o->in_path) ? open_sigmf(o, in) : open_raw(o, in);
+  int rc = is_std(o->in_path)           ? open_stdin(o, in)
+           : is_sigmf_input(o->in_path) ? open_sigmf(o, in)
+                                        : open_raw(o, in);
   if (rc != CLI_EXIT_OK) return rc;
   if (a->rate > 0) in->rate = a->rate;
   in->ro.scaling = capture_scaling_default(in->ro.type);
@@ -127,10 +168,13 @@ int capture_in_open(const filter_options *o, capture_in *in) {
   in->ro.count = count;
   in->skip = skip;
   char err[512] = "";
-  convoy_status st = capture_reader_open(&in->reader, in->data_path, &in->ro, err, sizeof err);
+  convoy_status st =
+      is_std(o->in_path)
+          ? capture_reader_open_fd(&in->reader, STDIN_FILENO, in->name, &in->ro, err, sizeof err)
+          : capture_reader_open(&in->reader, in->data_path, &in->ro, err, sizeof err);
   if (st != CONVOY_OK) return failed(err, st);
   in->ro = *capture_reader_get_options(in->reader);
-  return CLI_EXIT_OK;
+  return check_length_known(o, in);
 }
 
 void capture_in_close(capture_in *in) {
@@ -150,23 +194,32 @@ static int out_type(const filter_options *o, const capture_in *in, capture_datat
 
 int capture_out_open(const filter_options *o, const capture_in *in, capture_out *out) {
   memset(out, 0, sizeof *out);
-  out->name = o->out_path;
-  if (strcmp(o->out_path, "-") == 0) {
-    diag_error("stdout: captures are written to files (renamed into place when complete); give a "
-               "file name");
+  const int to_stdout = is_std(o->out_path);
+  out->name = to_stdout ? "stdout" : o->out_path;
+  if (to_stdout && in->meta && !o->capture.out_format) {
+    diag_error("stdout: %s is SigMF, and SigMF output is a pair of files that cannot go to "
+               "stdout; give a file name, or --out-format %s for its raw samples alone",
+               in->name, capture_datatype_name(in->ro.type));
+    return CLI_EXIT_FAIL;
+  }
+  if (to_stdout && isatty(STDOUT_FILENO)) {
+    diag_error("stdout is a terminal; redirect it or pipe it (e.g. ... - | next-program)");
     return CLI_EXIT_FAIL;
   }
   capture_datatype t;
   if (out_type(o, in, &t) != 0) return diag_usage("filter", "--out-format: bad datatype");
   int in_c = capture_datatype_components(in->ro.type), out_c = capture_datatype_components(t);
   if (in_c != out_c) {
-    diag_error("%s: %s is %s but %s is %s; complex and real datatypes do not mix", o->out_path,
+    diag_error("%s: %s is %s but %s is %s; complex and real datatypes do not mix", out->name,
                capture_datatype_name(t), out_c == 2 ? "complex" : "real", in->name,
                capture_datatype_name(in->ro.type));
     return CLI_EXIT_FAIL;
   }
-  out->sigmf = sigmf_is_path(o->out_path) || ends_with(o->out_path, ".sigmf") ||
-               (in->meta && !has_capture_extension(o->out_path));
+  out->sigmf = !to_stdout && (sigmf_is_path(o->out_path) || ends_with(o->out_path, ".sigmf") ||
+                              (in->meta && !has_capture_extension(o->out_path)));
+  if (to_stdout && in->meta)
+    diag_notice("stdout: raw %s samples; %s's SigMF metadata is not written",
+                capture_datatype_name(t), in->name);
   out->wo.type = t;
   out->wo.channels = in->ro.channels;
   out->wo.overwrite = o->overwrite;
@@ -182,6 +235,8 @@ int capture_out_open(const filter_options *o, const capture_in *in, capture_out 
   if (out->sigmf) {
     st = sigmf_writer_open(&out->sigmf_writer, o->out_path, &out->wo, err, sizeof err);
     out->writer = sigmf_writer_data(out->sigmf_writer);
+  } else if (to_stdout) {
+    st = capture_writer_open_fd(&out->writer, STDOUT_FILENO, out->name, &out->wo, err, sizeof err);
   } else {
     st = capture_writer_open(&out->writer, o->out_path, &out->wo, err, sizeof err);
   }

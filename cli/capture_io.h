@@ -14,6 +14,13 @@
  * when IN is SigMF and OUT has no capture extension (OUT is then the base
  * name: OUT.sigmf-meta and OUT.sigmf-data). Otherwise it is a raw file.
  *
+ * `-` (stdin, stdout): a `-` input is a capture when --format, another
+ * capture option or a capture output name is given, and needs --format
+ * (SigMF cannot come from a pipe); it is read in sequence, --skip by
+ * reading and discarding, and options that need the length first
+ * (--pulse-len, --mode valid) need --count. A `-` output is raw (datatype
+ * --out-format, else IN's; no metadata), appended as chunks complete.
+ *
  * Scaling: IN's is its datatype's default, or --scale/--offset. OUT's is
  * --out-scale/--out-offset, else IN's when OUT has IN's datatype (a round
  * trip keeps the codes), else the default of OUT's datatype.

@@ -49,6 +49,10 @@
  * Thread safety: datatype and conversion functions are pure. A reader may be
  * shared for the *_at functions (pread, no shared position); the sequential
  * read functions and writers are for one thread at a time.
+ *
+ * Pipes: capture_reader_open_fd() and capture_writer_open_fd() read and
+ * write a descriptor in sequence (stdin, stdout), with the same bounded
+ * memory; the named-file functions keep their offsets and atomic rename.
  */
 #ifndef CONVOY_CAPTURE_H
 #define CONVOY_CAPTURE_H
@@ -166,16 +170,40 @@ convoy_status capture_reader_open(capture_reader **reader, const char *path,
                                   const capture_reader_options *options, char *err,
                                   size_t err_size);
 
+/* Opens a reader on a descriptor read in sequence with read() (stdin, a
+ * pipe; `name`, e.g. "stdin", names it in messages). fd stays the caller's:
+ * close() does not close it. Memory: one staging buffer of at most
+ * CAPTURE_STAGE_BYTES.
+ *   A regular file on fd (stdin redirected from a file) is measured from
+ *   its current offset and checked as capture_reader_open() checks a file.
+ *   A pipe cannot be measured: its frame count is unknown (the count
+ *   functions below return -1; with options->count they return it) until
+ *   the sequential reads reach its end, and the size errors come from those
+ *   reads instead: "stdin: ends inside a sample: 3 bytes after sample 1000
+ *   (a cf32_le sample is 8 bytes)" (CONVOY_ERR_FORMAT), no samples, skip or
+ *   skip + count past the end. trailing_bytes must be 0 for a pipe.
+ * The header and the skipped frames are read and dropped here (a seek on a
+ * regular file), so a skip past the end of a pipe is reported here. Only
+ * the sequential reads work on such a reader: capture_reader_read_raw_at()
+ * gives CONVOY_ERR_INVALID_ARGUMENT and capture_reader_rewind() does
+ * nothing. */
+convoy_status capture_reader_open_fd(capture_reader **reader, int fd, const char *name,
+                                     const capture_reader_options *options, char *err,
+                                     size_t err_size);
+
 /* Staging buffer of the converted sequential read, bytes. */
 #define CAPTURE_STAGE_BYTES (1 << 20)
 
-/* Frames in the file (between header and trailer, skip not applied). */
+/* Frames in the file (between header and trailer, skip not applied); -1
+ * for a pipe until its end has been read. */
 int64_t capture_reader_file_frames(const capture_reader *reader);
 
-/* Frames this reader delivers (count, or file frames - skip). */
+/* Frames this reader delivers (count, or file frames - skip); -1 for a pipe
+ * without count until its end has been read. */
 int64_t capture_reader_frames(const capture_reader *reader);
 
-/* Frames still to deliver through the sequential reads. */
+/* Frames still to deliver through the sequential reads (-1: unknown, as
+ * above). */
 int64_t capture_reader_remaining(const capture_reader *reader);
 
 /* Reads up to max_frames frames at the current position as interleaved float
@@ -221,6 +249,15 @@ typedef struct capture_writer_options {
 convoy_status capture_writer_open(capture_writer **writer, const char *path,
                                   const capture_writer_options *options, char *err,
                                   size_t err_size);
+
+/* A writer that appends to the descriptor fd in sequence (stdout, a pipe;
+ * `name`, e.g. "stdout", names it in messages): no temporary, no rename,
+ * options->overwrite ignored. fd stays the caller's. What was written stays
+ * written: commit only frees the writer, and discard cannot take frames
+ * back from a pipe. */
+convoy_status capture_writer_open_fd(capture_writer **writer, int fd, const char *name,
+                                     const capture_writer_options *options, char *err,
+                                     size_t err_size);
 
 /* Converts and appends frames (frames * channels * components floats). */
 convoy_status capture_writer_write(capture_writer *writer, const float *x, int64_t frames,

@@ -16,11 +16,15 @@
 
 struct capture_reader {
   int fd;
+  int sequential;   /* opened by capture_reader_open_fd: read(), never pread */
+  int owns_fd;      /* close fd at close (capture_reader_open) */
+  int length_known; /* file_frames known: a regular file (0: a pipe) */
   char *path;
   capture_reader_options opt;
   int64_t frame_bytes;
   int64_t file_frames; /* between header and trailer */
-  int64_t frames;      /* delivered: count or file_frames - skip */
+  int64_t frames;      /* delivered: count or file_frames - skip; a pipe without
+                          count: INT64_MAX until its end is read */
   int64_t position;    /* next delivered frame of the sequential reads */
   unsigned char *stage;
   int64_t stage_frames; /* frames that fit in stage */
@@ -132,6 +136,8 @@ convoy_status capture_reader_open(capture_reader **out, const char *path,
   }
   r->opt = o;
   r->frame_bytes = (int64_t)capture_datatype_sample_bytes(o.type) * o.channels;
+  r->owns_fd = 1;
+  r->length_known = 1;
   r->fd = open(path, O_RDONLY | O_CLOEXEC);
   if (r->fd < 0) {
     io_errorf(err, err_size, "%s: %s", path, strerror(errno));
@@ -171,20 +177,196 @@ convoy_status capture_reader_open(capture_reader **out, const char *path,
   return CONVOY_OK;
 }
 
+/* read() until `bytes` bytes or the end of the input; *got says how many. */
+static convoy_status read_some(const capture_reader *r, void *dst, int64_t bytes, int64_t *got,
+                               char *err, size_t err_size) {
+  unsigned char *p = dst;
+  *got = 0;
+  while (*got < bytes) {
+    int64_t left = bytes - *got;
+    size_t want = left > (int64_t)1 << 30 ? (size_t)1 << 30 : (size_t)left;
+    ssize_t n = read(r->fd, p + *got, want);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      io_errorf(err, err_size, "%s: read error after %" PRId64 " samples: %s", r->path,
+                r->opt.skip + r->position, strerror(errno));
+      return CONVOY_ERR_IO;
+    }
+    if (n == 0) break;
+    *got += n;
+  }
+  return CONVOY_OK;
+}
+
+/* Reads and drops the header and the skipped frames of a sequential input:
+ * a seek on a regular file, the stage buffer's worth at a time on a pipe. */
+static convoy_status skip_start(capture_reader *r, char *err, size_t err_size) {
+  if (r->opt.skip > (INT64_MAX - r->opt.header_bytes) / r->frame_bytes) {
+    io_errorf(err, err_size, "%s: skip of %" PRId64 " samples is past the end of any input",
+              r->path, r->opt.skip);
+    return CONVOY_ERR_FORMAT;
+  }
+  const int64_t want = r->opt.header_bytes + r->opt.skip * r->frame_bytes;
+  if (r->length_known) {
+    if (want > 0 && lseek(r->fd, (off_t)want, SEEK_CUR) < 0) {
+      io_errorf(err, err_size, "%s: cannot seek past the skipped samples: %s", r->path,
+                strerror(errno));
+      return CONVOY_ERR_IO;
+    }
+    return CONVOY_OK;
+  }
+  int64_t done = 0;
+  while (done < want) {
+    int64_t n = want - done < CAPTURE_STAGE_BYTES ? want - done : CAPTURE_STAGE_BYTES, got = 0;
+    convoy_status st = read_some(r, r->stage, n, &got, err, err_size);
+    if (st != CONVOY_OK) return st;
+    done += got;
+    if (got < n) break;
+  }
+  if (done == want) return CONVOY_OK;
+  if (done < r->opt.header_bytes)
+    io_errorf(err, err_size, "%s: ended after %" PRId64 " bytes, inside its header (%" PRId64 ")",
+              r->path, done, r->opt.header_bytes);
+  else
+    io_errorf(err, err_size,
+              "%s: skip of %" PRId64 " samples is past the end (%" PRId64 " samples)", r->path,
+              r->opt.skip, (done - r->opt.header_bytes) / r->frame_bytes);
+  return CONVOY_ERR_FORMAT;
+}
+
+convoy_status capture_reader_open_fd(capture_reader **out, int fd, const char *name,
+                                     const capture_reader_options *options, char *err,
+                                     size_t err_size) {
+  if (!out || fd < 0 || !name || !options) {
+    io_errorf(err, err_size, "capture_reader_open_fd: invalid argument");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  capture_reader_options o = *options;
+  convoy_status st = check_options(name, &o, err, err_size);
+  if (st != CONVOY_OK) return st;
+  capture_reader *r = calloc(1, sizeof *r);
+  if (!r || !(r->path = dup_string(name))) {
+    free(r);
+    io_errorf(err, err_size, "%s: out of memory", name);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  r->fd = fd;
+  r->sequential = 1;
+  r->opt = o;
+  r->frame_bytes = (int64_t)capture_datatype_sample_bytes(o.type) * o.channels;
+  struct stat sb;
+  off_t at = -1;
+  if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) at = lseek(fd, 0, SEEK_CUR);
+  if (at >= 0) {
+    /* A regular file on the descriptor: measured and checked as a named one. */
+    r->length_known = 1;
+    st = measure(r, (int64_t)sb.st_size - (int64_t)at, err, err_size);
+  } else if (o.trailing_bytes > 0) {
+    io_errorf(err, err_size, "%s: a trailer cannot be held back from a pipe", name);
+    st = CONVOY_ERR_INVALID_ARGUMENT;
+  } else {
+    r->frames = o.count == -1 ? INT64_MAX : o.count;
+    if (o.count == 0) {
+      io_errorf(err, err_size, "%s: count of 0 samples selects nothing", name);
+      st = CONVOY_ERR_FORMAT;
+    }
+  }
+  if (st == CONVOY_OK) {
+    r->stage_frames = CAPTURE_STAGE_BYTES / r->frame_bytes;
+    if (r->stage_frames > r->frames) r->stage_frames = r->frames;
+    r->stage = malloc(CAPTURE_STAGE_BYTES);
+    if (!r->stage) {
+      io_errorf(err, err_size, "%s: out of memory", name);
+      st = CONVOY_ERR_OUT_OF_MEMORY;
+    }
+  }
+  if (st == CONVOY_OK) st = skip_start(r, err, err_size);
+  if (st != CONVOY_OK) {
+    capture_reader_close(r);
+    return st;
+  }
+  *out = r;
+  return CONVOY_OK;
+}
+
+/* Up to n whole frames of a sequential input into dst. At the end of a
+ * pipe the frame count becomes known; what ends it early is an error. */
+static convoy_status next_sequential(capture_reader *r, void *dst, int64_t n, int64_t *got,
+                                     char *err, size_t err_size) {
+  int64_t bytes = 0;
+  convoy_status st = read_some(r, dst, n * r->frame_bytes, &bytes, err, err_size);
+  if (st != CONVOY_OK) return st;
+  const int64_t whole = bytes / r->frame_bytes, seen = r->opt.skip + r->position + whole;
+  const char *type = capture_datatype_name(r->opt.type);
+  if (bytes % r->frame_bytes != 0) {
+    io_errorf(err, err_size,
+              "%s: ends inside a %s: %" PRId64 " bytes after sample %" PRId64
+              " (a %s %s is %" PRId64 " bytes)",
+              r->path, r->opt.channels > 1 ? "frame" : "sample", bytes % r->frame_bytes, seen, type,
+              r->opt.channels > 1 ? "frame" : "sample", r->frame_bytes);
+    return CONVOY_ERR_FORMAT;
+  }
+  if (whole < n) {
+    if (r->length_known) {
+      io_errorf(err, err_size, "%s: truncated: ended after %" PRId64 " samples while reading",
+                r->path, seen);
+      return CONVOY_ERR_IO;
+    }
+    if (r->opt.count != -1) {
+      io_errorf(err, err_size,
+                "%s: skip %" PRId64 " + count %" PRId64 " samples is past the end (%" PRId64
+                " samples)",
+                r->path, r->opt.skip, r->opt.count, seen);
+      return CONVOY_ERR_FORMAT;
+    }
+    if (seen == 0) {
+      io_errorf(err, err_size, "%s: holds no samples", r->path);
+      return CONVOY_ERR_FORMAT;
+    }
+    if (r->position + whole == 0) {
+      io_errorf(err, err_size,
+                "%s: skip of %" PRId64 " samples is past the end (%" PRId64 " samples)", r->path,
+                r->opt.skip, seen);
+      return CONVOY_ERR_FORMAT;
+    }
+    r->frames = r->position + whole;
+    r->file_frames = seen;
+  }
+  *got = whole;
+  return CONVOY_OK;
+}
+
+/* The next up to max_frames delivered frames as stored bytes. */
+static convoy_status next_frames(capture_reader *r, void *dst, int64_t max_frames, int64_t *got,
+                                 char *err, size_t err_size) {
+  *got = 0;
+  int64_t n = r->frames - r->position;
+  if (n > max_frames) n = max_frames;
+  if (n <= 0) return CONVOY_OK;
+  convoy_status st = r->sequential
+                         ? next_sequential(r, dst, n, &n, err, err_size)
+                         : capture_reader_read_raw_at(r, r->position, n, dst, err, err_size);
+  if (st != CONVOY_OK) return st;
+  r->position += n;
+  *got = n;
+  return CONVOY_OK;
+}
+
 int64_t capture_reader_file_frames(const capture_reader *r) {
-  return r ? r->file_frames : 0;
+  return !r ? 0 : r->length_known ? r->file_frames : -1;
 }
 int64_t capture_reader_frames(const capture_reader *r) {
-  return r ? r->frames : 0;
+  return !r ? 0 : r->frames == INT64_MAX ? -1 : r->frames;
 }
 int64_t capture_reader_remaining(const capture_reader *r) {
-  return r ? r->frames - r->position : 0;
+  return !r ? 0 : r->frames == INT64_MAX ? -1 : r->frames - r->position;
 }
 const capture_reader_options *capture_reader_get_options(const capture_reader *r) {
   return r ? &r->opt : NULL;
 }
 void capture_reader_rewind(capture_reader *r) {
-  if (r) r->position = 0;
+  if (r && !r->sequential) r->position = 0;
 }
 
 /* pread of exactly `bytes` bytes at byte offset `at`, retrying short reads. */
@@ -214,6 +396,10 @@ static convoy_status read_fully(const capture_reader *r, int64_t at, void *dst, 
 
 convoy_status capture_reader_read_raw_at(const capture_reader *r, int64_t first, int64_t n,
                                          void *out, char *err, size_t err_size) {
+  if (r && r->sequential) {
+    io_errorf(err, err_size, "%s: read in sequence only (not a file read by offset)", r->path);
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
   if (!r || (!out && n > 0) || first < 0 || n < 0 || first > r->frames - n) {
     io_errorf(err, err_size, "%s: frames [%" PRId64 ", +%" PRId64 ") are outside the capture",
               r ? r->path : "capture", first, n);
@@ -226,17 +412,11 @@ convoy_status capture_reader_read_raw_at(const capture_reader *r, int64_t first,
 convoy_status capture_reader_read_raw(capture_reader *r, void *out, int64_t max_frames,
                                       int64_t *got, char *err, size_t err_size) {
   *got = 0;
-  if (!r || max_frames < 0) {
+  if (!r || max_frames < 0 || (!out && max_frames > 0)) {
     io_errorf(err, err_size, "capture_reader_read_raw: invalid argument");
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
-  int64_t n = r->frames - r->position;
-  if (n > max_frames) n = max_frames;
-  convoy_status st = capture_reader_read_raw_at(r, r->position, n, out, err, err_size);
-  if (st != CONVOY_OK) return st;
-  r->position += n;
-  *got = n;
-  return CONVOY_OK;
+  return next_frames(r, out, max_frames, got, err, err_size);
 }
 
 convoy_status capture_reader_read(capture_reader *r, float *out, int64_t max_frames, int64_t *got,
@@ -253,11 +433,11 @@ convoy_status capture_reader_read(capture_reader *r, float *out, int64_t max_fra
     int64_t n = r->frames - r->position;
     if (n > max_frames - total) n = max_frames - total;
     if (n > r->stage_frames) n = r->stage_frames;
-    convoy_status st = capture_reader_read_raw_at(r, r->position, n, r->stage, err, err_size);
+    convoy_status st = next_frames(r, r->stage, n, &n, err, err_size);
     if (st != CONVOY_OK) return st;
+    if (n == 0) break;
     capture_to_float(r->opt.type, r->opt.scaling, r->stage, (size_t)(n * values_per_frame),
                      out + total * values_per_frame);
-    r->position += n;
     total += n;
   }
   *got = total;
@@ -266,7 +446,7 @@ convoy_status capture_reader_read(capture_reader *r, float *out, int64_t max_fra
 
 void capture_reader_close(capture_reader *r) {
   if (!r) return;
-  if (r->fd >= 0) close(r->fd);
+  if (r->owns_fd && r->fd >= 0) close(r->fd);
   free(r->stage);
   free(r->path);
   free(r);

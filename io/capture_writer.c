@@ -17,7 +17,7 @@
 #define WRITER_STAGE_BYTES (1 << 20)
 
 struct capture_writer {
-  atomic_file *file;
+  atomic_file *file; /* NULL for a descriptor of the caller's (open_fd) */
   int fd;
   char *path;
   capture_writer_options opt;
@@ -42,13 +42,9 @@ static void free_writer(capture_writer *w) {
   free(w);
 }
 
-convoy_status capture_writer_open(capture_writer **out, const char *path,
-                                  const capture_writer_options *options, char *err,
-                                  size_t err_size) {
-  if (!out || !path || !options) {
-    io_errorf(err, err_size, "capture_writer_open: NULL argument");
-    return CONVOY_ERR_INVALID_ARGUMENT;
-  }
+/* The writer without its destination: options checked, stage allocated. */
+static convoy_status writer_new(capture_writer **out, const char *path,
+                                const capture_writer_options *options, char *err, size_t err_size) {
   *out = NULL;
   capture_writer_options o = *options;
   if (!capture_datatype_valid(o.type)) {
@@ -82,11 +78,42 @@ convoy_status capture_writer_open(capture_writer **out, const char *path,
     free_writer(w);
     return CONVOY_ERR_OUT_OF_MEMORY;
   }
-  convoy_status st = atomic_file_create(&w->file, path, o.overwrite, &w->fd, err, err_size);
+  *out = w;
+  return CONVOY_OK;
+}
+
+convoy_status capture_writer_open(capture_writer **out, const char *path,
+                                  const capture_writer_options *options, char *err,
+                                  size_t err_size) {
+  if (!out || !path || !options) {
+    io_errorf(err, err_size, "capture_writer_open: NULL argument");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  capture_writer *w = NULL;
+  convoy_status st = writer_new(&w, path, options, err, err_size);
+  if (st != CONVOY_OK) return st;
+  st = atomic_file_create(&w->file, path, w->opt.overwrite, &w->fd, err, err_size);
   if (st != CONVOY_OK) {
     free_writer(w);
     return st;
   }
+  *out = w;
+  return CONVOY_OK;
+}
+
+convoy_status capture_writer_open_fd(capture_writer **out, int fd, const char *name,
+                                     const capture_writer_options *options, char *err,
+                                     size_t err_size) {
+  if (!out || fd < 0 || !name || !options) {
+    io_errorf(err, err_size, "capture_writer_open_fd: invalid argument");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  capture_writer *w = NULL;
+  convoy_status st = writer_new(&w, name, options, err, err_size);
+  if (st != CONVOY_OK) return st;
+  w->fd = fd; /* no atomic file: written in place */
   *out = w;
   return CONVOY_OK;
 }
@@ -152,13 +179,13 @@ convoy_status capture_writer_commit(capture_writer *w, char *err, size_t err_siz
     io_errorf(err, err_size, "capture_writer_commit: no writer");
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
-  convoy_status st = atomic_file_commit(w->file, err, err_size);
+  convoy_status st = w->file ? atomic_file_commit(w->file, err, err_size) : CONVOY_OK;
   free_writer(w);
   return st;
 }
 
 void capture_writer_discard(capture_writer *w) {
   if (!w) return;
-  atomic_file_discard(w->file);
+  if (w->file) atomic_file_discard(w->file);
   free_writer(w);
 }

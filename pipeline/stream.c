@@ -2,6 +2,7 @@
 #include "filter_internal.h"
 #include "stream_decimate.h"
 #include "stream_internal.h"
+#include "worker_pool.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,7 @@ void convoy_stream_destroy(convoy_stream *stream) {
   if (s->ops && s->impl) s->ops->destroy(s->impl);
   gpu_pipeline_destroy(s->gpu);
   decim_destroy(s->dec);
+  pool_destroy(s->out_pool);
   if (s->filters) {
     for (int32_t i = 0; i < s->n_filters; i++) filter_release(s->filters[i]);
   }
@@ -406,8 +408,12 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
     return convoy_error_set(CONVOY_ERR_INTERNAL, "%s: engine '%s' reported granule %lld", fn,
                             convoy_engine_name(cfg.engine), (long long)g);
   }
+  /* Integer output is quantized on threads of its own: the engine's pool is
+   * private to the engine. */
+  if (s->out.fmt != CONVOY_FORMAT_F32 && req.threads > 1) s->out_pool = pool_create(req.threads);
   if (decim_setup_engine(s, req.threads) != CONVOY_OK ||
-      setup_buffers(s, req.threads) != CONVOY_OK) {
+      setup_buffers(s, req.threads) != CONVOY_OK ||
+      (s->out.fmt != CONVOY_FORMAT_F32 && req.threads > 1 && !s->out_pool)) {
     convoy_stream_destroy(s);
     return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY,
                             "%s: cannot allocate stream buffers (%d channels, %lld taps)", fn,

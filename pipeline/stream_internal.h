@@ -64,6 +64,10 @@ struct convoy_stream {
   uint64_t out_index; /* CPU engines: output samples written (the dither position) */
   output_tally tally; /* CPU engines: integer output statistics */
 
+  /* CPU engines with integer output and threads > 1: the threads that
+   * quantize large runs (output_write_parallel); NULL otherwise. */
+  struct worker_pool *out_pool;
+
   /* Decimation and shift (stream_decimate.h): dec is NULL when neither is
    * configured, and then nothing below the engine run changes. */
   int64_t full_pos; /* CPU engines: full-rate output frames produced (the

@@ -1,6 +1,8 @@
 /* test_output.c - integer stream output (convoy_stream_process_to / flush_to
  * with output_format S16/S32): codes, clipping, peak, dither, chunk
- * invariance and argument checks, on every available engine. The expected
+ * invariance and argument checks, on every available engine; hard values
+ * (ties, saturation, NaN, infinities) and the threads that quantize large
+ * runs, which must not change a bit. The expected
  * codes come from the float output of an F32 stream on the same engine,
  * quantized here by the documented rule (written out independently of the
  * library's code; only the dither noise function, which is part of the
@@ -90,13 +92,13 @@ static void *run_to(convoy_stream *s, convoy_sample_format in_fmt, const void *i
   return out;
 }
 
-static convoy_stream *make_stream(convoy_engine engine, int32_t ch, convoy_filter *f,
-                                  const out_case *oc, uint64_t seed) {
+static convoy_stream *make_stream_threads(convoy_engine engine, int32_t ch, convoy_filter *f,
+                                          const out_case *oc, uint64_t seed, int32_t threads) {
   convoy_stream_config cfg;
   convoy_stream_config_init(&cfg);
   cfg.channels = ch;
   cfg.engine = engine;
-  cfg.threads = 2;
+  cfg.threads = threads;
   cfg.chunk_frames = 4096; /* GPU: many chunks, so the dither positions cross them */
   if (oc) {
     cfg.output_format = oc->fmt;
@@ -108,6 +110,11 @@ static convoy_stream *make_stream(convoy_engine engine, int32_t ch, convoy_filte
   convoy_status st = convoy_stream_create(&s, &cfg, &f, 1);
   TS_CHECK(st == CONVOY_OK, "create %s: %s", convoy_engine_name(engine), convoy_last_error());
   return s;
+}
+
+static convoy_stream *make_stream(convoy_engine engine, int32_t ch, convoy_filter *f,
+                                  const out_case *oc, uint64_t seed) {
+  return make_stream_threads(engine, ch, f, oc, seed, 2);
 }
 
 /* Integer output of one engine against its own float output, quantized. */
@@ -217,6 +224,186 @@ static void check_s16_to_s16(convoy_engine engine) {
   free(xf);
 }
 
+static const out_case all_cases[] = {
+    {CONVOY_FORMAT_S16, 0, 0},  {CONVOY_FORMAT_S16, 0, 1},  {CONVOY_FORMAT_S16, 12, 0},
+    {CONVOY_FORMAT_S16, 9, 1},  {CONVOY_FORMAT_S32, 0, 0},  {CONVOY_FORMAT_S32, 24, 0},
+    {CONVOY_FORMAT_S32, 16, 0}, {CONVOY_FORMAT_S32, 16, 1}, {CONVOY_FORMAT_S8, 0, 0},
+    {CONVOY_FORMAT_S8, 0, 1},   {CONVOY_FORMAT_S8, 5, 0},   {CONVOY_FORMAT_U8, 0, 0},
+    {CONVOY_FORMAT_U8, 0, 1},   {CONVOY_FORMAT_U8, 6, 0},   {CONVOY_FORMAT_S16, 2, 0}};
+
+/* Values that stress the rounding and saturation rule for a width of
+ * `bits`: exact half-way points (ties round up), one float step either side
+ * of them, full scale and just below, beyond it, infinities, NaN, zeros of
+ * both signs, denormals, and ordinary values; without `wild` no infinities
+ * nor huge values, so that the peak is a finite one among NaNs. */
+static float hard_value(ts_rng *r, int32_t bits, int wild) {
+  const double full = ldexp(1.0, bits - 1);
+  const double k = (double)ts_range(r, (int64_t)-full - 2, (int64_t)full + 1);
+  const float tie = (float)((k + 0.5) / full);
+  int64_t kind = ts_range(r, 0, 11);
+  if (!wild && (kind == 6 || kind == 10)) kind = 11;
+  switch (kind) {
+  case 0:
+    return tie;
+  case 1:
+    return nextafterf(tie, 2.0f);
+  case 2:
+    return nextafterf(tie, -2.0f);
+  case 3:
+    return (float)(k / full);
+  case 4:
+    return ts_range(r, 0, 1) ? 1.0f : -1.0f;
+  case 5:
+    return ts_range(r, 0, 1) ? nextafterf(1.0f, 0.0f) : nextafterf(-1.0f, -2.0f);
+  case 6:
+    return ts_range(r, 0, 1) ? INFINITY : -INFINITY;
+  case 7:
+    return NAN;
+  case 8:
+    return ts_range(r, 0, 1) ? 0.0f : -0.0f;
+  case 9:
+    return (ts_range(r, 0, 1) ? 1.0f : -1.0f) * (float)ldexp(1.0, -(int)ts_range(r, 100, 149));
+  case 10:
+    return (float)ldexp((double)ts_range(r, -1000, 1000), (int)ts_range(r, 0, 100));
+  default: {
+    float x;
+    ts_fill_uniform(r, &x, 1);
+    return 1.3f * x;
+  }
+  }
+}
+
+/* A one-tap unit filter passes hard values through: the codes, clip count
+ * and peak of every format against the documented rule, with 1 and 2
+ * threads (runs large enough to be split). */
+static void check_hard_values(void) {
+  const int64_t frames = ts_quick() ? 150000 : 400000;
+  const float one = 1.0f;
+  convoy_filter *f = NULL;
+  TS_CHECK_OK(convoy_filter_create(&f, &one, 1));
+  for (size_t k = 0; k < sizeof all_cases / sizeof all_cases[0]; k++) {
+    const out_case *oc = &all_cases[k];
+    const int32_t ch = (int32_t)ts_range(&rng, 1, 3);
+    const int32_t bits = oc->bits ? oc->bits : 8 * (int32_t)convoy_sample_format_bytes(oc->fmt);
+    float *x = malloc(sizeof(float) * (size_t)(frames * ch));
+    const int wild = (int)(k % 2);
+    for (int64_t i = 0; i < frames * ch; i++) x[i] = hard_value(&rng, bits > 24 ? 24 : bits, wild);
+    const uint64_t seed = ts_next(&rng);
+    convoy_stream *sf = make_stream_threads(CONVOY_ENGINE_CPU_DIRECT, ch, f, NULL, 0, 1);
+    int64_t nf = 0;
+    float *yf = sf ? run_to(sf, CONVOY_FORMAT_F32, x, frames, 0, CONVOY_FORMAT_F32, &nf) : NULL;
+    for (int32_t threads = 1; threads <= 2 && yf; threads++) {
+      convoy_stream *si = make_stream_threads(CONVOY_ENGINE_CPU_DIRECT, ch, f, oc, seed, threads);
+      int64_t ni = 0;
+      void *yi = si ? run_to(si, CONVOY_FORMAT_F32, x, frames, 200000, oc->fmt, &ni) : NULL;
+      if (yi) {
+        int64_t want_clipped = 0, bad = 0, first_bad = -1;
+        double peak = 0.0;
+        for (int64_t i = 0; i < nf * ch; i++) {
+          if (fabs((double)yf[i]) > peak) peak = fabs((double)yf[i]);
+          int64_t want = expected_code(yf[i], oc, seed, (uint64_t)i, &want_clipped);
+          if (code_at(yi, oc->fmt, i) != want && bad++ == 0) first_bad = i;
+        }
+        convoy_output_stats st;
+        TS_CHECK_OK(convoy_stream_output_stats(si, &st));
+        TS_CHECK(ni == nf && bad == 0 && st.clipped == want_clipped && st.peak == peak,
+                 "hard values, fmt %d bits %d dither %d ch %d threads %d: %lld codes differ "
+                 "(first at %lld: x %.9g got %lld), clipped %lld want %lld, peak %g want %g",
+                 (int)oc->fmt, (int)oc->bits, (int)oc->dither, (int)ch, (int)threads,
+                 (long long)bad, (long long)first_bad, first_bad >= 0 ? yf[first_bad] : 0.0,
+                 first_bad >= 0 ? (long long)code_at(yi, oc->fmt, first_bad) : 0LL,
+                 (long long)st.clipped, (long long)want_clipped, st.peak, peak);
+      }
+      free(yi);
+      convoy_stream_destroy(si);
+    }
+    free(yf);
+    convoy_stream_destroy(sf);
+    free(x);
+  }
+  convoy_filter_destroy(f);
+}
+
+/* The quantizing threads change nothing: integer output of streams with
+ * 1, 2 and 3 threads, complex and real, fed in random chunks, is the same
+ * bytes with the same tally, for every format, with and without dither. */
+static void check_threads_identical(convoy_engine engine) {
+  const int64_t frames = ts_quick() ? 120000 : 300000;
+  int clipped_cases = 0;
+  for (size_t k = 0; k < sizeof all_cases / sizeof all_cases[0]; k++) {
+    const out_case *oc = &all_cases[k];
+    const int32_t ch = (int32_t)ts_range(&rng, 1, 2);
+    const int cx = ts_range(&rng, 0, 1) == 1;
+    const int32_t rows = cx ? 2 * ch : ch;
+    const int64_t taps = ts_log_range(&rng, 1, 200);
+    float *h = malloc(sizeof(float) * (size_t)taps);
+    ts_fill_uniform(&rng, h, taps);
+    for (int64_t j = 0; j < taps; j++) h[j] *= (float)(1.6 / sqrt((double)taps));
+    float *x = malloc(sizeof(float) * (size_t)(frames * rows));
+    ts_fill_uniform(&rng, x, frames * rows);
+    const uint64_t seed = ts_next(&rng);
+    convoy_filter *f = NULL;
+    TS_CHECK_OK(convoy_filter_create(&f, h, taps));
+    void *y[3] = {NULL, NULL, NULL};
+    int64_t n[3] = {0, 0, 0};
+    convoy_output_stats st[3];
+    memset(st, 0, sizeof st);
+    const size_t fb = convoy_sample_format_bytes(oc->fmt) * (size_t)rows;
+    for (int t = 0; t < 3; t++) {
+      convoy_stream_config cfg;
+      convoy_stream_config_init(&cfg);
+      cfg.channels = ch;
+      cfg.sample = cx ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32;
+      cfg.engine = engine;
+      cfg.threads = t + 1;
+      cfg.output_format = oc->fmt;
+      cfg.output_bits = oc->bits;
+      cfg.dither = oc->dither;
+      cfg.dither_seed = seed;
+      convoy_stream *s = NULL;
+      TS_CHECK(convoy_stream_create(&s, &cfg, &f, 1) == CONVOY_OK, "create: %s",
+               convoy_last_error());
+      if (!s) continue;
+      const int64_t cap = frames + convoy_stream_latency(s) + taps + 64;
+      unsigned char *out = malloc((size_t)cap * fb);
+      int64_t pos = 0, done = 0;
+      while (pos < frames) {
+        int64_t take = ts_log_range(&rng, 1, 300000);
+        if (take > frames - pos) take = frames - pos;
+        int64_t got = 0;
+        TS_CHECK_OK(convoy_stream_process_to(s, CONVOY_FORMAT_F32, x + pos * rows, take,
+                                             out + (size_t)done * fb, cap - done, &got));
+        done += got;
+        pos += take;
+      }
+      int64_t got = 0;
+      TS_CHECK_OK(convoy_stream_flush_to(s, out + (size_t)done * fb, cap - done, &got));
+      n[t] = done + got;
+      y[t] = out;
+      TS_CHECK_OK(convoy_stream_output_stats(s, &st[t]));
+      convoy_stream_destroy(s);
+    }
+    for (int t = 1; t < 3; t++) {
+      if (!y[0] || !y[t]) continue;
+      TS_CHECK(n[t] == n[0] && memcmp(y[t], y[0], (size_t)n[0] * fb) == 0,
+               "%s fmt %d bits %d dither %d %s ch %d: %d threads differ from 1",
+               convoy_engine_name(engine), (int)oc->fmt, (int)oc->bits, (int)oc->dither,
+               cx ? "complex" : "real", (int)ch, t + 1);
+      TS_CHECK(st[t].clipped == st[0].clipped && st[t].peak == st[0].peak,
+               "%s: tally with %d threads: clipped %lld peak %.9g; 1 thread: %lld %.9g",
+               convoy_engine_name(engine), t + 1, (long long)st[t].clipped, st[t].peak,
+               (long long)st[0].clipped, st[0].peak);
+    }
+    clipped_cases += st[0].clipped > 0;
+    for (int t = 0; t < 3; t++) free(y[t]);
+    convoy_filter_destroy(f);
+    free(x);
+    free(h);
+  }
+  TS_CHECK(clipped_cases > 0, "%s: no case clipped; the tallies were not compared",
+           convoy_engine_name(engine));
+}
+
 static void check_arguments(void) {
   float h[3] = {1, 0.5f, 0.25f};
   convoy_filter *f = NULL;
@@ -268,6 +455,9 @@ static void check_arguments(void) {
 int main(void) {
   ts_rng_init(&rng, ts_seed("test_output"));
   check_arguments();
+  check_hard_values();
+  check_threads_identical(CONVOY_ENGINE_CPU_DIRECT);
+  check_threads_identical(CONVOY_ENGINE_CPU_FFT);
   const convoy_engine engines[] = {CONVOY_ENGINE_CPU_DIRECT, CONVOY_ENGINE_CPU_FFT,
                                    CONVOY_ENGINE_GPU_DIRECT, CONVOY_ENGINE_GPU_FFT};
   for (size_t i = 0; i < sizeof engines / sizeof engines[0]; i++) {
