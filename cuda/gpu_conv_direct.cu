@@ -200,8 +200,8 @@ struct gc_direct {
   int outputs_per_thread;
   bool staged;
   bool shared_taps;
-  int64_t max_blocks;     /* resident blocks on the whole device */
-  int64_t strided_blocks; /* the same for the strided kernel */
+  int64_t max_blocks; /* resident blocks on the whole device */
+  int32_t sms;        /* multiprocessors, for the strided launches' grid */
 };
 
 double gc_direct_model_cost(const gc_device *dev, int64_t taps_len, int complex_taps) {
@@ -290,11 +290,10 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   GC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel, kThreads, 0),
           "gpu_conv: direct kernel occupancy");
   d->max_blocks = (int64_t)dev->sms * (per_sm > 0 ? per_sm : 1);
-  per_sm = 0;
-  GC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)strided_kernel(cx),
-                                                        kThreads, 0),
-          "gpu_conv: strided kernel occupancy");
-  d->strided_blocks = (int64_t)dev->sms * (per_sm > 0 ? per_sm : 1);
+  GC_CUDA(cudaFuncSetAttribute((const void *)strided_kernel(cx),
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, kStridedSmemBytes),
+          "gpu_conv: strided kernel shared memory");
+  d->sms = dev->sms;
   return CONVOY_OK;
 }
 
@@ -327,13 +326,13 @@ convoy_status gc_direct_run_strided(gc_direct *d, const float *in, int64_t in_st
                                     int64_t step, float *out, int64_t out_stride, int64_t count,
                                     cudaStream_t stream, char *err, size_t err_size) {
   if (count <= 0) return CONVOY_OK;
-  int32_t pitch = 0;
-  const int32_t tile = strided_tile((int32_t)step, d->cx, &pitch);
-  if (tile < 1)
+  strided_args a;
+  a.taps_len = d->taps_len;
+  const size_t smem = strided_plan((int32_t)step, d->cx, &a);
+  if (smem == 0)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: step %lld out of range (1 .. %d)", (long long)step,
                                kMaxStep);
-  strided_args a;
   a.in = in;
   a.in_stride = in_stride;
   a.n_in = first + (count - 1) * step + d->taps_len;
@@ -341,19 +340,20 @@ convoy_status gc_direct_run_strided(gc_direct *d, const float *in, int64_t in_st
   a.out_stride = out_stride;
   a.first = first;
   a.count = count;
-  a.step = (int32_t)step;
-  a.tile = tile;
-  a.pitch = pitch;
-  a.tiles_per_channel = (count + tile - 1) / tile;
+  a.tiles_per_channel = (count + a.tile - 1) / a.tile;
   a.tiles = a.tiles_per_channel * (d->cx ? d->channels / 2 : d->channels);
   a.taps = d->d_taps;
   a.taps_stride = d->taps_stride;
   a.filter_of = d->d_filter_of;
-  a.taps_len = d->taps_len;
-  const int64_t blocks = a.tiles < d->strided_blocks ? a.tiles : d->strided_blocks;
+  int per_sm = 0;
+  GC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+              &per_sm, (const void *)strided_kernel(d->cx), kThreads, smem),
+          "gpu_conv: strided kernel occupancy");
+  const int64_t most = (int64_t)d->sms * (per_sm > 0 ? per_sm : 1);
+  const int64_t blocks = a.tiles < most ? a.tiles : most;
   void *args[] = {&a};
   GC_CUDA(cudaLaunchKernel((const void *)strided_kernel(d->cx), dim3((unsigned)blocks),
-                           dim3(kThreads), args, 0, stream),
+                           dim3(kThreads), args, smem, stream),
           "gpu_conv: strided kernel launch");
   return CONVOY_OK;
 }

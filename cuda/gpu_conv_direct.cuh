@@ -103,8 +103,8 @@ __device__ __forceinline__ void store_outputs(float *xs, const float (&acc)[R], 
   }
 }
 
-/* Real filters are summed in blocks of this many taps (block sums added in
- * order) by every real kernel, strided ones included. */
+/* The full-rate real kernels sum in blocks of this many taps (block sums
+ * added in order). */
 constexpr int kRealTapBlock = 2048;
 
 /* ------------------------------------------------------------- complex */
@@ -125,10 +125,14 @@ kernel_fn cx_kernel(int64_t taps_len, bool shared_taps);
 /* ------------------------------------------------------------- strided */
 
 /* Strided runs (gpu_decim_direct.cu) compute only outputs first + f * step,
- * 0 <= f < count, of each row (complex: row pair). A tile is `tile`
- * consecutive f of one channel; its input span is staged in shared memory
- * in polyphase order (phase p = offset mod step is row p of `pitch`
- * floats), so that the threads of a warp read consecutive words. */
+ * 0 <= f < count, of each row (complex: row pair), as the polyphase sum:
+ * taps are taken in blocks of mb; within a block, tap u = q * step + p
+ * (phase p, column q) meets input column f + q of phase row p, so each
+ * phase is an ordinary convolution at the output rate, run with the
+ * full-rate kernels' register windows. A tile is `tile` consecutive f of
+ * one channel: its warps split into `groups` of outputs (256 each,
+ * kStridedOutputs per thread) times `slices` of the phases, whose partial
+ * sums are added in slice order at the end. */
 struct strided_args {
   const float *in;
   int64_t in_stride;
@@ -137,9 +141,14 @@ struct strided_args {
   int64_t out_stride;
   int64_t first;
   int64_t count;
-  int32_t step;  /* 1 .. kMaxStep */
-  int32_t tile;  /* outputs per tile, 1 .. kThreads * kStridedRounds */
-  int32_t pitch; /* floats per polyphase row */
+  int32_t step;   /* 1 .. kMaxStep */
+  int32_t tile;   /* outputs per tile: 256 * groups */
+  int32_t groups; /* 8 / slices */
+  int32_t slices; /* 1, 2, 4 or 8, at most min(step, mb) */
+  int32_t mb;     /* taps per block */
+  int32_t rows;   /* phase rows staged per full block: min(step, mb) */
+  int32_t qb;     /* columns of taps per phase row: ceil(mb / step) rounded up to 4 */
+  int32_t pitch;  /* floats per staged input row: >= tile + qb + 8, a multiple of 4 */
   int64_t tiles_per_channel;
   int64_t tiles;     /* channels * tiles_per_channel */
   const float *taps; /* as direct_args */
@@ -151,15 +160,19 @@ struct strided_args {
 using strided_fn = void (*)(strided_args);
 
 constexpr int kMaxStep = 4096;
-constexpr int kStridedRounds = 8; /* outputs per thread and tile, at most */
+constexpr int kStridedOutputs = 8; /* consecutive outputs per thread */
 
 /* The strided kernel for real (cx false) or complex filters. */
 strided_fn strided_kernel(bool cx);
 
-/* Outputs per tile for `step` (0 when step is out of range) and the pitch
- * of its polyphase rows, so that step * pitch floats fit the kernel's
- * shared memory. */
-int32_t strided_tile(int32_t step, bool cx, int32_t *pitch);
+/* Most dynamic shared memory a strided launch uses (set at create). */
+constexpr int kStridedSmemBytes = 96 * 1024;
+
+/* Fills a's tile, groups, slices, mb, rows, qb and pitch for step and
+ * a.taps_len (they depend on nothing else, so neither do the sums), and
+ * returns the dynamic shared memory the launch needs (0 when step is out
+ * of range). */
+size_t strided_plan(int32_t step, bool cx, strided_args *a);
 
 } // namespace gcd
 

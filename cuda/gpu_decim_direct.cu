@@ -3,69 +3,32 @@
  * decimating stream keeps, first + f * step (f = 0 .. count - 1), so the
  * work is proportional to the output rate.
  *
- * Each block takes a tile of consecutive f of one channel (a persistent grid
- * walks the tiles) and, per block of taps, stages the tile's input span in
- * shared memory in polyphase order: offset l = q * step + p goes to row p,
- * column q. Output f of the tile needs offsets f * step + i for taps i,
- * that is row i mod step, column f + i / step: the threads of a warp, which
- * hold consecutive f, read consecutive words for every tap. Thread t
- * computes f = t + r * kThreads for r < kStridedRounds.
+ * Output f is sum_i h[i] x[first + f step + i] (h the reversed taps). The
+ * taps are taken in blocks of mb; within a block starting at tap j0, tap
+ * j0 + q step + p (phase p < step, column q) meets x[base + (f + q) step +
+ * p], base = first + f0 step + j0 for the tile starting at f0. The block
+ * stages its input span in shared memory as phase rows, xs[p][c] = x[base +
+ * c step + p], and its taps as hs[p][q]; then each phase row is an ordinary
+ * convolution at the output rate, computed with the full-rate kernel's
+ * sliding register window (two 16-byte reads of x and two of taps per 8 x 8
+ * multiply-adds), kStridedOutputs consecutive outputs per thread.
  *
- * The sums are those of the full-rate kernels (gpu_conv_direct.cu,
- * gpu_conv_direct_cx.cu): for each output, the fused multiply-add chain over
- * taps i = 0, 1, ... from zero, in blocks of kRealTapBlock (real) or
- * kCxTapBlock (complex) taps, block sums added in order. The staging blocks
- * divide those blocks and the chain runs on across them, so every output is
- * bitwise the full-rate kernel's output at the same index.
+ * A tile of 256 x groups outputs keeps all eight warps busy however few
+ * outputs a launch has: warp w computes output group w mod groups over the
+ * phases p = s, s + slices, ... of slice s = w / groups, and the slices'
+ * partial sums meet in shared memory, added in slice order. Each output is
+ * thus a fixed sum of fused multiply-add chains in the order (slice; tap
+ * block, phase, column) that depends on the taps and the step only, so
+ * outputs are bitwise independent of tiling, of `first` and of call splits.
  */
 #include "gpu_conv_direct.cuh"
 
 namespace gcd {
 namespace {
 
-constexpr int R = kStridedRounds;
-/* Shared memory: input floats (per row of a complex pair) and taps per
- * staging block. 32 KiB of input plus the taps leave room for several
- * blocks per multiprocessor. */
-constexpr int kRealXs = 8192;
-constexpr int kRealStage = 512;
-constexpr int kCxXs = 4096;
-constexpr int kCxStage = 256;
-static_assert(kRealTapBlock % kRealStage == 0, "staging blocks divide the sum blocks");
-static_assert(kCxTapBlock % kCxStage == 0, "staging blocks divide the sum blocks");
-static_assert(kMaxStep <= kCxXs && kMaxStep <= kRealXs, "one phase row fits at any step");
-
-/* Polyphase walk of the staging loop: thread t starts at offset t = q0 *
- * step + p0 and advances kThreads = sq * step + sp offsets a round. */
-struct walk {
-  int p0, q0, sp, sq;
-};
-
-__device__ __forceinline__ walk walk_of(int step) {
-  const int t = threadIdx.x;
-  return walk{t % step, t / step, kThreads % step, kThreads / step};
-}
-
-/* xs[p * pitch + q] = x[base + q * step + p] for offsets l = q * step + p <
- * span with p < mb (other phases are never read when step > mb), zero where
- * base + l >= n_in. base >= 0. */
-__device__ __forceinline__ void stage_poly(float *xs, const float *x, int64_t base, int span,
-                                           int step, int mb, int pitch, int64_t n_in,
-                                           const walk &w) {
-  int p = w.p0, q = w.q0;
-  for (int l = threadIdx.x; l < span; l += kThreads) {
-    if (p < mb) {
-      const int64_t g = base + l;
-      xs[p * pitch + q] = g < n_in ? __ldg(x + g) : 0.0f;
-    }
-    p += w.sp;
-    q += w.sq;
-    if (p >= step) {
-      p -= step;
-      q++;
-    }
-  }
-}
+constexpr int R = kStridedOutputs;
+constexpr int C = 8; /* taps per register chunk */
+static_assert(R == C, "the register window slides by one chunk");
 
 __device__ __forceinline__ void cx_fma(float gr, float gi, float xr, float xi, float &ar,
                                        float &ai) {
@@ -75,132 +38,211 @@ __device__ __forceinline__ void cx_fma(float gr, float gi, float xr, float xi, f
   ai = __fmaf_rn(gi, xr, ai);
 }
 
-__global__ void __launch_bounds__(kThreads) strided_real(strided_args a) {
-  __shared__ __align__(16) float xs[kRealXs];
-  __shared__ float gs[kRealStage];
-  const int t = threadIdx.x;
-  const int step = a.step, tile_n = a.tile, pitch = a.pitch;
-  const walk w = walk_of(step);
-  bool active[R];
-#pragma unroll
-  for (int r = 0; r < R; r++) active[r] = t + r * kThreads < tile_n;
-
-  for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-    const int64_t c = tile / a.tiles_per_channel;
-    const int64_t f0 = (tile - c * a.tiles_per_channel) * tile_n;
-    const float *tp = a.taps + a.filter_of[c] * a.taps_stride;
-    const float *x = a.in + c * a.in_stride;
-    float acc[R], total[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) acc[r] = total[r] = 0.0f;
-
-    for (int64_t j0 = 0; j0 < a.taps_len; j0 += kRealStage) {
-      const int mb = (int)(a.taps_len - j0 < kRealStage ? a.taps_len - j0 : kRealStage);
-      for (int i = t; i < mb; i += kThreads) gs[i] = __ldg(tp + j0 + i);
-      stage_poly(xs, x, a.first + f0 * step + j0, (tile_n - 1) * step + mb, step, mb, pitch, a.n_in,
-                 w);
-      __syncthreads();
-      int p = 0, q = t; /* tap u's phase row and column, for r = 0 */
-      for (int u = 0; u < mb; u++) {
-        const float g = gs[u];
-        const float *row = xs + p * pitch + q;
-#pragma unroll
-        for (int r = 0; r < R; r++)
-          if (active[r]) acc[r] = __fmaf_rn(g, row[r * kThreads], acc[r]);
-        if (++p == step) {
-          p = 0;
-          q++;
-        }
-      }
-      const int64_t j1 = j0 + mb;
-      if (j1 % kRealTapBlock == 0 || j1 == a.taps_len) {
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-          total[r] = j1 <= kRealTapBlock ? acc[r] : total[r] + acc[r];
-          acc[r] = 0.0f;
-        }
-      }
-      __syncthreads();
-    }
-    float *y = a.out + c * a.out_stride + f0;
-    const int64_t left = a.count - f0;
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-      const int fl = t + r * kThreads;
-      if (active[r] && fl < left) y[fl] = total[r];
+/* xs[p * pitch + c] = x[base + c * step + p] for p < rows, c < cols, zero at
+ * or past n_in (base >= 0). Consecutive threads take consecutive p, so the
+ * reads of a warp are contiguous when rows >= 32. */
+__device__ __forceinline__ void stage_rows(float *xs, const float *x, int64_t base, int rows,
+                                           int cols, int step, int pitch, int64_t n_in) {
+  const int total = rows * cols;
+  int p = threadIdx.x % rows, c = threadIdx.x / rows;
+  const int sp = kThreads % rows, sc = kThreads / rows;
+  for (int k = threadIdx.x; k < total; k += kThreads) {
+    const int64_t g = base + (int64_t)c * step + p;
+    xs[p * pitch + c] = g < n_in ? __ldg(x + g) : 0.0f;
+    p += sp;
+    c += sc;
+    if (p >= rows) {
+      p -= rows;
+      c++;
     }
   }
 }
 
-__global__ void __launch_bounds__(kThreads) strided_cx(strided_args a) {
-  __shared__ __align__(16) float xr[kCxXs];
-  __shared__ __align__(16) float xi[kCxXs];
-  __shared__ float gsr[kCxStage];
-  __shared__ float gsi[kCxStage];
-  const int t = threadIdx.x;
-  const int step = a.step, tile_n = a.tile, pitch = a.pitch;
-  const walk w = walk_of(step);
-  bool active[R];
+/* hs[p * qb + q] = h[j0 + q * step + p] for the mb taps of the block. */
+__device__ __forceinline__ void stage_taps(float *hs, const float *h, int64_t j0, int mb, int step,
+                                           int qb) {
+  for (int u = threadIdx.x; u < mb; u += kThreads)
+    hs[(u % step) * qb + u / step] = __ldg(h + j0 + u);
+}
+
+/* Taps of phase p in a block of mb taps. */
+__device__ __forceinline__ int phase_taps(int mb, int p, int step) {
+  return (mb - p + step - 1) / step;
+}
+
+/* w[0 .. 7] = src[0 .. 7], src in shared memory, 16-byte aligned. Volatile
+ * loads: left to itself the compiler re-reads the window from shared memory
+ * at every use in the complex kernel (48 registers instead of about 100),
+ * and those scalar reads of a warp conflict 8 ways. */
+__device__ __forceinline__ void load8(float *w, const float *src) {
+  const unsigned at = (unsigned)__cvta_generic_to_shared(src);
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(w[0]), "=f"(w[1]), "=f"(w[2]), "=f"(w[3])
+               : "r"(at)
+               : "memory");
+  asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(w[4]), "=f"(w[5]), "=f"(w[6]), "=f"(w[7])
+               : "r"(at + 16)
+               : "memory");
+}
+
+/* acc[r] += sum_q h[q] xw[r + q], q < n, in ascending q. */
+__device__ __forceinline__ void phase_real(float (&acc)[R], const float *xw, const float *h,
+                                           int n) {
+  float w[R + C];
+  load8(w, xw);
+  const int chunks = n / C;
+  for (int ci = 0; ci < chunks; ci++) {
+    const int i0 = ci * C;
+    load8(w + R, xw + i0 + R);
+    float g[C];
+    load8(g, h + i0);
 #pragma unroll
-  for (int r = 0; r < R; r++) active[r] = t + r * kThreads < tile_n;
+    for (int u = 0; u < C; u++)
+#pragma unroll
+      for (int r = 0; r < R; r++) acc[r] = __fmaf_rn(g[u], w[r + u], acc[r]);
+#pragma unroll
+    for (int r = 0; r < R; r++) w[r] = w[r + C];
+  }
+  for (int i = chunks * C; i < n; i++) {
+    const float g = h[i];
+#pragma unroll
+    for (int r = 0; r < R; r++) acc[r] = __fmaf_rn(g, xw[r + i], acc[r]);
+  }
+}
+
+/* The complex form of phase_real. */
+__device__ __forceinline__ void phase_cx(float (&ar)[R], float (&ai)[R], const float *xwr,
+                                         const float *xwi, const float *hr, const float *hi,
+                                         int n) {
+  float wr[R + C], wi[R + C];
+  load8(wr, xwr);
+  load8(wi, xwi);
+  const int chunks = n / C;
+  for (int ci = 0; ci < chunks; ci++) {
+    const int i0 = ci * C;
+    load8(wr + R, xwr + i0 + R);
+    load8(wi + R, xwi + i0 + R);
+    float gr[C], gi[C];
+    load8(gr, hr + i0);
+    load8(gi, hi + i0);
+#pragma unroll
+    for (int u = 0; u < C; u++)
+#pragma unroll
+      for (int r = 0; r < R; r++) cx_fma(gr[u], gi[u], wr[r + u], wi[r + u], ar[r], ai[r]);
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      wr[r] = wr[r + C];
+      wi[r] = wi[r + C];
+    }
+  }
+  for (int i = chunks * C; i < n; i++) {
+#pragma unroll
+    for (int r = 0; r < R; r++) cx_fma(hr[i], hi[i], xwr[r + i], xwi[r + i], ar[r], ai[r]);
+  }
+}
+
+/* Each thread's kStridedOutputs partial sums of its slice into red[slice *
+ * tile + o .. + 7] (16-byte stores). */
+__device__ __forceinline__ void store8(float *red, const float (&v)[R]) {
+  *reinterpret_cast<float4 *>(red) = make_float4(v[0], v[1], v[2], v[3]);
+  *reinterpret_cast<float4 *>(red + 4) = make_float4(v[4], v[5], v[6], v[7]);
+}
+
+/* y[i] = sum over slices of red[s * tile + i], in slice order, for the
+ * tile's outputs below `left`; coalesced stores. */
+__device__ __forceinline__ void reduce_store(float *y, const float *red, int tile, int slices,
+                                             int64_t left) {
+  for (int i = threadIdx.x; i < tile && i < left; i += kThreads) {
+    float v = red[i];
+    for (int sl = 1; sl < slices; sl++) v += red[sl * tile + i];
+    y[i] = v;
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) strided_real(strided_args a) {
+  extern __shared__ __align__(16) float smem[];
+  float *xs = smem;
+  float *hs = smem + a.rows * a.pitch;
+  const int warp = threadIdx.x / 32, step = a.step;
+  const int slice = warp / a.groups;
+  const int o = (warp % a.groups) * 256 + (threadIdx.x % 32) * R; /* first output in the tile */
+  const int cols = a.tile + a.qb + 8;                             /* the window reads up to here */
 
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
     const int64_t c = tile / a.tiles_per_channel;
-    const int64_t f0 = (tile - c * a.tiles_per_channel) * tile_n;
-    const float *tpr = a.taps + 2 * a.filter_of[c] * a.taps_stride;
-    const float *tpi = tpr + a.taps_stride;
+    const int64_t f0 = (tile - c * a.tiles_per_channel) * a.tile;
+    const float *h = a.taps + a.filter_of[c] * a.taps_stride;
+    const float *x = a.in + c * a.in_stride;
+    float acc[R];
+#pragma unroll
+    for (int r = 0; r < R; r++) acc[r] = 0.0f;
+
+    for (int64_t j0 = 0; j0 < a.taps_len; j0 += a.mb) {
+      const int mb = (int)(a.taps_len - j0 < a.mb ? a.taps_len - j0 : a.mb);
+      const int rows = mb < step ? mb : step;
+      stage_taps(hs, h, j0, mb, step, a.qb);
+      stage_rows(xs, x, a.first + f0 * step + j0, rows, cols, step, a.pitch, a.n_in);
+      __syncthreads();
+      for (int p = slice; p < rows; p += a.slices)
+        phase_real(acc, xs + p * a.pitch + o, hs + p * a.qb, phase_taps(mb, p, step));
+      __syncthreads();
+    }
+    store8(xs + slice * a.tile + o, acc);
+    __syncthreads();
+    reduce_store(a.out + c * a.out_stride + f0, xs, a.tile, a.slices, a.count - f0);
+    __syncthreads();
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) strided_cx(strided_args a) {
+  extern __shared__ __align__(16) float smem[];
+  float *xr = smem;
+  float *xi = xr + a.rows * a.pitch;
+  float *hr = xi + a.rows * a.pitch;
+  float *hi = hr + a.rows * a.qb;
+  const int warp = threadIdx.x / 32, step = a.step;
+  const int slice = warp / a.groups;
+  const int o = (warp % a.groups) * 256 + (threadIdx.x % 32) * R;
+  const int cols = a.tile + a.qb + 8;
+
+  for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
+    const int64_t c = tile / a.tiles_per_channel;
+    const int64_t f0 = (tile - c * a.tiles_per_channel) * a.tile;
+    const float *h_re = a.taps + 2 * a.filter_of[c] * a.taps_stride;
+    const float *h_im = h_re + a.taps_stride;
     const float *x_re = a.in + 2 * c * a.in_stride;
     const float *x_im = x_re + a.in_stride;
-    float ar[R], ai[R], tr[R], ti[R];
+    float ar[R], ai[R];
 #pragma unroll
-    for (int r = 0; r < R; r++) ar[r] = ai[r] = tr[r] = ti[r] = 0.0f;
+    for (int r = 0; r < R; r++) ar[r] = ai[r] = 0.0f;
 
-    for (int64_t j0 = 0; j0 < a.taps_len; j0 += kCxStage) {
-      const int mb = (int)(a.taps_len - j0 < kCxStage ? a.taps_len - j0 : kCxStage);
-      for (int i = t; i < mb; i += kThreads) {
-        gsr[i] = __ldg(tpr + j0 + i);
-        gsi[i] = __ldg(tpi + j0 + i);
-      }
+    for (int64_t j0 = 0; j0 < a.taps_len; j0 += a.mb) {
+      const int mb = (int)(a.taps_len - j0 < a.mb ? a.taps_len - j0 : a.mb);
+      const int rows = mb < step ? mb : step;
       const int64_t base = a.first + f0 * step + j0;
-      const int span = (tile_n - 1) * step + mb;
-      stage_poly(xr, x_re, base, span, step, mb, pitch, a.n_in, w);
-      stage_poly(xi, x_im, base, span, step, mb, pitch, a.n_in, w);
+      stage_taps(hr, h_re, j0, mb, step, a.qb);
+      stage_taps(hi, h_im, j0, mb, step, a.qb);
+      stage_rows(xr, x_re, base, rows, cols, step, a.pitch, a.n_in);
+      stage_rows(xi, x_im, base, rows, cols, step, a.pitch, a.n_in);
       __syncthreads();
-      int p = 0, q = t;
-      for (int u = 0; u < mb; u++) {
-        const float hr = gsr[u], hi = gsi[u];
-        const int at = p * pitch + q;
-#pragma unroll
-        for (int r = 0; r < R; r++)
-          if (active[r]) cx_fma(hr, hi, xr[at + r * kThreads], xi[at + r * kThreads], ar[r], ai[r]);
-        if (++p == step) {
-          p = 0;
-          q++;
-        }
-      }
-      const int64_t j1 = j0 + mb;
-      if (j1 % kCxTapBlock == 0 || j1 == a.taps_len) {
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-          tr[r] = j1 <= kCxTapBlock ? ar[r] : tr[r] + ar[r];
-          ti[r] = j1 <= kCxTapBlock ? ai[r] : ti[r] + ai[r];
-          ar[r] = ai[r] = 0.0f;
-        }
-      }
+      for (int p = slice; p < rows; p += a.slices)
+        phase_cx(ar, ai, xr + p * a.pitch + o, xi + p * a.pitch + o, hr + p * a.qb, hi + p * a.qb,
+                 phase_taps(mb, p, step));
       __syncthreads();
     }
+    store8(xr + slice * a.tile + o, ar);
+    store8(xi + slice * a.tile + o, ai);
+    __syncthreads();
     float *y_re = a.out + 2 * c * a.out_stride + f0;
-    float *y_im = y_re + a.out_stride;
-    const int64_t left = a.count - f0;
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-      const int fl = t + r * kThreads;
-      if (active[r] && fl < left) {
-        y_re[fl] = tr[r];
-        y_im[fl] = ti[r];
-      }
-    }
+    reduce_store(y_re, xr, a.tile, a.slices, a.count - f0);
+    reduce_store(y_re + a.out_stride, xi, a.tile, a.slices, a.count - f0);
+    __syncthreads();
   }
+}
+
+int32_t round4(int64_t n) {
+  return (int32_t)((n + 3) & ~(int64_t)3);
 }
 
 } // namespace
@@ -209,18 +251,35 @@ strided_fn strided_kernel(bool cx) {
   return cx ? &strided_cx : &strided_real;
 }
 
-int32_t strided_tile(int32_t step, bool cx, int32_t *pitch) {
-  *pitch = 0;
-  if (step < 1 || step > kMaxStep) return 0;
-  const int32_t xs = cx ? kCxXs : kRealXs, stage = cx ? kCxStage : kRealStage;
-  /* A tile of n outputs and a staging block of mb <= stage taps spans
-   * offsets up to (n - 1) * step + mb - 1: columns 0 .. n - 1 + (mb - 1) / step. */
-  const int32_t extra = (stage - 1) / step;
-  int32_t n = xs / step - extra;
-  if (n > kThreads * R) n = kThreads * R;
-  if (n < 1) return 0;
-  *pitch = n + extra;
-  return n;
+size_t strided_plan(int32_t step, bool cx, strided_args *a) {
+  if (step < 1 || step > kMaxStep || a->taps_len < 1) return 0;
+  const int64_t budget = kStridedSmemBytes / (int64_t)sizeof(float) / (cx ? 2 : 1);
+  const int64_t phases = a->taps_len < step ? a->taps_len : step;
+  const int32_t slices = phases >= 8 ? 8 : phases >= 4 ? 4 : phases >= 2 ? 2 : 1;
+  const int32_t groups = 8 / slices, tile = 256 * groups;
+  /* The largest tap block, at most 64 taps a phase, whose staging fits:
+   * rows * (pitch + qb) <= budget with pitch <= tile + qb + 8 + 3 + 4. */
+  int64_t mb = a->taps_len < (int64_t)64 * step ? a->taps_len : (int64_t)64 * step;
+  for (;;) {
+    const int64_t rows = mb < step ? mb : step;
+    const int64_t qb = round4((mb + step - 1) / step);
+    if (rows * (tile + 2 * qb + 15) <= budget) break;
+    if (mb <= slices) return 0;
+    mb = (mb + 1) / 2 > slices ? (mb + 1) / 2 : slices;
+  }
+  const int64_t rows = mb < step ? mb : step;
+  a->step = step;
+  a->tile = tile;
+  a->groups = groups;
+  a->slices = slices;
+  a->mb = (int32_t)mb;
+  a->rows = (int32_t)rows;
+  a->qb = round4((mb + step - 1) / step);
+  int32_t pitch = round4(tile + a->qb + 8);
+  if (pitch % 32 == 0) pitch += 4; /* the staging stores of a warp spread over banks */
+  a->pitch = pitch;
+  /* the slices' partial sums reuse the input rows: slices * tile <= rows * pitch */
+  return sizeof(float) * (size_t)(cx ? 2 : 1) * (size_t)rows * (size_t)(pitch + a->qb);
 }
 
 } // namespace gcd
