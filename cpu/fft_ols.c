@@ -399,10 +399,11 @@ static void run_block(const ols_plan *p, int tid, const float *in, const float *
   memcpy(out, x + p->skip, sizeof(float) * (size_t)p->block);
 }
 
-/* Block of complex pair (r, i) on thread tid's buffers; in and out point at
- * the block's frames of each row. */
-static void run_complex_block(const ols_plan *p, int tid, const float *in_r, const float *in_i,
-                              const float *h_r, const float *h_i, float *out_r, float *out_i) {
+/* The product spectra of complex pair (r, i), the block's frames of each
+ * row at in_r and in_i, into thread tid's freq (real part) and freq2
+ * (imaginary part). */
+static void complex_block_spectra(const ols_plan *p, int tid, const float *in_r, const float *in_i,
+                                  const float *h_r, const float *h_i) {
   float *x = p->time[tid];
   fftwf_complex *xr = p->freq[tid], *xi = p->freq2[tid];
   load_block(p, x, in_r);
@@ -410,6 +411,15 @@ static void run_complex_block(const ols_plan *p, int tid, const float *in_r, con
   load_block(p, x, in_i);
   fftwf_execute_dft_r2c(p->forward, x, xi);
   combine_spectra((float *)xr, (float *)xi, h_r, h_i, p->n_bins);
+}
+
+/* Block of complex pair (r, i) on thread tid's buffers; in and out point at
+ * the block's frames of each row. */
+static void run_complex_block(const ols_plan *p, int tid, const float *in_r, const float *in_i,
+                              const float *h_r, const float *h_i, float *out_r, float *out_i) {
+  float *x = p->time[tid];
+  fftwf_complex *xr = p->freq[tid], *xi = p->freq2[tid];
+  complex_block_spectra(p, tid, in_r, in_i, h_r, h_i);
   fftwf_execute_dft_c2r(p->inverse, xr, x);
   memcpy(out_r, x + p->skip, sizeof(float) * (size_t)p->block);
   fftwf_execute_dft_c2r(p->inverse, xi, x);
@@ -553,15 +563,9 @@ static void run_block_decimated(const ols_plan *p, int tid, const float *in, con
 static void run_complex_block_decimated(const ols_plan *p, int tid, const float *in_r,
                                         const float *in_i, const float *h_r, const float *h_i,
                                         int64_t first, float *out_r, float *out_i) {
-  float *x = p->time[tid];
-  fftwf_complex *xr = p->freq[tid], *xi = p->freq2[tid];
-  load_block(p, x, in_r);
-  fftwf_execute_dft_r2c(p->forward, x, xr);
-  load_block(p, x, in_i);
-  fftwf_execute_dft_r2c(p->forward, x, xi);
-  combine_spectra((float *)xr, (float *)xi, h_r, h_i, p->n_bins);
-  fold_out(p, tid, (const float *)xr, first, out_r);
-  fold_out(p, tid, (const float *)xi, first, out_i);
+  complex_block_spectra(p, tid, in_r, in_i, h_r, h_i);
+  fold_out(p, tid, (const float *)p->freq[tid], first, out_r);
+  fold_out(p, tid, (const float *)p->freq2[tid], first, out_i);
 }
 
 typedef struct ols_dec_job {

@@ -519,6 +519,14 @@ static bool ranges_overlap(const float *a, int64_t a_len, const float *b, int64_
   return a0 < b1 && b0 < a1;
 }
 
+/* Whether the spans of conv's rows of input (n_in frames a row) and output
+ * (n_out frames a row) overlap. */
+static bool rows_overlap(const gpu_conv *conv, const float *d_in, int64_t in_stride, int64_t n_in,
+                         const float *d_out, int64_t out_stride, int64_t n_out) {
+  return ranges_overlap(d_in, (conv->channels - 1) * in_stride + n_in, d_out,
+                        (conv->channels - 1) * out_stride + n_out);
+}
+
 extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float *d_in,
                                       int64_t in_stride, float *d_out, int64_t out_stride,
                                       int64_t n_out, void *cuda_stream, char *err,
@@ -544,9 +552,7 @@ extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float 
         err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
         "gpu_conv: strides %lld/%lld too small for %lld outputs and %lld taps",
         (long long)in_stride, (long long)out_stride, (long long)n_out, (long long)conv->taps_len);
-  int64_t in_span = (conv->channels - 1) * in_stride + n_in;
-  int64_t out_span = (conv->channels - 1) * out_stride + n_out;
-  if (ranges_overlap(d_in, in_span, d_out, out_span))
+  if (rows_overlap(conv, d_in, in_stride, n_in, d_out, out_stride, n_out))
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: input and output overlap (in-place is not supported)");
 
@@ -595,9 +601,7 @@ extern "C" convoy_status gpu_conv_run_strided(gpu_conv *conv, int32_t lane, cons
                                "outputs",
                                (long long)in_stride, (long long)out_stride, (long long)n_in,
                                (long long)count);
-  const int64_t in_span = (conv->channels - 1) * in_stride + n_in;
-  const int64_t out_span = (conv->channels - 1) * out_stride + count;
-  if (ranges_overlap(d_in, in_span, d_out, out_span))
+  if (rows_overlap(conv, d_in, in_stride, n_in, d_out, out_stride, count))
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: input and output overlap (in-place is not supported)");
   device_guard guard;

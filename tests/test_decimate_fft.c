@@ -281,16 +281,6 @@ static double stream_error(const scase *t, int32_t d, double f, const float *out
   return den > 0.0 ? sqrt(num / den) : sqrt(num);
 }
 
-/* Relative L2 distance of a from b over n floats. */
-static double rel_diff(const float *a, const float *b, int64_t n) {
-  double num = 0.0, den = 0.0;
-  for (int64_t i = 0; i < n; i++) {
-    num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-    den += (double)b[i] * b[i];
-  }
-  return den > 0.0 ? sqrt(num / den) : sqrt(num);
-}
-
 /* One stream case on cpu-fft: chunk invariance, the definition, cpu-direct. */
 static void check_stream(const scase *t, int32_t d, double f, ts_rng *rng, int with_direct,
                          int64_t ref_step) {
@@ -315,9 +305,11 @@ static void check_stream(const scase *t, int32_t d, double f, ts_rng *rng, int w
   if (with_direct) {
     int64_t n_direct = 0;
     float *direct = run_stream(t, CONVOY_ENGINE_CPU_DIRECT, d, f, 1, 0, rng, &n_direct);
-    TS_CHECK(direct && n_direct == n_one && rel_diff(one, direct, n_one * v) < TOLERANCE,
+    TS_CHECK(direct && n_direct == n_one &&
+                 ts_rel_diff_channel(one, direct, 1, 0, n_one * v) < TOLERANCE,
              "cpu-fft D %d f %g, %lld taps (%s): %.3g from cpu-direct", (int)d, f,
-             (long long)t->len, kind, direct ? rel_diff(one, direct, n_one * v) : -1.0);
+             (long long)t->len, kind,
+             direct ? ts_rel_diff_channel(one, direct, 1, 0, n_one * v) : -1.0);
     free(direct);
   }
   free(one);

@@ -503,15 +503,6 @@ static double ref_error(const scase *t, const float *out, int64_t count, int32_t
   return den > 0.0 ? sqrt(num / den) : sqrt(num);
 }
 
-static double rel_diff(const float *a, const float *b, int64_t n) {
-  double num = 0.0, den = 0.0;
-  for (int64_t i = 0; i < n; i++) {
-    num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-    den += (double)b[i] * b[i];
-  }
-  return den > 0.0 ? sqrt(num / den) : sqrt(num);
-}
-
 /* Relative L2 difference of out (frames x values of the decimated stream)
  * from every d-th frame of the full-rate stream's output; 1 when the
  * full-rate output is too short. */
@@ -560,7 +551,7 @@ static void stream_case(int is_complex, int cplx_taps, double shift, int32_t d, 
              (long long)len, shift, e);
   }
   if (one && cpu && nc == n1) {
-    const double e = rel_diff(one, cpu, n1 * t.values);
+    const double e = ts_rel_diff_channel(one, cpu, 1, 0, n1 * t.values);
     TS_CHECK(e < TOLERANCE, "%s D %d taps %lld shift %g: %.3g from cpu-direct", kind, (int)d,
              (long long)len, shift, e);
   }

@@ -351,15 +351,6 @@ static void test_errors(void) {
            "unknown window");
 }
 
-static double rel_diff(const float *a, const float *b, int64_t n) {
-  double num = 0, den = 0;
-  for (int64_t i = 0; i < n; i++) {
-    num += ((double)a[i] - b[i]) * ((double)a[i] - b[i]);
-    den += (double)b[i] * b[i];
-  }
-  return den > 0 ? sqrt(num / den) : sqrt(num);
-}
-
 #ifdef CONVOY_HAVE_CUDA
 /* Device-resident run: the same bits as the host run of the same plan. */
 static void check_device_run(const pcase *pc, int plan, const float *host_out) {
@@ -415,7 +406,7 @@ static void check_case(const pcase *pc, convoy_pulse_layout layout, int have_gpu
                convoy_last_error());
       continue;
     }
-    const double eg = check_reference(pc, gpu), d = rel_diff(gpu, cpu, nout);
+    const double eg = check_reference(pc, gpu), d = ts_rel_diff_channel(gpu, cpu, 1, 0, nout);
     TS_CHECK(eg < TOL && d < TOL, "gpu plan %d %s %s: rel error %.3g, vs cpu %.3g", plan, what,
              layout ? "interleaved" : "contiguous", eg, d);
 #ifdef CONVOY_HAVE_CUDA
