@@ -566,7 +566,8 @@ extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float 
 }
 
 extern "C" int gpu_conv_strided(const gpu_conv *conv) {
-  return conv && conv->kind == GPU_CONV_DIRECT;
+  if (!conv) return 0;
+  return conv->kind == GPU_CONV_DIRECT || gc_fft_fold(conv->fft) > 1;
 }
 
 extern "C" convoy_status gpu_conv_run_strided(gpu_conv *conv, int32_t lane, const float *d_in,
@@ -576,9 +577,17 @@ extern "C" convoy_status gpu_conv_run_strided(gpu_conv *conv, int32_t lane, cons
   if (!conv)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: conv is NULL");
-  if (conv->kind != GPU_CONV_DIRECT)
+  const int64_t fold = conv->kind == GPU_CONV_FFT ? gc_fft_fold(conv->fft) : 1;
+  if (conv->kind != GPU_CONV_DIRECT && fold < 2)
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                               "gpu_conv: strided runs need the direct engine");
+                               "gpu_conv: strided runs need the direct engine or a folded FFT "
+                               "plan");
+  if (fold > 1 && (first != 0 || step != fold))
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: the FFT plan is folded for outputs 0, %lld, %lld, ..., "
+                               "not %lld + f x %lld",
+                               (long long)fold, (long long)(2 * fold), (long long)first,
+                               (long long)step);
   if (first < 0 || step < 1 || step > GPU_CONV_MAX_STEP || count < 0 ||
       (count > 0 && (count - 1 > (conv->max_out - 1 - first) / step || first >= conv->max_out)))
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
@@ -591,7 +600,10 @@ extern "C" convoy_status gpu_conv_run_strided(gpu_conv *conv, int32_t lane, cons
                                "gpu_conv: lane %d out of range (0 .. %d)", (int)lane,
                                (int)conv->lanes - 1);
   if (count == 0) return CONVOY_OK;
-  const int64_t n_in = first + (count - 1) * step + conv->taps_len;
+  /* A folded FFT plan reads whole segments (gc_fft_run_folded). */
+  const int64_t g = fold > 1 ? gc_fft_granule(conv->fft) : 1;
+  const int64_t spanned = (first + (count - 1) * step + 1 + g - 1) / g * g;
+  const int64_t n_in = spanned + conv->taps_len - 1;
   if (!d_in || !d_out)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
                                d_in ? "d_out" : "d_in");
@@ -607,6 +619,9 @@ extern "C" convoy_status gpu_conv_run_strided(gpu_conv *conv, int32_t lane, cons
   device_guard guard;
   convoy_status st = guard.enter(conv->device, err, err_size);
   if (st != CONVOY_OK) return st;
+  if (fold > 1)
+    return gc_fft_run_folded(conv->fft, lane, d_in, in_stride, d_out, out_stride, count,
+                             (cudaStream_t)cuda_stream, err, err_size);
   return gc_direct_run_strided(conv->direct, d_in, in_stride, first, step, d_out, out_stride, count,
                                (cudaStream_t)cuda_stream, err, err_size);
 }

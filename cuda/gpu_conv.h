@@ -111,9 +111,9 @@ typedef struct gpu_conv_config {
 
   int64_t decimation; /* D, 0 or 1 = none: the caller keeps only every D-th
                          output, through gpu_conv_run_strided on the direct
-                         engine (the FFT engine computes every output), so
-                         AUTO weighs the direct engine at 1/D of its
-                         full-rate cost; 0 .. GPU_CONV_MAX_STEP */
+                         engine or a folded FFT plan (gpu_conv_strided), so
+                         AUTO weighs the direct engine at its strided cost;
+                         0 .. GPU_CONV_MAX_STEP */
 
   /* Tuning overrides, 0 = default. Used by the benchmark; others leave them 0. */
   int32_t direct_outputs;     /* outputs per thread of the register kernel: 4, 8 or 16
@@ -152,16 +152,25 @@ convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float *d_in, int6
                            char *err, size_t err_size);
 
 /* 1 when the handle can compute only some outputs (gpu_conv_run_strided):
- * the direct engine; 0 for the FFT engine or NULL. */
+ * the direct engine, and the FFT engine when its plan folds for the
+ * config's decimation (complex taps on the cuFFT path, D a power of two:
+ * then only first 0 and step D); 0 otherwise or for NULL. */
 int gpu_conv_strided(const gpu_conv *conv);
 
 /* Enqueues the outputs first + f * step, 0 <= f < count, of every channel,
  * compacted: d_out[c * out_stride + f] = y_c[first + f * step], with y_c
- * the output gpu_conv_run would compute from the same input, bitwise (the
- * same sums in the same order), at about 1/step of its work.
+ * the output gpu_conv_run would compute from the same input, equal to it to
+ * rounding (the direct engine sums each phase of the taps in turn; a folded
+ * FFT plan inverts at 1/step of its size), each output bitwise independent
+ * of first, count and the call's extent. The direct engine does about
+ * 1/step of the full-rate work; a folded FFT plan its forward transforms
+ * and 1/step of the inverse ones.
  *   d_in   channel c at d_in + c * in_stride holds taps_len - 1 history
  *          frames then first + (count - 1) * step + 1 frames (in_stride at
- *          least their sum when channels > 1); nothing else is read.
+ *          least their sum when channels > 1); nothing else is read, except
+ *          by a folded FFT plan, which reads whole segments: frames up to
+ *          the next multiple of gpu_conv_granule() (zeros where the signal
+ *          has ended).
  *   d_out  channel c at d_out + c * out_stride, count frames (out_stride >=
  *          count when channels > 1); nothing else is written.
  * first >= 0, 1 <= step <= GPU_CONV_MAX_STEP, count >= 0 (0 does nothing),

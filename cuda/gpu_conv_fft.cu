@@ -346,7 +346,8 @@ int gc_fft_forced_points(void) {
 }
 
 struct gc_fft {
-  bool cx; /* complex filters: n complex points, row pairs, full spectra */
+  bool cx;      /* complex filters: n complex points, row pairs, full spectra */
+  int64_t fold; /* D > 1: spectra folded for decimation by D (complex plain path) */
   int64_t taps_len;
   int64_t n, l, slots;
   int32_t channels, lanes, filters;
@@ -419,9 +420,24 @@ static convoy_status lane_make_cx(gc_fft *f, fft_lane *ln, char *err, size_t err
            (long long)f->slots);
   GC_CUFFT(cufftMakePlanMany64(ln->fwd, 1, dims, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, f->slots, &ws),
            what);
+  size_t ws_inv = 0;
+  if (f->fold > 1) {
+    /* the folded inverse: n / D points at the start of each n-point slot */
+    long long fdims[1] = {(long long)(f->n / f->fold)}, embed[1] = {(long long)f->n};
+    GC_CUFFT(cufftCreate(&ln->inv), "gpu_conv: cufftCreate");
+    ln->have_inv = true;
+    GC_CUFFT(cufftSetAutoAllocation(ln->inv, 0), "gpu_conv: cufftSetAutoAllocation");
+    snprintf(what, sizeof what, "gpu_conv: folded C2C plan (N=%lld, batch %lld)",
+             (long long)fdims[0], (long long)f->slots);
+    GC_CUFFT(cufftMakePlanMany64(ln->inv, 1, fdims, embed, 1, (long long)f->n, embed, 1,
+                                 (long long)f->n, CUFFT_C2C, f->slots, &ws_inv),
+             what);
+  }
+  if (ws_inv > ws) ws = ws_inv;
   if (ws > 0) {
     GC_CUDA(cudaMalloc(&ln->work, ws), "gpu_conv: cuFFT work area");
     GC_CUFFT(cufftSetWorkArea(ln->fwd, ln->work), "gpu_conv: cufftSetWorkArea");
+    if (ln->have_inv) GC_CUFFT(cufftSetWorkArea(ln->inv, ln->work), "gpu_conv: cufftSetWorkArea");
   }
   return CONVOY_OK;
 }
@@ -536,13 +552,19 @@ static convoy_status spectra_make_cx(gc_fft *f, const gc_filters *filters, float
   cufftResult r = cufftPlan1d(&plan, (int)n, CUFFT_C2C, 1);
   have_plan = r == CUFFT_SUCCESS;
   if (r != CUFFT_SUCCESS) st = gc_cufft_fail(r, "gpu_conv: filter spectrum plan", err, err_size);
+  /* Folded plans: the taps rotated left by (m - 1) mod D, which moves the
+   * circular output by as much, so that the kept outputs (circular
+   * positions m - 1 + q D) sit at multiples of D. */
+  const int64_t rot = f->fold > 1 ? (m - 1) % f->fold : 0;
   for (int32_t i = 0; st == CONVOY_OK && i < filters->count; i++) {
     float2 *spec = f->d_spec + i * n;
     for (int64_t j = 0; j < m; j++)
       host[j] = make_float2(filters->taps[i][j], filters->taps_im[i][j]);
     cudaError_t e = cudaMemset(spec, 0, sizeof(float2) * (size_t)n);
     if (e == cudaSuccess)
-      e = cudaMemcpy(spec, host, sizeof(float2) * (size_t)m, cudaMemcpyHostToDevice);
+      e = cudaMemcpy(spec, host + rot, sizeof(float2) * (size_t)(m - rot), cudaMemcpyHostToDevice);
+    if (e == cudaSuccess && rot > 0)
+      e = cudaMemcpy(spec + n - rot, host, sizeof(float2) * (size_t)rot, cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
       st = gc_cuda_fail(e, "gpu_conv: taps to the device", err, err_size);
       break;
@@ -575,6 +597,19 @@ static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters 
   f->n = n;
   f->l = granule_for(n, cfg->taps_len);
   f->path = path;
+  f->fold = 1;
+  {
+    /* Decimation by a power of two D on the complex plain path: blocks of a
+     * multiple of D outputs, so every kept output sits at the same phase of
+     * its block, and spectra folded before a smaller inverse transform. */
+    const int64_t d = cfg->decimation, q = d > 4 ? d : 4;
+    const int64_t l = (n - cfg->taps_len + 1) / q * q;
+    if (cfg->complex_taps && path == GPU_CONV_FFT_PLAIN && d > 1 && (d & (d - 1)) == 0 &&
+        n % d == 0 && l >= d) {
+      f->fold = d;
+      f->l = l;
+    }
+  }
   f->points = path == GPU_CONV_FFT_FUSED ? points_for(n) : 0;
   f->slots = slots_for(cfg, dev, n, f->l, path);
   f->channels = cfg->channels;
@@ -915,6 +950,57 @@ static convoy_status run_plain_cx(gc_fft *f, fft_lane *ln, const float *in, int6
   return st;
 }
 
+int64_t gc_fft_fold(const gc_fft *f) {
+  return f ? f->fold : 1;
+}
+
+convoy_status gc_fft_run_folded(gc_fft *f, int32_t lane, const float *in, int64_t in_stride,
+                                float *out, int64_t out_stride, int64_t count, cudaStream_t stream,
+                                char *err, size_t err_size) {
+  if (f->fold < 2)
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: this FFT plan does not fold");
+  if (count <= 0) return CONVOY_OK;
+  fft_lane *ln = &f->lane[lane];
+  GC_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
+  GC_CUFFT(cufftSetStream(ln->inv, stream), "gpu_conv: cufftSetStream");
+  gc_cx_batch b;
+  /* Whole segments, as gc_fft_run computes them: a segment's bits never
+   * depend on how many of its outputs the call keeps. */
+  const int64_t spanned = (count - 1) * f->fold + 1;
+  const int64_t n_out = (spanned + f->l - 1) / f->l * f->l;
+  b.in = in;
+  b.in_stride = in_stride;
+  b.n_in = n_out + f->taps_len - 1;
+  b.out = out;
+  b.out_stride = out_stride;
+  b.n_out = n_out;
+  b.segments = (n_out + f->l - 1) / f->l;
+  b.slots = (unsigned)f->slots;
+  b.n = f->n;
+  b.l = f->l;
+  b.window = f->l + f->taps_len - 1;
+  b.skip = (f->taps_len - 1) / f->fold; /* kept output 0 in the folded transform */
+  b.spec = f->d_spec;
+  b.filter_of = f->d_filter_of;
+  b.fold = f->fold;
+  b.kept = count;
+  float2 *buf = (float2 *)ln->buf;
+  const int64_t pairs = b.segments * (f->channels / 2);
+  convoy_status st = CONVOY_OK;
+  for (int64_t p0 = 0; p0 < pairs && st == CONVOY_OK; p0 += f->slots) {
+    b.p0 = p0;
+    b.used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
+    if ((st = gc_cx_gather(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
+    GC_CUFFT(cufftExecC2C(ln->fwd, buf, buf, CUFFT_FORWARD), "gpu_conv: C2C forward");
+    if ((st = gc_cx_multiply(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
+    if ((st = gc_cx_fold(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
+    GC_CUFFT(cufftExecC2C(ln->inv, buf, buf, CUFFT_INVERSE), "gpu_conv: folded C2C inverse");
+    st = gc_cx_scatter_folded(buf, &b, stream, err, err_size);
+  }
+  return st;
+}
+
 convoy_status gc_fft_run(gc_fft *f, int32_t lane, const float *in, int64_t in_stride, float *out,
                          int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
                          size_t err_size) {
@@ -946,11 +1032,13 @@ int64_t gc_fft_granule(const gc_fft *f) {
 void gc_fft_describe(const gc_fft *f, char *buf, size_t buf_size) {
   const char *how = f->timed ? "timing" : "cost model";
   if (f->cx) {
+    char fold[48] = "";
+    if (f->fold > 1) snprintf(fold, sizeof fold, ", inverse folded by %lld", (long long)f->fold);
     snprintf(buf, buf_size,
              "gpu-fft complex %s (N=%lld complex points by %s, %lld outputs/segment, %lld "
-             "segments/launch)",
+             "segments/launch%s)",
              f->path == GPU_CONV_FFT_FUSED ? "fused" : "cuFFT C2C", (long long)f->n, how,
-             (long long)f->l, (long long)f->slots);
+             (long long)f->l, (long long)f->slots, fold);
   } else if (f->path == GPU_CONV_FFT_FUSED) {
     snprintf(buf, buf_size, "gpu-fft fused (N=%lld by %s, %lld outputs/segment, %d points/thread)",
              (long long)f->n, how, (long long)f->l, f->points);

@@ -1,7 +1,8 @@
 /*
  * gpu_conv_fft_cx.cu - the FFT engine's kernels for complex filters on
  * (real, imaginary) row pairs (see gpu_conv_fft_paths.cuh, "complex"): the
- * fused kernel instances and the plain path's gather, multiply and scatter.
+ * fused kernel instances and the plain path's gather, multiply, fold and
+ * scatter.
  *
  * As in the real paths, a segment holds exactly the L + taps - 1 inputs its
  * outputs need, then zeros, and every slot of a batch is treated alike, so a
@@ -118,6 +119,37 @@ __global__ void scatter_kernel(const float2 *buf, const gc_cx_batch b) {
   }
 }
 
+__global__ void fold_kernel(float2 *buf, const gc_cx_batch b) {
+  float2 *x = buf + blockIdx.y * b.n;
+  const int64_t m = b.n / b.fold;
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < m;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    float2 z = x[k];
+    for (int64_t j = 1; j < b.fold; j++) {
+      const float2 v = x[k + j * m];
+      z.x += v.x;
+      z.y += v.y;
+    }
+    x[k] = z;
+  }
+}
+
+__global__ void scatter_folded_kernel(const float2 *buf, const gc_cx_batch b) {
+  int64_t c, s;
+  slot_of(b, &c, &s);
+  const int64_t per = b.l / b.fold, first = s * per;
+  const float2 *src = buf + blockIdx.y * b.n + b.skip;
+  float *re = b.out + 2 * c * b.out_stride + first;
+  float *im = re + b.out_stride;
+  const int64_t count = b.kept - first < per ? b.kept - first : per;
+  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < count;
+       k += (int64_t)gridDim.x * blockDim.x) {
+    const float2 v = src[k];
+    re[k] = v.x;
+    im[k] = v.y;
+  }
+}
+
 __global__ void scale_kernel(float2 *x, int64_t count, float scale) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count;
        i += (int64_t)gridDim.x * blockDim.x)
@@ -177,6 +209,21 @@ convoy_status gc_cx_scatter(const float2 *buf, const gc_cx_batch *b, cudaStream_
                             size_t err_size) {
   scatter_kernel<<<dim3(blocks_x(b->l, b->used), b->used), kThreads, 0, stream>>>(buf, *b);
   GC_LAUNCHED("gpu_conv: complex scatter kernel");
+  return CONVOY_OK;
+}
+
+convoy_status gc_cx_fold(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
+                         size_t err_size) {
+  fold_kernel<<<dim3(blocks_x(b->n / b->fold, b->used), b->used), kThreads, 0, stream>>>(buf, *b);
+  GC_LAUNCHED("gpu_conv: complex fold kernel");
+  return CONVOY_OK;
+}
+
+convoy_status gc_cx_scatter_folded(const float2 *buf, const gc_cx_batch *b, cudaStream_t stream,
+                                   char *err, size_t err_size) {
+  scatter_folded_kernel<<<dim3(blocks_x(b->l / b->fold, b->used), b->used), kThreads, 0, stream>>>(
+      buf, *b);
+  GC_LAUNCHED("gpu_conv: complex folded scatter kernel");
   return CONVOY_OK;
 }
 

@@ -99,6 +99,17 @@ convoy_status gc_fft_create(const gpu_conv_config *cfg, const gc_filters *filter
 convoy_status gc_fft_run(gc_fft *f, int32_t lane, const float *in, int64_t in_stride, float *out,
                          int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
                          size_t err_size);
+/* Folded runs: D when the plan folds its spectra for a decimation by D
+ * (complex plain path, D a power of two; gc_fft_run_folded), else 1. */
+int64_t gc_fft_fold(const gc_fft *f);
+/* The outputs f D, 0 <= f < count, of every row pair, compacted (out_stride
+ * apart), from the same input as gc_fft_run over whole segments (it reads
+ * the input of every segment that holds a kept output, up to the next
+ * multiple of the granule); equal to its outputs to rounding, each computed
+ * only from its own segment. Needs gc_fft_fold(f) > 1. */
+convoy_status gc_fft_run_folded(gc_fft *f, int32_t lane, const float *in, int64_t in_stride,
+                                float *out, int64_t out_stride, int64_t count, cudaStream_t stream,
+                                char *err, size_t err_size);
 int64_t gc_fft_size(const gc_fft *f);
 int64_t gc_fft_granule(const gc_fft *f);
 void gc_fft_describe(const gc_fft *f, char *buf, size_t buf_size);

@@ -324,7 +324,7 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
   pick.n0 = (start + pick.first) / p->decim;
   keep = kept(p, start, keep);
   if (p->decim > 1 && gpu_conv_strided(p->conv)) {
-    /* Only the kept outputs, compacted: bitwise the full-rate ones. */
+    /* Only the kept outputs, compacted (gpu_conv_run_strided). */
     st = gpu_conv_run_strided(p->conv, i, s.d_in, p->in_stride, pick.first, p->decim, s.d_out,
                               p->out_stride, keep, s.stream, err, err_size);
     pick.first = 0;

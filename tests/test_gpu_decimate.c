@@ -34,6 +34,7 @@ int main(void) {
 #else
 
 #include "gpu_conv.h"
+#include "gpu_conv_fft_path.h"
 
 #include <cuda_runtime_api.h>
 
@@ -698,6 +699,61 @@ static void test_integer(void) {
     }
 }
 
+/* ------------------------------------------------------------ folded FFT */
+
+/* gpu-fft with complex taps (or a shift) on the cuFFT path, forced or at a
+ * natural size, folds its inverse transform for a power-of-two D: against
+ * the definition and cpu-direct, bitwise over process() chunkings, and
+ * describe() says so. */
+static void folded_case(int cplx_taps, double shift, int32_t d, int64_t len, int forced) {
+  scase t;
+  const int32_t channels = (int32_t)ts_range(&rng, 1, 2);
+  const int64_t frames = ts_log_range(&rng, len, quick ? 20000 : 100000);
+  scase_make(&t, 1, cplx_taps, channels, frames, len, 1.0f);
+  if (forced) gpu_conv_fft_override(GPU_CONV_FFT_PLAIN, 0);
+  convoy_stream *s = NULL;
+  char line[1024] = "";
+  TS_CHECK_OK(open_stream(&t, CONVOY_ENGINE_GPU_FFT, d, shift, CONVOY_FORMAT_F32, 3000, &s));
+  if (s) TS_CHECK_OK(convoy_stream_describe(s, line, sizeof line));
+  convoy_stream_destroy(s);
+  TS_CHECK(strstr(line, "inverse folded by") != NULL && strstr(line, "kept outputs only"),
+           "D %d taps %lld: describe '%s' does not say the inverse is folded", (int)d,
+           (long long)len, line);
+  int64_t n1 = 0, n2 = 0, nc = 0;
+  float *one = run_float(&t, CONVOY_ENGINE_GPU_FFT, d, shift, 3000, 0, &n1);
+  float *cut = run_float(&t, CONVOY_ENGINE_GPU_FFT, d, shift, 3000, ts_range(&rng, 1, 7000), &n2);
+  gpu_conv_fft_override(GPU_CONV_FFT_CHOOSE, 0);
+  float *cpu = run_float(&t, CONVOY_ENGINE_CPU_DIRECT, d, shift, 0, 0, &nc);
+  const size_t bytes = sizeof(float) * (size_t)(n1 * t.values);
+  if (one && cut)
+    TS_CHECK(n1 == n2 && !memcmp(one, cut, bytes),
+             "folded D %d taps %lld: chunking changes the bits", (int)d, (long long)len);
+  if (one) {
+    const double e = ref_error(&t, one, n1, d, shift, 1000);
+    TS_CHECK(e < TOLERANCE, "folded D %d taps %lld shift %g: error %.3g", (int)d, (long long)len,
+             shift, e);
+  }
+  if (one && cpu && nc == n1) {
+    const double e = ts_rel_diff_channel(one, cpu, 1, 0, n1 * t.values);
+    TS_CHECK(e < TOLERANCE, "folded D %d taps %lld: %.3g from cpu-direct", (int)d, (long long)len,
+             e);
+  }
+  free(one);
+  free(cut);
+  free(cpu);
+  scase_free(&t);
+}
+
+static void test_folded(void) {
+  static const int32_t ds[] = {2, 4, 8, 16, 64};
+  for (int i = 0; i < 5; i++) {
+    folded_case(1, 0.0, ds[i], ts_range(&rng, 1, 700), 1);
+    folded_case(0, 0.2, ds[i], ts_range(&rng, 1, 700), 1);
+  }
+  /* past the fused complex kernels' 2^14 points: the cuFFT path unforced */
+  folded_case(1, -0.1, 8, 17000 + ts_range(&rng, 0, 3000), 0);
+}
+
 /* ------------------------------------------------------------ long */
 
 static void test_long(void) {
@@ -739,6 +795,7 @@ int main(void) {
   test_streams();
   test_describe();
   test_integer();
+  test_folded();
   test_long();
   return ts_finish();
 }
