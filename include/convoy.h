@@ -244,8 +244,10 @@ typedef struct convoy_stream_config {
  * output rate; AUTO and CPU count its cost divided by D); cpu-fft keeps its
  * FFT size a multiple of D, folds each block's spectrum and runs the inverse
  * transform at 1/D of the size (the forward transform stays at the input
- * rate). gpu-direct computes only the kept outputs (bitwise the full-rate
- * ones); gpu-fft computes every output and keeps every D-th. Both rotate and
+ * rate). gpu-direct computes only the kept outputs (equal to the full-rate
+ * ones to rounding); gpu-fft with complex taps on its cuFFT path (long
+ * filters) and D a power of two folds its spectra like cpu-fft, and
+ * otherwise computes every output and keeps every D-th. Both rotate and
  * quantize the kept frames on the GPU in the output pass, so the bus carries
  * 1/D of the output, in the output format. The engines differ by float
  * rounding, as without decimation. A shift on a real stream, |f| > 0.5, a
