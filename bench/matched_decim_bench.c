@@ -7,8 +7,8 @@
  * runs; against the pinned host-to-device copy rate of the same buffer
  * (the bound: the output is 1/8 of the input).
  *
- * usage: matched_decim_bench [log2_samples [fft_size]]   (default 29: 1 GiB
- * of cu8; fft_size 0: the engine's choice)
+ * usage: matched_decim_bench [log2_samples [fft_size [gpu_streams]]]
+ * (default 29: 1 GiB of cu8; fft_size and gpu_streams 0: the defaults)
  */
 #define _POSIX_C_SOURCE 200809L
 #include "convoy.h"
@@ -51,7 +51,8 @@ static double h2d_rate(const void *in, size_t bytes) {
 
 /* Median seconds of one pass, or -1 (message printed). */
 static double run(convoy_sample_type tap_type, const float *taps, const unsigned char *in,
-                  int64_t frames, unsigned char *out, int64_t cap, int64_t fft_size) {
+                  int64_t frames, unsigned char *out, int64_t cap, int64_t fft_size,
+                  int32_t streams) {
   convoy_filter *f = NULL;
   convoy_stream *s = NULL;
   convoy_stream_config cfg;
@@ -61,6 +62,7 @@ static double run(convoy_sample_type tap_type, const float *taps, const unsigned
   cfg.output_format = CONVOY_FORMAT_U8;
   cfg.decimation = DECIMATION;
   cfg.fft_size = fft_size;
+  cfg.gpu_streams = streams;
   if (convoy_filter_create_typed(&f, tap_type, taps, TAPS) != CONVOY_OK ||
       convoy_stream_create(&s, &cfg, &f, 1) != CONVOY_OK) {
     printf("create: %s\n", convoy_last_error());
@@ -93,8 +95,9 @@ static double run(convoy_sample_type tap_type, const float *taps, const unsigned
 int main(int argc, char **argv) {
   const int log2 = argc > 1 ? atoi(argv[1]) : 29;
   const int64_t fft_size = argc > 2 ? atoll(argv[2]) : 0;
-  if (log2 < 20 || log2 > 31 || fft_size < 0) {
-    fprintf(stderr, "usage: matched_decim_bench [log2_samples 20..31 [fft_size]]\n");
+  const int32_t streams = argc > 3 ? atoi(argv[3]) : 0;
+  if (log2 < 20 || log2 > 31 || fft_size < 0 || streams < 0 || streams > 16) {
+    fprintf(stderr, "usage: matched_decim_bench [log2_samples 20..31 [fft_size [gpu_streams]]]\n");
     return 2;
   }
   if (convoy_gpu_count() < 1) {
@@ -124,8 +127,8 @@ int main(int argc, char **argv) {
          "median of %d runs\npinned host-to-device copy: %.1f GB/s = %.2f G complex samples/s\n",
          log2, DECIMATION, RUNS, h2d * 1e-9, h2d / 2 * 1e-9);
   for (int cx = 0; cx < 2; cx++) {
-    const double t =
-        run(cx ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32, taps, in, frames, out, cap, fft_size);
+    const double t = run(cx ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32, taps, in, frames, out, cap,
+                         fft_size, streams);
     if (t > 0)
       printf("%s taps: %.2f G complex samples/s = %.1f%% of the copy rate\n",
              cx ? "complex" : "real", (double)frames / t * 1e-9,

@@ -993,8 +993,7 @@ convoy_status gc_fft_run_folded(gc_fft *f, int32_t lane, const float *in, int64_
     b.used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
     if ((st = gc_cx_gather(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
     GC_CUFFT(cufftExecC2C(ln->fwd, buf, buf, CUFFT_FORWARD), "gpu_conv: C2C forward");
-    if ((st = gc_cx_multiply(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
-    if ((st = gc_cx_fold(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
+    if ((st = gc_cx_multiply_fold(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
     GC_CUFFT(cufftExecC2C(ln->inv, buf, buf, CUFFT_INVERSE), "gpu_conv: folded C2C inverse");
     st = gc_cx_scatter_folded(buf, &b, stream, err, err_size);
   }

@@ -1,8 +1,8 @@
 /*
  * gpu_conv_fft_cx.cu - the FFT engine's kernels for complex filters on
  * (real, imaginary) row pairs (see gpu_conv_fft_paths.cuh, "complex"): the
- * fused kernel instances and the plain path's gather, multiply, fold and
- * scatter.
+ * fused kernel instances and the plain path's gather, multiply (folded or
+ * not) and scatter.
  *
  * As in the real paths, a segment holds exactly the L + taps - 1 inputs its
  * outputs need, then zeros, and every slot of a batch is treated alike, so a
@@ -119,16 +119,32 @@ __global__ void scatter_kernel(const float2 *buf, const gc_cx_batch b) {
   }
 }
 
-__global__ void fold_kernel(float2 *buf, const gc_cx_batch b) {
+/* multiply_kernel and the fold in one pass: z[k] = sum_j x[k + j m] h[k + j m]
+ * (m = n / fold), the products as multiply_kernel forms them, added in j
+ * order, into x[k]; unused slots get zeros. */
+__global__ void multiply_fold_kernel(float2 *buf, const gc_cx_batch b) {
   float2 *x = buf + blockIdx.y * b.n;
   const int64_t m = b.n / b.fold;
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < m;
-       k += (int64_t)gridDim.x * blockDim.x) {
-    float2 z = x[k];
-    for (int64_t j = 1; j < b.fold; j++) {
-      const float2 v = x[k + j * m];
-      z.x += v.x;
-      z.y += v.y;
+  const int64_t first = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+  const int64_t step = (int64_t)gridDim.x * blockDim.x;
+  if (blockIdx.y >= b.used) {
+    for (int64_t k = first; k < m; k += step) x[k] = make_float2(0.0f, 0.0f);
+    return;
+  }
+  int64_t c, s;
+  slot_of(b, &c, &s);
+  const float2 *h = b.spec + b.filter_of[c] * b.n;
+  for (int64_t k = first; k < m; k += step) {
+    float2 z = make_float2(0.0f, 0.0f);
+    for (int64_t j = 0; j < b.fold; j++) {
+      const float2 u = x[k + j * m], v = __ldg(h + k + j * m);
+      const float2 p = make_float2(__fmaf_rn(u.x, v.x, -u.y * v.y), __fmaf_rn(u.x, v.y, u.y * v.x));
+      if (j == 0) {
+        z = p;
+      } else {
+        z.x += p.x;
+        z.y += p.y;
+      }
     }
     x[k] = z;
   }
@@ -212,10 +228,11 @@ convoy_status gc_cx_scatter(const float2 *buf, const gc_cx_batch *b, cudaStream_
   return CONVOY_OK;
 }
 
-convoy_status gc_cx_fold(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
-                         size_t err_size) {
-  fold_kernel<<<dim3(blocks_x(b->n / b->fold, b->used), b->used), kThreads, 0, stream>>>(buf, *b);
-  GC_LAUNCHED("gpu_conv: complex fold kernel");
+convoy_status gc_cx_multiply_fold(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
+                                  size_t err_size) {
+  multiply_fold_kernel<<<dim3(blocks_x(b->n / b->fold, b->slots), b->slots), kThreads, 0, stream>>>(
+      buf, *b);
+  GC_LAUNCHED("gpu_conv: complex multiply-fold kernel");
   return CONVOY_OK;
 }
 

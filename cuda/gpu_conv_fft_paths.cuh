@@ -169,12 +169,13 @@ convoy_status gc_cx_multiply(float2 *buf, const gc_cx_batch *b, cudaStream_t str
 /* The L valid outputs of each used slot to the row pairs. */
 convoy_status gc_cx_scatter(const float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
                             size_t err_size);
-/* Folded runs (decimation by b->fold, a power of two dividing n and l): in
- * each used slot, z[k] = sum_j y[k + j n / fold] for k < n / fold, in place
- * at the slot's start, so that the inverse transform of size n / fold
- * gives every fold-th value of the full one. */
-convoy_status gc_cx_fold(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
-                         size_t err_size);
+/* Folded runs (decimation by b->fold, a power of two dividing n and l):
+ * gc_cx_multiply with the fold, in one pass: in each used slot, z[k] =
+ * sum_j (x h)[k + j n / fold] for k < n / fold, in place at the slot's
+ * start (zeros in the other slots), so that the inverse transform of size
+ * n / fold gives every fold-th value of the full one. */
+convoy_status gc_cx_multiply_fold(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
+                                  size_t err_size);
 /* Folded runs: the l / fold kept outputs of each used slot, from index
  * b->skip of its inverse transform, to outputs s l / fold .. of the row
  * pairs (at most b->kept a pair). */
