@@ -21,6 +21,7 @@
 #define WAIT_MS 100           /* main loop tick: commands, meter draining */
 #define TERMINAL_STATUS_S 0.5 /* status redraw on a terminal */
 #define VERBOSE_STATUS_S 5.0  /* a status line with -v when not a terminal */
+#define SHUTDOWN_S 5.0        /* most seconds to wait for the audio server at exit */
 
 typedef struct live_run {
   live_options opt;
@@ -30,6 +31,7 @@ typedef struct live_run {
   live_engine *engine; /* heap: PortAudio's thread reads it */
   PaStream *stream;
   live_load load;
+  double seconds; /* how long the stream ran; < 0 until run_loop ends */
 } live_run;
 
 static double now_s(void) {
@@ -222,12 +224,8 @@ static int run_loop(live_run *r) {
       next_status = now_s() + every;
     }
   }
-  double seconds = now_s() - start;
+  r->seconds = now_s() - start;
   live_status_clear(terminal);
-  Pa_StopStream(r->stream);
-  live_figures f;
-  figures(r, 1, &f);
-  if (!r->opt.quiet) live_status_summary(&f, seconds);
   return rc;
 }
 
@@ -276,12 +274,29 @@ int cmd_live(int argc, char **argv) {
     live_reload_init(&r->reload, &r->opt);
     /* Early: a stop or reload request while loading is acted on once running. */
     live_control_install();
+    r->seconds = -1.0;
     rc = start(r);
     if (rc == CLI_EXIT_OK) rc = run_loop(r);
-    if (r->stream) Pa_CloseStream(r->stream);
+    /* Stopping waits for the server's next callback: a server that stopped
+     * answering would hold the process for good. */
+    const int closed = live_audio_shutdown(r->stream, SHUTDOWN_S);
+    if (r->seconds >= 0 && !r->opt.quiet) {
+      live_figures f;
+      figures(r, 1, &f);
+      live_status_summary(&f, r->seconds);
+    }
+    if (!closed) {
+      /* The callback may still run once the server wakes: nothing it uses
+       * may be freed, so the process ends here. */
+      diag_error("the audio server did not answer within %.0f s; exiting without closing the "
+                 "connection",
+                 SHUTDOWN_S);
+      fflush(stdout);
+      fflush(stderr);
+      _exit(CLI_EXIT_FAIL);
+    }
     if (r->engine) convoy_rt_destroy(r->engine->rt);
     free(r->engine);
-    live_audio_terminate();
     live_control_restore();
   }
   free(r);

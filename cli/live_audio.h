@@ -25,6 +25,14 @@ convoy_status live_audio_init(int verbose, char *err, size_t err_size);
 /* Stops PortAudio; after live_audio_init only. */
 void live_audio_terminate(void);
 
+/* Stops and closes stream (NULL: none) and stops PortAudio, waiting at most
+ * timeout_s seconds: a JACK server that stopped answering blocks all three
+ * (PortAudio waits up to ten minutes for a callback). Returns 1 when
+ * done; 0 when the time ran out, the close going on in the background: the
+ * caller must then end the process without freeing what the stream's
+ * callback uses. Once per process. */
+int live_audio_shutdown(PaStream *stream, double timeout_s);
+
 /* One line per device: index, host API, input and output channels, default
  * rate, name; '*' marks the defaults. */
 void live_audio_list(FILE *f);

@@ -28,8 +28,13 @@ fi
 
 JACKD_PID=""
 CONVOY_PID=""
+STALL_PID=""
 cleanup() {
   [ -n "$CONVOY_PID" ] && kill -KILL "$CONVOY_PID" 2>/dev/null
+  if [ -n "$STALL_PID" ]; then
+    kill -KILL "$STALL_PID" 2>/dev/null
+    wait "$STALL_PID" 2>/dev/null
+  fi
   if [ -n "$JACKD_PID" ]; then
     kill -TERM "$JACKD_PID" 2>/dev/null
     for _ in $(seq 1 50); do
@@ -314,7 +319,7 @@ if command -v jack_metro >/dev/null && command -v jack_rec >/dev/null; then
   wait_ports
   for _ in $(seq 1 50); do [ -n "$(port_of "^cmetro$$:")" ] && break; sleep 0.1; done
   jack_connect "$(port_of "^cmetro$$:")" "$(port_of '^convoy[^:]*:in_0$')" 2>/dev/null
-  wait_exit "$CONVOY_PID" 10
+  wait_exit "$CONVOY_PID" 20 # --duration 3 counts from a started stream
   CONVOY_PID=""
   kill "$METRO_PID" 2>/dev/null
   wait "$METRO_PID" 2>/dev/null
@@ -324,6 +329,39 @@ if command -v jack_metro >/dev/null && command -v jack_rec >/dev/null; then
 else
   echo "note: jack_metro or jack_rec missing: the signal path check is skipped"
 fi
+
+# ---------------------------------------------------------------- a stalled server
+# A JACK server that stops answering (stopped here with SIGSTOP: a private one,
+# so the shared server is never touched) must not hold convoy: PortAudio waits
+# up to ten minutes for the callback that acknowledges a stop. convoy prints
+# its summary, says the server did not answer, and exits 2 about 5 s after
+# --duration.
+STALL="convoy-stall-$$"
+jackd -n "$STALL" --no-realtime -d dummy -r "$RATE" -p 128 >stall_jackd.log 2>&1 &
+STALL_PID=$!
+for _ in $(seq 1 100); do
+  jack_lsp -s "$STALL" >/dev/null 2>&1 && break
+  sleep 0.1
+done
+JACK_DEFAULT_SERVER="$STALL" "$CONVOY" live --ir ir.wav --engine cpu --duration 2 \
+  </dev/null 2>stall.err &
+CONVOY_PID=$!
+for _ in $(seq 1 100); do
+  jack_lsp -s "$STALL" 2>/dev/null | grep -q '^convoy' && break
+  sleep 0.1
+done
+sleep 0.5
+kill -STOP "$STALL_PID"
+wait_exit "$CONVOY_PID" 20
+CONVOY_PID=""
+kill -CONT "$STALL_PID" 2>/dev/null
+kill -TERM "$STALL_PID" 2>/dev/null
+wait "$STALL_PID" 2>/dev/null
+STALL_PID=""
+check "stalled server: exit status 2 (got $STATUS)" test "$STATUS" = 2
+check "stalled server: says the server did not answer ($(tail -1 stall.err))" \
+  grep -q 'audio server did not answer' stall.err
+check "stalled server: summary printed first" grep -q '^convoy: live: ' stall.err
 
 # ---------------------------------------------------------------- short runs
 run live --ir ir_other.wav --resample-ir --duration 1 --engine cpu
