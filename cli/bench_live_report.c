@@ -33,13 +33,7 @@ static double pct(double us, double period_us) {
 
 void live_text_header(const bench_machine *m, const live_settings *s) {
   printf("convoy bench --live\n");
-  printf("machine  %s, %d CPU threads (%s), %.1f GiB memory\n", m->cpu_model, m->cpu_threads,
-         m->simd, (double)m->memory_bytes / (1024.0 * 1024.0 * 1024.0));
-  if (m->gpu_count > 0) printf("gpu      %s (%d devices)\n", m->gpu_name, m->gpu_count);
-  printf("build    convoy %s, %s, %s, %s%s, CUDA engines %s\n", m->convoy_version, m->fftw_version,
-         m->compiler, m->optimised ? "optimised" : "NOT optimised",
-         m->sanitised ? ", sanitizers ON (timings meaningless)" : "",
-         m->cuda_built ? "built" : "not built");
+  bench_text_machine(m);
   printf("routes   one per channel (input c -> output c), each its own decaying-noise IR "
          "(-60 dB at its end), %d Hz\n",
          (int)s->rate);

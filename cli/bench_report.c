@@ -25,8 +25,7 @@ static const char *state_name(bench_row_state st) {
 
 /* ------------------------------------------------------------------ text */
 
-void bench_text_header(const bench_machine *m, const bench_settings *s) {
-  printf("convoy bench\n");
+void bench_text_machine(const bench_machine *m) {
   printf("machine  %s, %d CPU threads (%s), %.1f GiB memory\n", m->cpu_model, m->cpu_threads,
          m->simd, (double)m->memory_bytes / (1024.0 * 1024.0 * 1024.0));
   if (m->gpu_count > 0) printf("gpu      %s (%d devices)\n", m->gpu_name, m->gpu_count);
@@ -34,6 +33,11 @@ void bench_text_header(const bench_machine *m, const bench_settings *s) {
          m->compiler, m->optimised ? "optimised" : "NOT optimised",
          m->sanitised ? ", sanitizers ON (timings meaningless)" : "",
          m->cuda_built ? "built" : "not built");
+}
+
+void bench_text_header(const bench_machine *m, const bench_settings *s) {
+  printf("convoy bench\n");
+  bench_text_machine(m);
   printf("signal   %lld frames x %d channel%s float32 (%lld samples), process() calls of %lld "
          "frames, %d threads%s\n",
          (long long)s->frames, (int)s->channels, s->channels == 1 ? "" : "s",

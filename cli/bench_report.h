@@ -64,6 +64,8 @@ typedef struct bench_file_row {
 } bench_file_row;
 
 /* Text: the header (machine, build, signal), then rows as they finish. */
+/* The "machine", "gpu" and "build" lines of a text report. */
+void bench_text_machine(const bench_machine *m);
 void bench_text_header(const bench_machine *m, const bench_settings *s);
 void bench_text_memory_title(void);
 void bench_text_memory_row(const bench_memory_row *row, const bench_settings *s);

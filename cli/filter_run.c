@@ -181,12 +181,9 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
       return -1;
     }
   }
-  void *in_bufs[RING_BUFFERS], *out_bufs[RING_BUFFERS];
-  for (int i = 0; i < RING_BUFFERS; i++) {
-    in_bufs[i] = &pl->in[i];
-    out_bufs[i] = &pl->out[i];
-  }
-  if (pass_threads_init(&pl->t, in_bufs, out_bufs, RING_BUFFERS, err, err_size) != 0) return -1;
+  if (pass_threads_init(&pl->t, pl->in, sizeof pl->in[0], pl->out, sizeof pl->out[0], RING_BUFFERS,
+                        err, err_size) != 0)
+    return -1;
   return 0;
 }
 

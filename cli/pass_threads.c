@@ -3,8 +3,8 @@
 
 #include <stdio.h>
 
-int pass_threads_init(pass_threads *t, void *const *in_bufs, void *const *out_bufs, int n,
-                      char *err, size_t err_size) {
+int pass_threads_init(pass_threads *t, void *in_bufs, size_t in_size, void *out_bufs,
+                      size_t out_size, int n, char *err, size_t err_size) {
   t->status = CONVOY_OK;
   t->err[0] = '\0';
   if (pthread_mutex_init(&t->error_mutex, NULL) != 0) {
@@ -19,8 +19,8 @@ int pass_threads_init(pass_threads *t, void *const *in_bufs, void *const *out_bu
   }
   t->queues_made = 1;
   for (int i = 0; i < n; i++) {
-    work_queue_push(&t->free_in, in_bufs[i]);
-    work_queue_push(&t->free_out, out_bufs[i]);
+    work_queue_push(&t->free_in, (unsigned char *)in_bufs + (size_t)i * in_size);
+    work_queue_push(&t->free_out, (unsigned char *)out_bufs + (size_t)i * out_size);
   }
   return 0;
 }

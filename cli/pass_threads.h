@@ -25,10 +25,11 @@ typedef struct pass_threads {
   char err[512];
 } pass_threads;
 
-/* Makes the queues and puts the n input and n output buffers on the free
+/* Makes the queues and puts the n input buffers (an array of elements of
+ * in_size bytes at in_bufs) and the n output buffers (likewise) on the free
  * queues. Returns 0, or -1 with a message in err (then destroy). */
-int pass_threads_init(pass_threads *t, void *const *in_bufs, void *const *out_bufs, int n,
-                      char *err, size_t err_size);
+int pass_threads_init(pass_threads *t, void *in_bufs, size_t in_size, void *out_bufs,
+                      size_t out_size, int n, char *err, size_t err_size);
 
 /* Keeps the first failure (st, msg) and closes every queue. Any thread. */
 void pass_threads_fail(pass_threads *t, convoy_status st, const char *msg);
