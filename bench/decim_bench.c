@@ -10,27 +10,16 @@
  * usage: decim_bench [log2_frames [runs [D]]]   (default 26 frames on a GPU
  * engine, 4 fewer doublings on the CPU engines; 5 runs; D = 8)
  */
-#define _POSIX_C_SOURCE 200809L
 #include "convoy.h"
+
+#include "bench_util.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static const double PI = 3.14159265358979323846;
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* Seconds for one pass of frames complex frames (median of runs), or -1. */
 static double time_case(convoy_engine engine, const float *taps, int64_t n_taps, int32_t decim,
@@ -51,15 +40,15 @@ static double time_case(convoy_engine engine, const float *taps, int64_t n_taps,
     return -1.0;
   }
   convoy_stream_describe(s, plan, plan_size);
-  double t[32];
+  double *t = malloc(sizeof(double) * (size_t)runs);
   int done = 0;
-  for (int r = 0; r < runs && r < 32; r++) {
+  for (int r = 0; t && r < runs; r++) {
     convoy_stream_reset(s);
     int64_t got = 0, more = 0;
-    const double t0 = now_s();
+    const double t0 = bench_now();
     convoy_status st = convoy_stream_process(s, in, frames, out, cap, &got);
     if (st == CONVOY_OK) st = convoy_stream_flush(s, out + 2 * got, cap - got, &more);
-    const double dt = now_s() - t0;
+    const double dt = bench_now() - t0;
     if (st != CONVOY_OK) {
       snprintf(plan, plan_size, "run: %s", convoy_stream_last_error(s));
       done = 0;
@@ -69,9 +58,10 @@ static double time_case(convoy_engine engine, const float *taps, int64_t n_taps,
   }
   convoy_stream_destroy(s);
   convoy_filter_destroy(f);
-  if (done == 0) return -1.0;
-  qsort(t, (size_t)done, sizeof t[0], cmp_double);
-  return t[done / 2];
+  double median = -1.0, lo, hi;
+  if (done > 0) bench_stats(t, done, &median, &lo, &hi);
+  free(t);
+  return median;
 }
 
 int main(int argc, char **argv) {
@@ -94,11 +84,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "decim_bench: out of memory\n");
     return 1;
   }
-  uint64_t x = 0x9E3779B97F4A7C15ull;
-  for (int64_t i = 0; i < 2 * most; i++) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    in[i] = (float)((double)(x >> 11) * 0x1.0p-53 - 0.5);
-  }
+  bench_fill_noise(in, 2 * most, 1, 0.5f);
   printf("decim_bench: cf32 stream, D = %d, shift 0.1 cycles/sample where shown, pinned host "
          "buffers, median of %d runs; rate = input complex samples per second\n",
          (int)decim, runs);

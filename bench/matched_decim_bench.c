@@ -4,50 +4,24 @@
  * through a 2^20-tap matched filter, real and complex taps, decimated by 8
  * with cu8 output, through the stream API from pinned buffers
  * (convoy_host_alloc), one process_to() call plus the flush, median of 5
- * runs; against the pinned host-to-device copy rate of the same buffer
- * (the bound: the output is 1/8 of the input).
+ * runs; against the pinned host-to-device copy rate alone, measured as
+ * `convoy bench` measures the bus (the bound: the output is 1/8 of the
+ * input).
  *
  * usage: matched_decim_bench [log2_samples [fft_size [gpu_streams]]]
  * (default 29: 1 GiB of cu8; fft_size and gpu_streams 0: the defaults)
  */
-#define _POSIX_C_SOURCE 200809L
 #include "convoy.h"
 
-#include <cuda_runtime_api.h>
+#include "bench_gpu_bus.h"
+#include "bench_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #define RUNS 5
 #define TAPS ((int64_t)1 << 20)
 #define DECIMATION 8
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Bytes per second of pinned host-to-device copies of bytes at in (median). */
-static double h2d_rate(const void *in, size_t bytes) {
-  void *d = NULL;
-  if (cudaMalloc(&d, bytes) != cudaSuccess) return -1.0;
-  double t[RUNS];
-  for (int r = 0; r < RUNS; r++) {
-    const double t0 = now_s();
-    cudaMemcpy(d, in, bytes, cudaMemcpyHostToDevice);
-    t[r] = now_s() - t0;
-  }
-  cudaFree(d);
-  qsort(t, RUNS, sizeof t[0], cmp_double);
-  return (double)bytes / t[RUNS / 2];
-}
 
 /* Median seconds of one pass, or -1 (message printed). */
 static double run(convoy_sample_type tap_type, const float *taps, const unsigned char *in,
@@ -73,7 +47,7 @@ static double run(convoy_sample_type tap_type, const float *taps, const unsigned
   for (int r = 0; r < RUNS; r++) {
     convoy_stream_reset(s);
     int64_t got = 0, more = 0;
-    const double t0 = now_s();
+    const double t0 = bench_now();
     if (convoy_stream_process_to(s, CONVOY_FORMAT_U8, in, frames, out, cap, &got) != CONVOY_OK ||
         convoy_stream_flush_to(s, out + 2 * got, cap - got, &more) != CONVOY_OK) {
       printf("run: %s\n", convoy_stream_last_error(s));
@@ -81,15 +55,16 @@ static double run(convoy_sample_type tap_type, const float *taps, const unsigned
       convoy_filter_destroy(f);
       return -1.0;
     }
-    t[r] = now_s() - t0;
+    t[r] = bench_now() - t0;
   }
   char plan[512];
   convoy_stream_describe(s, plan, sizeof plan);
   printf("  %s\n", plan);
   convoy_stream_destroy(s);
   convoy_filter_destroy(f);
-  qsort(t, RUNS, sizeof t[0], cmp_double);
-  return t[RUNS / 2];
+  double median, lo, hi;
+  bench_stats(t, RUNS, &median, &lo, &hi);
+  return median;
 }
 
 int main(int argc, char **argv) {
@@ -113,16 +88,16 @@ int main(int argc, char **argv) {
     fprintf(stderr, "matched_decim_bench: out of memory\n");
     return 1;
   }
-  uint64_t x = 0x9E3779B97F4A7C15ull;
-  for (int64_t i = 0; i < frames * 2; i++) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    in[i] = (unsigned char)(x >> 56);
+  for (int64_t i = 0; i < frames * 2; i++) in[i] = (unsigned char)(i * 2654435761u >> 24);
+  bench_fill_noise(taps, 2 * TAPS, 1, 5e-4f);
+  /* the copy of this input alone (one way; the output is 1/8 of it) */
+  bench_gpu_bus bus;
+  char err[256];
+  if (bench_gpu_measure_bus(in, out, (size_t)cap * 2, RUNS, &bus, err, sizeof err) != 0) {
+    fprintf(stderr, "matched_decim_bench: %s\n", err);
+    return 1;
   }
-  for (int64_t i = 0; i < 2 * TAPS; i++) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    taps[i] = (float)(((double)(x >> 11) * 0x1.0p-53 - 0.5) * 1e-3);
-  }
-  const double h2d = h2d_rate(in, (size_t)frames * 2);
+  const double h2d = bus.h2d * 1e9;
   printf("matched_decim_bench: 2^%d cu8 complex samples, 2^20 taps, decimation %d, cu8 out, "
          "median of %d runs\npinned host-to-device copy: %.1f GB/s = %.2f G complex samples/s\n",
          log2, DECIMATION, RUNS, h2d * 1e-9, h2d / 2 * 1e-9);
