@@ -55,10 +55,6 @@ int capture_filter_check(const filter_options *o, int is_capture) {
   return CLI_EXIT_OK;
 }
 
-static float output_gain(const capture_job *j) {
-  return (float)pow(10.0, j->o->gain_db / 20.0);
-}
-
 /* After capture_out_open: the stream quantizes to the output's codes when it can. */
 static int make_stream(capture_job *j, convoy_engine engine, int32_t threads) {
   convoy_stream_config cfg;
@@ -69,7 +65,7 @@ static int make_stream(capture_job *j, convoy_engine engine, int32_t threads) {
   cfg.threads = threads;
   cfg.fft_size = j->o->fft_size;
   cfg.device = j->o->device;
-  cfg.output_format = capture_run_output_format(j->out.wo.type, j->out.wo.scaling, output_gain(j));
+  cfg.output_format = capture_run_output_format(j->out.wo.type, j->out.wo.scaling);
   int rc = capture_xlate_config(j->o, j->in.name, j->in.ro.type.is_complex, j->in.rate, &cfg);
   if (rc != CLI_EXIT_OK) return rc;
   convoy_status st = convoy_stream_create(&j->stream, &cfg, j->taps.filters, j->taps.count);
@@ -130,7 +126,6 @@ static int run(capture_job *j) {
   rc.skip = j->align_skip;
   rc.tail = j->tail;
   rc.drop_end = j->drop_end;
-  rc.gain = output_gain(j);
   rc.decimation = capture_xlate_factor(&j->o->capture.xlate);
   rc.progress = &j->prog;
   progress_start(&j->prog, isatty(STDERR_FILENO) && !j->o->quiet, "filtering",

@@ -4,6 +4,7 @@
 #include "capture_matched.h"
 
 #include "capture.h"
+#include "capture_taps.h"
 #include "commands.h"
 #include "diag.h"
 #include "pulse_internal.h"
@@ -222,6 +223,7 @@ static int make_filter(const filter_options *o, const capture_template *t, convo
                                           h, err, sizeof err);
   if (st == CONVOY_OK && !t->is_complex)
     for (int64_t k = 0; k < t->length; k++) h[k] = h[2 * k];
+  if (st == CONVOY_OK) capture_taps_apply_gain(o, h, t->length * (t->is_complex ? 2 : 1));
   if (st == CONVOY_OK)
     st = convoy_filter_create_typed(f, t->is_complex ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32, h,
                                     t->length);

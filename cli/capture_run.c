@@ -62,9 +62,9 @@ int capture_run_direct_format(capture_datatype t, capture_scaling s) {
   }
 }
 
-convoy_sample_format capture_run_output_format(capture_datatype t, capture_scaling s, float gain) {
+convoy_sample_format capture_run_output_format(capture_datatype t, capture_scaling s) {
   const int f = capture_run_direct_format(t, s);
-  return f > 0 && gain == 1.0f ? (convoy_sample_format)f : CONVOY_FORMAT_F32;
+  return f > 0 ? (convoy_sample_format)f : CONVOY_FORMAT_F32;
 }
 
 static void fail(pipeline *pl, convoy_status st, const char *msg) {
@@ -145,10 +145,8 @@ static int64_t kept_before(const capture_run_config *cfg, int64_t i) {
 }
 
 /* Keeps the part of the n frames at (stream) output index `produced` that
- * lies in the window's [skip, limit) of the full-rate output, and applies
- * the gain to it. */
-static void trim_and_scale(const pipeline *pl, chunk *c, int64_t produced, int64_t n,
-                           int64_t limit) {
+ * lies in the window's [skip, limit) of the full-rate output. */
+static void trim(const pipeline *pl, chunk *c, int64_t produced, int64_t n, int64_t limit) {
   const capture_run_config *cfg = pl->cfg;
   const int64_t start = kept_before(cfg, cfg->skip);
   if (limit != INT64_MAX) limit = kept_before(cfg, limit);
@@ -162,11 +160,6 @@ static void trim_and_scale(const pipeline *pl, chunk *c, int64_t produced, int64
   }
   c->offset = lo - produced;
   c->frames = hi - lo;
-  if (cfg->gain != 1.0f) {
-    float *p = c->data + c->offset * pl->values;
-    int64_t n_values = c->frames * pl->values;
-    for (int64_t i = 0; i < n_values; i++) p[i] *= cfg->gain;
-  }
 }
 
 static void stream_fail(pipeline *pl, convoy_status st) {
@@ -200,7 +193,7 @@ static void filter_main(void *arg) {
       }
       res->in_frames += ic->frames;
       work_queue_push(&pl->t.free_in, ic);
-      trim_and_scale(pl, oc, produced, n, INT64_MAX);
+      trim(pl, oc, produced, n, INT64_MAX);
       produced += n;
       work_queue_push(&pl->t.full_out, oc);
       if (cfg->progress) progress_update(cfg->progress, res->in_frames);
@@ -218,7 +211,7 @@ static void filter_main(void *arg) {
     int64_t taps = convoy_stream_taps(s);
     int64_t limit =
         (cfg->tail ? res->in_frames + taps - 1 : cfg->skip + res->in_frames) - cfg->drop_end;
-    trim_and_scale(pl, oc, produced, n, limit);
+    trim(pl, oc, produced, n, limit);
     work_queue_push(&pl->t.full_out, oc);
     ic->end = 1; /* the input's end marker stops the writer */
     ic->frames = 0;
@@ -234,8 +227,7 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
   pl->values = (int64_t)ro->channels * capture_datatype_components(ro->type);
   pl->direct_format = capture_run_direct_format(ro->type, ro->scaling);
   pl->raw_out = capture_run_direct_format(cfg->out_type, cfg->out_scaling) == CONVOY_FORMAT_F32;
-  pl->int_out =
-      capture_run_output_format(cfg->out_type, cfg->out_scaling, cfg->gain) != CONVOY_FORMAT_F32;
+  pl->int_out = capture_run_output_format(cfg->out_type, cfg->out_scaling) != CONVOY_FORMAT_F32;
   pl->out_frame_bytes = (int64_t)capture_datatype_sample_bytes(cfg->out_type) * ro->channels;
   /* max_output() depends on what is held back at the time of the call;
    * never more than latency() frames are, so these bound every call. */

@@ -48,7 +48,6 @@ typedef struct capture_run_config {
   int tail;             /* 1: keep the M-1 frames of ring-out */
   int64_t drop_end;     /* frames dropped at the end of the window: 0 .. skip, or
                            0 .. M-1 with tail (a valid-mode correlation) */
-  float gain;           /* linear factor on the kept frames */
   int64_t decimation;   /* the stream's config.decimation; 0 or 1: none */
   progress *progress;   /* may be NULL */
 } capture_run_config;
@@ -64,13 +63,12 @@ typedef struct capture_run_result {
  * stored, or -1 when they need converting on the host. */
 int capture_run_direct_format(capture_datatype t, capture_scaling s);
 
-/* The format the stream should write for output of t with scaling s and a
- * linear gain: an integer format when the stream can quantize to t's codes
- * itself (native byte order, default scaling, no gain to apply after the
- * filter), so that a GPU engine moves the output in its stored width and
- * the host only copies it; else F32. capture_run() expects a stream made
- * with this as its output_format. */
-convoy_sample_format capture_run_output_format(capture_datatype t, capture_scaling s, float gain);
+/* The format the stream should write for output of t with scaling s: an
+ * integer format when the stream can quantize to t's codes itself (native
+ * byte order, default scaling; a gain is in the taps), so that a GPU engine
+ * moves the output in its stored width and the host only copies it; else
+ * F32. capture_run() expects a stream made with this as its output_format. */
+convoy_sample_format capture_run_output_format(capture_datatype t, capture_scaling s);
 
 /* Runs the pass to the end of the reader's range. On failure returns the
  * first error (reading, filtering or writing) with its one-line message in

@@ -146,6 +146,7 @@ int capture_taps_make(const filter_options *o, const char *in_name, int32_t chan
   t->complex_taps = l.is_complex;
   t->linear_phase = 1;
   t->delay = INT64_MAX;
+  capture_taps_apply_gain(o, l.data, (int64_t)l.channels * l.length * per);
   for (int32_t c = 0; c < l.channels; c++) {
     const float *h = l.data + (size_t)c * (size_t)l.length * (size_t)per;
     convoy_status st = convoy_filter_create_typed(
@@ -165,6 +166,16 @@ int capture_taps_make(const filter_options *o, const char *in_name, int32_t chan
   }
   loaded_free(&l);
   return CLI_EXIT_OK;
+}
+
+float capture_taps_gain(const filter_options *o) {
+  return (float)pow(10.0, o->gain_db / 20.0);
+}
+
+void capture_taps_apply_gain(const filter_options *o, float *h, int64_t n) {
+  const float g = capture_taps_gain(o);
+  if (g != 1.0f)
+    for (int64_t i = 0; i < n; i++) h[i] *= g;
 }
 
 void capture_taps_free(capture_taps *t) {

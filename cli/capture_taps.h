@@ -33,6 +33,13 @@ typedef struct capture_taps {
 int capture_taps_make(const filter_options *o, const char *in_name, int32_t channels, double rate,
                       int complex_input, capture_taps *t);
 
+/* --gain as a linear factor. The filters carry it in their taps, so the
+ * stream's output needs no scaling afterwards. */
+float capture_taps_gain(const filter_options *o);
+
+/* h[i] *= capture_taps_gain(o) for i < n (n floats). */
+void capture_taps_apply_gain(const filter_options *o, float *h, int64_t n);
+
 /* Destroys the filters. NULL-safe on a zeroed struct. */
 void capture_taps_free(capture_taps *t);
 
