@@ -36,10 +36,13 @@ struct grt_impl {
   grt_geom g = {};
   convoy_rt_mode mode = CONVOY_RT_OFFLINE;
   cudaStream_t stream = nullptr;
-  cufftHandle fwd = 0, inv = 0;
-  bool have_fwd = false, have_inv = false;
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
+  /* [0]: a steady block, inverse transforms of the active set only; [1]: a
+   * crossfade block, both sets (the MAC and output kernels read the control
+   * word's fade flag; the transform's batch is fixed in its plan). */
+  cufftHandle fwd = 0, inv[2] = {0, 0};
+  bool have_fwd = false, have_inv[2] = {false, false};
+  cudaGraph_t graph[2] = {nullptr, nullptr};
+  cudaGraphExec_t exec[2] = {nullptr, nullptr};
   float *h_in = nullptr, *h_out = nullptr; /* mapped pinned staging */
   grt_ctl *h_ctl = nullptr;                /* mapped pinned control word */
   grt_bufs b = {};
@@ -71,10 +74,12 @@ void rt_destroy(void *impl) {
   gp_device_guard guard;
   if (guard.enter(m->device, nullptr, 0) == CONVOY_OK) {
     if (m->stream) cudaStreamSynchronize(m->stream);
-    if (m->exec) cudaGraphExecDestroy(m->exec);
-    if (m->graph) cudaGraphDestroy(m->graph);
+    for (int k = 0; k < 2; k++) {
+      if (m->exec[k]) cudaGraphExecDestroy(m->exec[k]);
+      if (m->graph[k]) cudaGraphDestroy(m->graph[k]);
+      if (m->have_inv[k]) cufftDestroy(m->inv[k]);
+    }
     if (m->have_fwd) cufftDestroy(m->fwd);
-    if (m->have_inv) cufftDestroy(m->inv);
     free_buffers(m);
     grt_prep_destroy(&m->prep);
     if (m->stream) cudaStreamDestroy(m->stream);
@@ -141,16 +146,20 @@ convoy_status make_plans(grt_impl *m, char *err, size_t err_size) {
   GC_CUFFT(cufftPlanMany(&m->fwd, 1, &n, nullptr, 1, n, nullptr, 1, bins, CUFFT_R2C, g.n_in),
            "GPU real-time: input transform plan");
   m->have_fwd = true;
-  GC_CUFFT(cufftPlanMany(&m->inv, 1, &n, nullptr, 1, bins, nullptr, 1, n, CUFFT_C2R, 2 * g.n_out),
-           "GPU real-time: output transform plan");
-  m->have_inv = true;
+  for (int k = 0; k < 2; k++) {
+    GC_CUFFT(cufftPlanMany(&m->inv[k], 1, &n, nullptr, 1, bins, nullptr, 1, n, CUFFT_C2R,
+                           (k + 1) * g.n_out),
+             "GPU real-time: output transform plan");
+    m->have_inv[k] = true;
+    GC_CUFFT(cufftSetStream(m->inv[k], m->stream), "GPU real-time: output transform stream");
+  }
   GC_CUFFT(cufftSetStream(m->fwd, m->stream), "GPU real-time: input transform stream");
-  GC_CUFFT(cufftSetStream(m->inv, m->stream), "GPU real-time: output transform stream");
   return CONVOY_OK;
 }
 
-/* Records one block's work into m->graph and instantiates it. */
-convoy_status capture(grt_impl *m, char *err, size_t err_size) {
+/* Records one block's work into m->graph[k] (k: 0 steady, 1 crossfade) and
+ * instantiates it. */
+convoy_status capture(grt_impl *m, int k, char *err, size_t err_size) {
   GP_CUDA(cudaStreamBeginCapture(m->stream, cudaStreamCaptureModeThreadLocal),
           "GPU real-time: graph capture");
   const char *failed = nullptr;
@@ -164,16 +173,16 @@ convoy_status capture(grt_impl *m, char *err, size_t err_size) {
   if (!failed && (e = grt_launch_mac(&m->g, &m->b, m->stream)) != cudaSuccess)
     failed = "GPU real-time: MAC kernels";
   if (!failed) {
-    fr = cufftExecC2R(m->inv, (cufftComplex *)m->b.out_spec, m->b.out_time);
+    fr = cufftExecC2R(m->inv[k], (cufftComplex *)m->b.out_spec, m->b.out_time);
     if (fr != CUFFT_SUCCESS) failed = "GPU real-time: output transform";
   }
   if (!failed && (e = grt_launch_output(&m->g, &m->b, m->stream)) != cudaSuccess)
     failed = "GPU real-time: output kernel";
-  cudaError_t end = cudaStreamEndCapture(m->stream, &m->graph);
+  cudaError_t end = cudaStreamEndCapture(m->stream, &m->graph[k]);
   if (failed && fr != CUFFT_SUCCESS) return gc_cufft_fail(fr, failed, err, err_size);
   if (failed) return gp_cuda_fail(e, failed, err, err_size);
   GP_CUDA(end, "GPU real-time: graph capture");
-  GP_CUDA(cudaGraphInstantiate(&m->exec, m->graph, 0), "GPU real-time: graph instantiate");
+  GP_CUDA(cudaGraphInstantiate(&m->exec[k], m->graph[k], 0), "GPU real-time: graph instantiate");
   return CONVOY_OK;
 }
 
@@ -249,7 +258,7 @@ convoy_status rt_create(const rt_layout *l, void **impl, char *err, size_t err_s
   if (st == CONVOY_OK) st = grt_prep_create(&m->g, &m->prep, err, err_size);
   if (st == CONVOY_OK && (e = clear_history(m)) != cudaSuccess)
     st = gp_cuda_fail(e, "GPU real-time: clear", err, err_size);
-  if (st == CONVOY_OK) st = capture(m, err, err_size);
+  for (int k = 0; k < 2 && st == CONVOY_OK; k++) st = capture(m, k, err, err_size);
   if (st != CONVOY_OK) {
     rt_destroy(m);
     return st;
@@ -309,7 +318,7 @@ convoy_status rt_process(void *impl, const float *const *in, float *const *out,
     st = guard.enter(m->device, err, err_size);
     cudaError_t e = cudaSuccess;
     if (st == CONVOY_OK) {
-      e = cudaGraphLaunch(m->exec, m->stream);
+      e = cudaGraphLaunch(m->exec[m->pending ? 1 : 0], m->stream);
       if (e == cudaSuccess)
         while ((e = cudaStreamQuery(m->stream)) == cudaErrorNotReady) {
         }
