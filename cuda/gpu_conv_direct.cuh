@@ -109,6 +109,15 @@ constexpr int kRealTapBlock = 2048;
 
 /* ------------------------------------------------------------- complex */
 
+/* One complex tap into a complex accumulator, in the documented order. */
+__device__ __forceinline__ void cx_fma(float gr, float gi, float xr, float xi, float &ar,
+                                       float &ai) {
+  ar = __fmaf_rn(gr, xr, ar);
+  ar = __fmaf_rn(-gi, xi, ar);
+  ai = __fmaf_rn(gr, xi, ai);
+  ai = __fmaf_rn(gi, xr, ai);
+}
+
 using kernel_fn = void (*)(direct_args);
 
 /* Complex taps in registers up to this many; the shared-memory kernel sums

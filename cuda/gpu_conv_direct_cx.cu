@@ -30,15 +30,6 @@ namespace {
 constexpr int R = kCxOutputs;
 constexpr int T = kThreads * R;
 
-/* One complex tap into a complex accumulator, in the documented order. */
-__device__ __forceinline__ void cx_fma(float gr, float gi, float xr, float xi, float &ar,
-                                       float &ai) {
-  ar = __fmaf_rn(gr, xr, ar);
-  ar = __fmaf_rn(-gi, xi, ar);
-  ai = __fmaf_rn(gr, xi, ai);
-  ai = __fmaf_rn(gi, xr, ai);
-}
-
 /* The rows of complex channel c of a tile starting at k0. */
 __device__ __forceinline__ void store_pair(const direct_args &a, int64_t c, int64_t k0,
                                            const float (&ar)[R], const float (&ai)[R]) {

@@ -918,12 +918,11 @@ static convoy_status run_plain(gc_fft *f, fft_lane *ln, const float *in, int64_t
 }
 
 /* The complex cuFFT path over n_out outputs of each row pair: all of them
- * (kept 0), or for a folded plan the kept outputs f * fold, f < kept, with
+ * (fold 1), or for a folded plan the kept outputs f * fold, f < kept, with
  * n_out a multiple of l. */
 static convoy_status run_plain_cx(gc_fft *f, fft_lane *ln, const float *in, int64_t in_stride,
-                                  float *out, int64_t out_stride, int64_t n_out, int64_t kept,
-                                  cudaStream_t stream, char *err, size_t err_size) {
-  const bool folded = kept > 0;
+                                  float *out, int64_t out_stride, int64_t n_out, int64_t fold,
+                                  int64_t kept, cudaStream_t stream, char *err, size_t err_size) {
   gc_cx_batch b;
   b.in = in;
   b.in_stride = in_stride;
@@ -937,10 +936,10 @@ static convoy_status run_plain_cx(gc_fft *f, fft_lane *ln, const float *in, int6
   b.l = f->l;
   b.window = f->l + f->taps_len - 1;
   /* folded: kept output 0 in the folded transform */
-  b.skip = folded ? (f->taps_len - 1) / f->fold : f->taps_len - 1;
+  b.skip = (f->taps_len - 1) / fold;
   b.spec = f->d_spec;
   b.filter_of = f->d_filter_of;
-  b.fold = folded ? f->fold : 1;
+  b.fold = fold;
   b.kept = kept;
   float2 *buf = (float2 *)ln->buf;
   const int64_t pairs = b.segments * (f->channels / 2);
@@ -950,13 +949,10 @@ static convoy_status run_plain_cx(gc_fft *f, fft_lane *ln, const float *in, int6
     b.used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
     if ((st = gc_cx_gather(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
     GC_CUFFT(cufftExecC2C(ln->fwd, buf, buf, CUFFT_FORWARD), "gpu_conv: C2C forward");
-    st = folded ? gc_cx_multiply_fold(buf, &b, stream, err, err_size)
-                : gc_cx_multiply(buf, &b, stream, err, err_size);
-    if (st != CONVOY_OK) break;
-    GC_CUFFT(cufftExecC2C(folded ? ln->inv : ln->fwd, buf, buf, CUFFT_INVERSE),
+    if ((st = gc_cx_multiply(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
+    GC_CUFFT(cufftExecC2C(fold > 1 ? ln->inv : ln->fwd, buf, buf, CUFFT_INVERSE),
              "gpu_conv: C2C inverse");
-    st = folded ? gc_cx_scatter_folded(buf, &b, stream, err, err_size)
-                : gc_cx_scatter(buf, &b, stream, err, err_size);
+    st = gc_cx_scatter(buf, &b, stream, err, err_size);
   }
   return st;
 }
@@ -979,7 +975,8 @@ convoy_status gc_fft_run_folded(gc_fft *f, int32_t lane, const float *in, int64_
    * depend on how many of its outputs the call keeps. */
   const int64_t spanned = (count - 1) * f->fold + 1;
   const int64_t n_out = (spanned + f->l - 1) / f->l * f->l;
-  return run_plain_cx(f, ln, in, in_stride, out, out_stride, n_out, count, stream, err, err_size);
+  return run_plain_cx(f, ln, in, in_stride, out, out_stride, n_out, f->fold, count, stream, err,
+                      err_size);
 }
 
 convoy_status gc_fft_run(gc_fft *f, int32_t lane, const float *in, int64_t in_stride, float *out,
@@ -990,7 +987,8 @@ convoy_status gc_fft_run(gc_fft *f, int32_t lane, const float *in, int64_t in_st
   if (f->cx) {
     fft_lane *ln = &f->lane[lane];
     GC_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
-    return run_plain_cx(f, ln, in, in_stride, out, out_stride, n_out, 0, stream, err, err_size);
+    return run_plain_cx(f, ln, in, in_stride, out, out_stride, n_out, 1, n_out, stream, err,
+                        err_size);
   }
   fft_lane *ln = &f->lane[lane];
   if (f->path == GPU_CONV_FFT_FOURSTEP)

@@ -2,7 +2,7 @@
  * gpu_conv_fft_cx.cu - the FFT engine's kernels for complex filters on
  * (real, imaginary) row pairs (see gpu_conv_fft_paths.cuh, "complex"): the
  * fused kernel instances and the plain path's gather, multiply (folded or
- * not) and scatter.
+ * not) and scatter (fold 1: every output).
  *
  * As in the real paths, a segment holds exactly the L + taps - 1 inputs its
  * outputs need, then zeros, and every slot of a batch is treated alike, so a
@@ -87,42 +87,10 @@ __global__ void gather_kernel(float2 *buf, const gc_cx_batch b) {
     dst[k] = k < left ? make_float2(__ldg(re + k), __ldg(im + k)) : make_float2(0.0f, 0.0f);
 }
 
+/* The product with the filter spectrum and, when folding, the fold in one
+ * pass: z[k] = sum_j x[k + j m] h[k + j m] (m = n / fold; fold 1: the
+ * product alone), added in j order, into x[k]; unused slots get zeros. */
 __global__ void multiply_kernel(float2 *buf, const gc_cx_batch b) {
-  float2 *x = buf + blockIdx.y * b.n;
-  const int64_t first = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-  const int64_t step = (int64_t)gridDim.x * blockDim.x;
-  if (blockIdx.y >= b.used) {
-    for (int64_t f = first; f < b.n; f += step) x[f] = make_float2(0.0f, 0.0f);
-    return;
-  }
-  int64_t c, s;
-  slot_of(b, &c, &s);
-  const float2 *h = b.spec + b.filter_of[c] * b.n;
-  for (int64_t f = first; f < b.n; f += step) {
-    const float2 u = x[f], v = __ldg(h + f);
-    x[f] = make_float2(__fmaf_rn(u.x, v.x, -u.y * v.y), __fmaf_rn(u.x, v.y, u.y * v.x));
-  }
-}
-
-__global__ void scatter_kernel(const float2 *buf, const gc_cx_batch b) {
-  int64_t c, s;
-  slot_of(b, &c, &s);
-  const float2 *src = buf + blockIdx.y * b.n + b.skip;
-  float *re = b.out + 2 * c * b.out_stride + s * b.l;
-  float *im = re + b.out_stride;
-  const int64_t count = b.n_out - s * b.l < b.l ? b.n_out - s * b.l : b.l;
-  for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < count;
-       k += (int64_t)gridDim.x * blockDim.x) {
-    const float2 v = src[k];
-    re[k] = v.x;
-    im[k] = v.y;
-  }
-}
-
-/* multiply_kernel and the fold in one pass: z[k] = sum_j x[k + j m] h[k + j m]
- * (m = n / fold), the products as multiply_kernel forms them, added in j
- * order, into x[k]; unused slots get zeros. */
-__global__ void multiply_fold_kernel(float2 *buf, const gc_cx_batch b) {
   float2 *x = buf + blockIdx.y * b.n;
   const int64_t m = b.n / b.fold;
   const int64_t first = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
@@ -150,7 +118,7 @@ __global__ void multiply_fold_kernel(float2 *buf, const gc_cx_batch b) {
   }
 }
 
-__global__ void scatter_folded_kernel(const float2 *buf, const gc_cx_batch b) {
+__global__ void scatter_kernel(const float2 *buf, const gc_cx_batch b) {
   int64_t c, s;
   slot_of(b, &c, &s);
   const int64_t per = b.l / b.fold, first = s * per;
@@ -216,30 +184,16 @@ convoy_status gc_cx_gather(float2 *buf, const gc_cx_batch *b, cudaStream_t strea
 
 convoy_status gc_cx_multiply(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
                              size_t err_size) {
-  multiply_kernel<<<dim3(blocks_x(b->n, b->slots), b->slots), kThreads, 0, stream>>>(buf, *b);
-  GC_LAUNCHED("gpu_conv: complex multiply kernel");
+  multiply_kernel<<<dim3(blocks_x(b->n / b->fold, b->slots), b->slots), kThreads, 0, stream>>>(buf,
+                                                                                               *b);
+  GC_LAUNCHED("gpu_conv: complex multiply-fold kernel");
   return CONVOY_OK;
 }
 
 convoy_status gc_cx_scatter(const float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
                             size_t err_size) {
-  scatter_kernel<<<dim3(blocks_x(b->l, b->used), b->used), kThreads, 0, stream>>>(buf, *b);
-  GC_LAUNCHED("gpu_conv: complex scatter kernel");
-  return CONVOY_OK;
-}
-
-convoy_status gc_cx_multiply_fold(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
-                                  size_t err_size) {
-  multiply_fold_kernel<<<dim3(blocks_x(b->n / b->fold, b->slots), b->slots), kThreads, 0, stream>>>(
-      buf, *b);
-  GC_LAUNCHED("gpu_conv: complex multiply-fold kernel");
-  return CONVOY_OK;
-}
-
-convoy_status gc_cx_scatter_folded(const float2 *buf, const gc_cx_batch *b, cudaStream_t stream,
-                                   char *err, size_t err_size) {
-  scatter_folded_kernel<<<dim3(blocks_x(b->l / b->fold, b->used), b->used), kThreads, 0, stream>>>(
-      buf, *b);
+  scatter_kernel<<<dim3(blocks_x(b->l / b->fold, b->used), b->used), kThreads, 0, stream>>>(buf,
+                                                                                            *b);
   GC_LAUNCHED("gpu_conv: complex folded scatter kernel");
   return CONVOY_OK;
 }

@@ -300,9 +300,10 @@ GF_HD void forward_passes(Ex &ex, float2 *buf, const float2 *tw) {
   }
 }
 
-template <class S, int P, class Ex>
-GF_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, float *dst, int skip, int count,
-                          bool out_aligned8) {
+/* The inverse passes from P on; the last one hands each thread's points to
+ * store(t, v) instead of shared memory. */
+template <class S, int P, class Ex, class Store>
+GF_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &store) {
   ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
   if constexpr (P + 1 < S::passes) {
     ex.sync();
@@ -311,11 +312,11 @@ GF_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, float *dst, int
       store_smem<S, P>(t, v, buf);
     });
     ex.sync();
-    inverse_passes<S, P + 1>(ex, buf, tw, dst, skip, count, out_aligned8);
+    inverse_passes<S, P + 1>(ex, buf, tw, store);
   } else {
     ex.phase([&](int t, float2 *v) {
       butterflies<S, P>(t, v, tw);
-      store_output<S>(t, v, dst, skip, count, out_aligned8);
+      store(t, v);
     });
   }
 }
@@ -334,7 +335,9 @@ GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, bool in_alig
   forward_passes<S, 1>(ex, buf, tw);
   ex.phase([&](int t, float2 *) { middle<S>(t, buf, h, tw); });
   ex.sync();
-  inverse_passes<S, 0>(ex, buf, tw, dst, skip, count, out_aligned8);
+  inverse_passes<S, 0>(ex, buf, tw, [&](int t, float2 *v) {
+    store_output<S>(t, v, dst, skip, count, out_aligned8);
+  });
 }
 
 /* ------------------------------------------------------------- complex
@@ -391,26 +394,6 @@ template <class S> GF_HD void middle_cx(int t, float2 *buf, const float2 *h) {
   }
 }
 
-template <class S, int P, class Ex>
-GF_HD void inverse_passes_cx(Ex &ex, float2 *buf, const float2 *tw, float *re, float *im, int skip,
-                             int count) {
-  ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
-  if constexpr (P + 1 < S::passes) {
-    ex.sync();
-    ex.phase([&](int t, float2 *v) {
-      butterflies<S, P>(t, v, tw);
-      store_smem<S, P>(t, v, buf);
-    });
-    ex.sync();
-    inverse_passes_cx<S, P + 1>(ex, buf, tw, re, im, skip, count);
-  } else {
-    ex.phase([&](int t, float2 *v) {
-      butterflies<S, P>(t, v, tw);
-      store_output_cx<S>(t, v, re, im, skip, count);
-    });
-  }
-}
-
 /* One complex segment: rows src_re/src_im hold `left` valid inputs (then
  * zeros up to M); dst_re/dst_im receive outputs 0 .. count-1. */
 template <class S, class Ex>
@@ -426,7 +409,9 @@ GF_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src
   forward_passes<S, 1>(ex, buf, tw);
   ex.phase([&](int t, float2 *) { middle_cx<S>(t, buf, h); });
   ex.sync();
-  inverse_passes_cx<S, 0>(ex, buf, tw, dst_re, dst_im, skip, count);
+  inverse_passes<S, 0>(ex, buf, tw, [&](int t, float2 *v) {
+    store_output_cx<S>(t, v, dst_re, dst_im, skip, count);
+  });
 }
 
 #ifdef __CUDACC__

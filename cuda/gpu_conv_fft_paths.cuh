@@ -156,31 +156,25 @@ typedef struct gc_cx_batch {
   int64_t n, l, window, skip;
   const float2 *spec; /* [filters][n] */
   const int32_t *filter_of;
-  int64_t fold; /* folded runs: D, the kept outputs' step (1: not folded) */
-  int64_t kept; /* folded runs: outputs kept per row pair, compacted in out */
+  int64_t fold; /* D, the kept outputs' step (1: every output) */
+  int64_t kept; /* outputs kept per row pair, compacted in out */
 } gc_cx_batch;
 
 /* Segments into buf ([slots][n] complex): inputs, then zeros. */
 convoy_status gc_cx_gather(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
                            size_t err_size);
-/* buf[slot][k] *= spec[filter][k]; slots from used on are zeroed. */
+/* buf[slot][k] *= spec[filter][k] and, for b->fold > 1 (decimation by a
+ * power of two dividing n and l), the fold: in each used slot, z[k] =
+ * sum_j (x h)[k + j n / fold] for k < n / fold, in place at the slot's
+ * start, so that the inverse transform of size n / fold gives every
+ * fold-th value of the full one. Slots from used on are zeroed. */
 convoy_status gc_cx_multiply(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
                              size_t err_size);
-/* The L valid outputs of each used slot to the row pairs. */
+/* The l / fold outputs of each used slot, from index b->skip of its
+ * inverse transform, to outputs s l / fold .. of the row pairs (at most
+ * b->kept a pair; fold 1: the segment's l outputs). */
 convoy_status gc_cx_scatter(const float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
                             size_t err_size);
-/* Folded runs (decimation by b->fold, a power of two dividing n and l):
- * gc_cx_multiply with the fold, in one pass: in each used slot, z[k] =
- * sum_j (x h)[k + j n / fold] for k < n / fold, in place at the slot's
- * start (zeros in the other slots), so that the inverse transform of size
- * n / fold gives every fold-th value of the full one. */
-convoy_status gc_cx_multiply_fold(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
-                                  size_t err_size);
-/* Folded runs: the l / fold kept outputs of each used slot, from index
- * b->skip of its inverse transform, to outputs s l / fold .. of the row
- * pairs (at most b->kept a pair). */
-convoy_status gc_cx_scatter_folded(const float2 *buf, const gc_cx_batch *b, cudaStream_t stream,
-                                   char *err, size_t err_size);
 /* spec[i] *= scale for i < count. */
 convoy_status gc_cx_scale(float2 *spec, int64_t count, float scale, cudaStream_t stream, char *err,
                           size_t err_size);

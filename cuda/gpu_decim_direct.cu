@@ -30,14 +30,6 @@ constexpr int R = kStridedOutputs;
 constexpr int C = 8; /* taps per register chunk */
 static_assert(R == C, "the register window slides by one chunk");
 
-__device__ __forceinline__ void cx_fma(float gr, float gi, float xr, float xi, float &ar,
-                                       float &ai) {
-  ar = __fmaf_rn(gr, xr, ar);
-  ar = __fmaf_rn(-gi, xi, ar);
-  ai = __fmaf_rn(gr, xi, ai);
-  ai = __fmaf_rn(gi, xr, ai);
-}
-
 /* xs[p * pitch + c] = x[base + c * step + p] for p < rows, c < cols, zero at
  * or past n_in (base >= 0). Consecutive threads take consecutive p, so the
  * reads of a warp are contiguous when rows >= 32. */

@@ -185,14 +185,6 @@ convoy_status gp_interleave_pick(const float *planar, int64_t stride, int32_t ch
   return CONVOY_OK;
 }
 
-convoy_status gp_interleave_quantize(const float *planar, int64_t stride, int32_t channels,
-                                     int64_t frames, const output_spec &o, uint64_t first_index,
-                                     void *out, unsigned long long *tally, cudaStream_t stream,
-                                     char *err, size_t err_size) {
-  return gp_interleave_quantize_pick(planar, stride, channels, frames, gp_pick{0, 1, 0.0, 0, 1}, o,
-                                     first_index, out, tally, stream, err, err_size);
-}
-
 convoy_status gp_interleave_quantize_pick(const float *planar, int64_t stride, int32_t channels,
                                           int64_t frames, const gp_pick &pick, const output_spec &o,
                                           uint64_t first_index, void *out,

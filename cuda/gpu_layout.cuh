@@ -32,16 +32,6 @@ convoy_status gp_deinterleave(convoy_sample_format fmt, const void *raw, int32_t
 convoy_status gp_interleave(const float *planar, int64_t stride, int32_t channels, int64_t frames,
                             float *out, cudaStream_t stream, char *err, size_t err_size);
 
-/* Integer output: out[f * channels + c] = code(planar[c * stride + f]) for
- * f < frames, by the rule of sample_quantize.h in o's format (S8, U8, S16 or S32),
- * the dither placed at output position first_index + f * channels + c.
- * tally (device memory, two zeroed 64-bit words) receives the clipped count
- * and the peak |x| as float bits. */
-convoy_status gp_interleave_quantize(const float *planar, int64_t stride, int32_t channels,
-                                     int64_t frames, const output_spec &o, uint64_t first_index,
-                                     void *out, unsigned long long *tally, cudaStream_t stream,
-                                     char *err, size_t err_size);
-
 /* Decimation and frequency shift of the output pass (convoy.h, "Decimation
  * and frequency shift"): output frame f is planar frame first + f * step,
  * and with shift != 0 every row pair (2c, 2c + 1) is a complex value
@@ -59,8 +49,13 @@ struct gp_pick {
   int64_t rate;  /* D >= 1: full-rate frames per output frame */
 };
 
-/* gp_interleave and gp_interleave_quantize through a gp_pick: frames counts
- * output frames; planar must hold first + (frames - 1) * step + 1 frames. */
+/* gp_interleave through a gp_pick, and its integer form: frames counts
+ * output frames; planar must hold first + (frames - 1) * step + 1 frames.
+ * The integer form writes out[f * channels + c] = code(picked value) by the
+ * rule of sample_quantize.h in o's format (S8, U8, S16 or S32), the dither
+ * placed at output position first_index + f * channels + c; tally (device
+ * memory, two zeroed 64-bit words) receives the clipped count and the peak
+ * |x| as float bits. */
 convoy_status gp_interleave_pick(const float *planar, int64_t stride, int32_t channels,
                                  int64_t frames, const gp_pick &pick, float *out,
                                  cudaStream_t stream, char *err, size_t err_size);

@@ -10,6 +10,7 @@
 
 extern "C" {
 #include "sample_convert.h"
+#include "stream_decimate.h"
 #include "worker_pool.h"
 }
 
@@ -40,8 +41,6 @@ constexpr int64_t kRowAlign = 64;
 constexpr size_t kParallelCopyBytes = (size_t)4 << 20;
 constexpr int32_t kMaxCopyThreads = 8;
 constexpr int kMaxFftLog2 = 26;
-/* int8 and offset-binary uint8 samples to full scale (convoy.h). */
-constexpr float kScale8 = 1.0f / 128.0f;
 
 int64_t round_up(int64_t n, int64_t to) {
   return (n + to - 1) / to * to;
@@ -117,9 +116,9 @@ void widen_in_place(unsigned char *buf, convoy_sample_format fmt, int64_t sample
       memcpy(&v, buf + (size_t)i * w, sizeof v);
       y = (float)v * SAMPLE_SCALE_S32;
     } else if (fmt == CONVOY_FORMAT_S8) {
-      y = (float)(int8_t)buf[i] * kScale8;
+      y = (float)(int8_t)buf[i] * SAMPLE_SCALE_S8;
     } else if (fmt == CONVOY_FORMAT_U8) {
-      y = (float)((int)buf[i] - 128) * kScale8;
+      y = (float)((int)buf[i] - SAMPLE_OFFSET_U8) * SAMPLE_SCALE_S8;
     } else {
       return;
     }
@@ -183,16 +182,9 @@ static bool picking(const gpu_pipeline *p) {
   return p->decim > 1 || p->shift != 0.0;
 }
 
-/* ceil(a / d), a >= 0. */
-static int64_t ceil_div(int64_t a, int64_t d) {
-  return a / d + (a % d != 0);
-}
-
 /* Kept frames among n full-rate outputs from absolute index pos. */
 static int64_t kept(const gpu_pipeline *p, int64_t pos, int64_t n) {
-  if (n <= 0) return 0;
-  const int64_t end = n > INT64_MAX - pos ? INT64_MAX : pos + n;
-  return ceil_div(end, p->decim) - ceil_div(pos, p->decim);
+  return decim_count(p->decim, pos, n);
 }
 
 /* Waits for the outstanding transfers that touch caller memory. */

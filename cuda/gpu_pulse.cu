@@ -402,10 +402,6 @@ convoy_status gpu_pulse_run_host(gpu_pulse *p, const float *in, float *out, char
   return CONVOY_OK;
 }
 
-gpu_pulse_plan gpu_pulse_plan_of(const gpu_pulse *p) {
-  return p->plan;
-}
-
 /* " M=a" or " M=a+b" (main and tail sizes) at buf + n; returns the new n. */
 static int describe_plan(char *buf, size_t size, int n, gpu_pulse_fused_plan f) {
   if (n < 0 || (size_t)n >= size) return n;

@@ -63,8 +63,7 @@ convoy_status gpu_pulse_run_host(gpu_pulse *p, const float *in, float *out, char
 convoy_status gpu_pulse_run_device(gpu_pulse *p, const void *d_in, void *d_out, void *stream,
                                    char *err, size_t err_size);
 
-/* The plan in use (GPU_PULSE_WHOLE or GPU_PULSE_FUSED) and one line about it. */
-gpu_pulse_plan gpu_pulse_plan_of(const gpu_pulse *p);
+/* One line about the plan in use. */
 void gpu_pulse_describe(const gpu_pulse *p, char *buf, size_t buf_size);
 
 #ifdef __cplusplus

@@ -35,11 +35,6 @@ convoy_status gpu_pulse_run_device(gpu_pulse *p, const void *d_in, void *d_out, 
   return not_built(err, err_size);
 }
 
-gpu_pulse_plan gpu_pulse_plan_of(const gpu_pulse *p) {
-  (void)p;
-  return GPU_PULSE_AUTO;
-}
-
 void gpu_pulse_describe(const gpu_pulse *p, char *buf, size_t buf_size) {
   (void)p;
   if (buf && buf_size) snprintf(buf, buf_size, "(GPU engines not built)");
