@@ -29,6 +29,7 @@
  * stream) runs the real kernel on each of its two rows instead, at half the
  * work. Tasks are then (pair, range of tiles).
  */
+#include "decimate_direct.h"
 #include "direct_complex.h"
 #include "engine.h"
 #include "error_internal.h"
@@ -195,6 +196,13 @@ typedef struct direct_plan {
   worker_pool *pool;    /* NULL with one thread */
   float *rev;           /* reversed taps: one copy per distinct taps pointer */
   const float **rev_of; /* [channels] */
+  /* Decimated runs (engine_request.decimation = step > 1): only the kept
+   * outputs, in polyphase form (decimate_direct.h). */
+  int64_t step;          /* 1: no decimated plan */
+  float *poly;           /* phase-ordered reversed taps, one copy per distinct row */
+  const float **poly_of; /* [channels] */
+  float *scratch;        /* threads x scratch_floats */
+  size_t scratch_floats;
 } direct_plan;
 
 /* 1 when the n taps are all zero. */
@@ -214,11 +222,13 @@ static double tap_factor(const engine_request *r) {
   return pairs ? 1.0 + (COMPLEX_TAP_FACTOR - 1.0) * complex_pairs / pairs : 1.0;
 }
 
+/* Per full-rate output frame: a decimated plan computes 1 in D of them. */
 static double direct_cost(const engine_request *r) {
   if (r->taps_len < 1 || r->channels < 1) return -1.0;
   if (r->complex_taps && r->channels % 2 != 0) return -1.0;
   const direct_kernel *k = best_kernel();
-  return k->ns_per_output + k->ns_per_tap * (double)r->taps_len * tap_factor(r);
+  const double full = k->ns_per_output + k->ns_per_tap * (double)r->taps_len * tap_factor(r);
+  return r->decimation > 1 ? full / (double)r->decimation : full;
 }
 
 static void direct_destroy(void *impl) {
@@ -227,6 +237,9 @@ static void direct_destroy(void *impl) {
   pool_destroy(p->pool);
   free(p->rev);
   free(p->rev_of);
+  free(p->poly);
+  free(p->poly_of);
+  free(p->scratch);
   free(p->real_pair);
   free(p);
 }
@@ -289,6 +302,30 @@ static convoy_status direct_create(const engine_request *r, void **impl, char *e
     float *rev = p->rev + (size_t)next++ * (size_t)r->taps_len;
     for (int64_t j = 0; j < r->taps_len; j++) rev[j] = r->taps[c][r->taps_len - 1 - j];
     p->rev_of[c] = rev;
+  }
+  p->step = r->decimation > 1 ? r->decimation : 1;
+  if (p->step > 1) {
+    p->scratch_floats = decim_direct_scratch(r->taps_len, p->step);
+    p->poly = malloc(sizeof(float) * (size_t)distinct * (size_t)r->taps_len);
+    p->poly_of = malloc(sizeof(float *) * (size_t)r->channels);
+    p->scratch = malloc(sizeof(float) * p->scratch_floats * (size_t)p->threads);
+    if (!p->poly || !p->poly_of || !p->scratch) {
+      direct_destroy(p);
+      return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                                 "cpu-direct: cannot allocate the decimated plan");
+    }
+    next = 0;
+    for (int32_t c = 0; c < r->channels; c++) {
+      int32_t same = -1;
+      for (int32_t d = 0; d < c && same < 0; d++) same = r->taps[d] == r->taps[c] ? d : -1;
+      if (same >= 0) {
+        p->poly_of[c] = p->poly_of[same];
+        continue;
+      }
+      float *poly = p->poly + (size_t)next++ * (size_t)r->taps_len;
+      decim_direct_taps(p->rev_of[c], r->taps_len, p->step, poly);
+      p->poly_of[c] = poly;
+    }
   }
   *impl = p;
   return CONVOY_OK;
@@ -363,6 +400,72 @@ static convoy_status direct_run(void *impl, const float *const *in, float *const
   return CONVOY_OK;
 }
 
+/* Kept outputs [m0, m1) of unit u (from run index first, every step-th)
+ * with thread slot `slot`'s scratch. */
+static void decimated_unit(const direct_plan *p, const float *const *in, float *const *out,
+                           int32_t u, int64_t first, int64_t m0, int64_t m1, int slot) {
+  const int64_t len = p->taps_len, step = p->step, at = first + m0 * step, n = m1 - m0;
+  float *scratch = p->scratch + (size_t)slot * p->scratch_floats;
+  if (n <= 0) return;
+  if (!p->complex_taps) {
+    decim_direct_real(in[u] + at, p->poly_of[u], len, step, out[u] + m0, n, scratch);
+    return;
+  }
+  const int32_t r = 2 * u, i = 2 * u + 1;
+  if (p->real_pair[u]) {
+    decim_direct_real(in[r] + at, p->poly_of[r], len, step, out[r] + m0, n, scratch);
+    decim_direct_real(in[i] + at, p->poly_of[r], len, step, out[i] + m0, n, scratch);
+  } else {
+    decim_direct_complex(in[r] + at, in[i] + at, p->poly_of[r], p->poly_of[i], len, step,
+                         out[r] + m0, out[i] + m0, n, scratch);
+  }
+}
+
+typedef struct decimated_job {
+  const direct_plan *plan;
+  const float *const *in;
+  float *const *out;
+  int64_t first, kept, parts;
+} decimated_job;
+
+static void decimated_task(void *ctx, int64_t task) {
+  const decimated_job *j = ctx;
+  const int32_t u = (int32_t)(task / j->parts);
+  const int64_t part = task % j->parts;
+  /* The pool's own slots: 0 the calling thread, 1 .. threads - 1 its workers. */
+  const int slot = pool_worker_slot();
+  decimated_unit(j->plan, j->in, j->out, u, j->first, j->kept * part / j->parts,
+                 j->kept * (part + 1) / j->parts, slot < j->plan->threads ? slot : 0);
+}
+
+/* engine_ops.run_decimated: the polyphase kernels on the kept outputs alone
+ * for the plan's step; any other factor through run() and a pick. Which
+ * thread computes an output does not change its bits. */
+static convoy_status direct_run_decimated(void *impl, const float *const *in, float *const *out,
+                                          int64_t n_out, int64_t first, int64_t factor, char *err,
+                                          size_t err_size) {
+  const direct_plan *p = impl;
+  const int64_t kept = first < n_out ? (n_out - first + factor - 1) / factor : 0;
+  if (factor != p->step) {
+    convoy_status st = direct_run(impl, in, out, n_out, err, err_size);
+    for (int32_t c = 0; st == CONVOY_OK && factor > 1 && c < p->channels; c++)
+      for (int64_t m = 0; m < kept; m++) out[c][m] = out[c][first + m * factor];
+    return st;
+  }
+  if (kept <= 0) return CONVOY_OK;
+  const double est_ns = p->kernel->ns_per_tap * (double)p->taps_len * p->tap_factor * (double)kept *
+                        (double)p->channels;
+  if (!p->pool || est_ns < PARALLEL_MIN_NS || kept < 2) {
+    for (int32_t u = 0; u < p->units; u++) decimated_unit(p, in, out, u, first, 0, kept, 0);
+    return CONVOY_OK;
+  }
+  decimated_job job = {p, in, out, first, kept, 0};
+  job.parts = (TASKS_PER_THREAD * p->threads + p->units - 1) / p->units;
+  if (job.parts > kept) job.parts = kept;
+  pool_run(p->pool, job.parts * p->units, decimated_task, &job);
+  return CONVOY_OK;
+}
+
 static void direct_describe(const void *impl, char *buf, size_t buf_size) {
   const direct_plan *p = impl;
   if (p->complex_taps)
@@ -382,6 +485,7 @@ static const engine_ops direct_ops = {
     .run = direct_run,
     .describe = direct_describe,
     .destroy = direct_destroy,
+    .run_decimated = direct_run_decimated,
 };
 
 const engine_ops *engine_cpu_direct(void) {

@@ -34,8 +34,9 @@ typedef struct engine_request {
                                without complex support returns a negative cost. */
   int32_t decimation;       /* 0 or 1: none. D >= 2: the caller keeps only the outputs at
                                run indices first + m D (see run_decimated()). An engine with
-                               run_decimated may plan for that D (cpu-fft: an FFT size D
-                               divides and a granule that is a multiple of D), and its cost()
+                               run_decimated may plan for that D (cpu-direct: phase-ordered
+                               taps; cpu-fft: an FFT size D divides and a granule that is a
+                               multiple of D), and its cost()
                                is then that of run_decimated, still per full-rate output
                                frame (kept frames cost D times it). Engines without
                                run_decimated ignore it; run() keeps its contract. */

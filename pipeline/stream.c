@@ -411,8 +411,7 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
   /* Integer output is quantized on threads of its own: the engine's pool is
    * private to the engine. */
   if (s->out.fmt != CONVOY_FORMAT_F32 && req.threads > 1) s->out_pool = pool_create(req.threads);
-  if (decim_setup_engine(s, req.threads) != CONVOY_OK ||
-      setup_buffers(s, req.threads) != CONVOY_OK ||
+  if (setup_buffers(s, req.threads) != CONVOY_OK ||
       (s->out.fmt != CONVOY_FORMAT_F32 && req.threads > 1 && !s->out_pool)) {
     convoy_stream_destroy(s);
     return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY,
@@ -477,7 +476,9 @@ convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, siz
   s->ops->describe(s->impl, line, sizeof line);
   if (s->dec)
     snprintf(dec, sizeof dec, ", decimation %lld%s, shift %.9g cycles/sample",
-             (long long)s->dec->factor, s->dec->strided ? " (polyphase)" : "", s->dec->shift);
+             (long long)s->dec->factor,
+             s->ops->id == CONVOY_ENGINE_CPU_DIRECT && s->dec->factor > 1 ? " (polyphase)" : "",
+             s->dec->shift);
   snprintf(buf, buf_size, "%s; %d %schannel%s%s, %lld-frame work buffer%s", line, (int)s->channels,
            s->is_complex ? "complex " : "", s->channels == 1 ? "" : "s",
            !s->is_complex    ? ""

@@ -8,18 +8,14 @@
  * outputs itself (cuda/gpu_pipeline.h). At create:
  *   decim_setup_taps   rotates the taps, h'[j] = h[j] e^{j 2 pi f j}, making
  *                      them complex (the stream's complex_taps) when f != 0;
- *   decim_choose_engine  sets the request's decimation (engine.h) and picks
- *                      the engine, counting cpu-direct at 1/D of its
- *                      full-rate cost since it computes only kept outputs,
- *                      and cpu-fft at the cost of its folded run;
- *   decim_setup_engine   prepares the strided path for cpu-direct.
+ *   decim_choose_engine  sets the request's decimation (engine.h), so that
+ *                      the engines plan and cost a decimated run, and picks
+ *                      the engine.
  * On every engine run (decim_run) the stream's full-rate position
  * convoy_stream.full_pos says which of the run's outputs are kept: those at
- * absolute full-rate indices that are multiples of D. cpu-direct evaluates
- * only those (decimate_direct.h); an engine with run_decimated (cpu-fft:
- * the inverse transform at 1/D of the size) writes only those; any other
- * engine computes the run at the full rate and the kept frames are moved to
- * the front of the output rows.
+ * absolute full-rate indices that are multiples of D, which the engine's
+ * run_decimated writes (cpu-direct: polyphase, decimate_direct.h; cpu-fft:
+ * the inverse transform at 1/D of the size).
  * Then the kept outputs are rotated by e^{-j 2 pi f n D} (rotator.h).
  * Everything is a function of absolute indices, so chunking never changes a
  * bit. Not thread-safe beyond the stream's own rule.
@@ -37,19 +33,10 @@
 struct convoy_stream;
 
 typedef struct stream_decim {
-  int64_t factor;           /* D >= 1 */
-  double shift;             /* f, cycles per input sample; 0 = none */
-  float *rot_taps;          /* f != 0: the rotated (re, im) taps rows */
-  int strided;              /* cpu-direct: only kept outputs are computed */
-  float *poly;              /* strided: phase-ordered reversed taps (decimate_direct.h),
-                               one copy per distinct row */
-  const float **poly_of;    /* strided: [rows] */
-  float *scratch;           /* strided: slots x scratch_floats */
-  size_t scratch_floats;    /* decim_direct_scratch() */
-  int32_t slots;            /* threads that may run strided work at once */
-  int *real_pair;           /* strided, complex_taps: [channels] imaginary taps all zero */
-  struct worker_pool *pool; /* strided with threads > 1; NULL otherwise */
-  rotator rot;              /* f != 0 */
+  int64_t factor;  /* D >= 1 */
+  double shift;    /* f, cycles per input sample; 0 = none */
+  float *rot_taps; /* f != 0: the rotated (re, im) taps rows */
+  rotator rot;     /* f != 0 */
 } stream_decim;
 
 /* Multiples of factor in [pos, pos + n): the kept outputs among n full-rate
@@ -72,10 +59,6 @@ convoy_status decim_setup_taps(struct convoy_stream *s, const convoy_stream_conf
  * when no engine can serve. */
 const engine_ops *decim_choose_engine(const struct convoy_stream *s, convoy_engine wanted,
                                       engine_request *r, char *err, size_t err_size);
-
-/* After the engine is made: prepares the strided path for cpu-direct, with
- * a worker pool of `threads` (the stream's config.threads resolved). */
-convoy_status decim_setup_engine(struct convoy_stream *s, int32_t threads);
 
 /* Runs the engine on n full-rate frames (as run_engine in stream_process.c)
  * of which the first keep are real outputs, and leaves the *kept decimated,
