@@ -162,6 +162,12 @@ XRUNS=$(summary_field xruns run.err)
 LATE=$(summary_field late run.err)
 FAILED=$(summary_field failed run.err)
 AUDIO=$(summary_field audio run.err)
+# With no xrun at all the summary prints "xruns 0" without the breakdown.
+if [ "$XRUNS" = 0 ]; then
+  LATE=${LATE:-0}
+  FAILED=${FAILED:-0}
+  AUDIO=${AUDIO:-0}
+fi
 CHANGES=$(summary_field 'IR changes' run.err)
 # The server logs why it reported an xrun: its timer woke late, or convoy's
 # thread had not finished ("Triggered": woken but not yet scheduled;
