@@ -1,14 +1,14 @@
 /*
  * capture_run.h - the read -> filter -> write pass of `convoy filter` on a
  * capture: frames are read from a capture_reader in chunks, filtered through
- * a convoy_stream, trimmed to the output window, scaled by the gain and
- * written through a capture_writer.
+ * a convoy_stream (any gain is in its taps), trimmed to the output window
+ * and written through a capture_writer.
  *
- * Three threads joined by rings of chunk buffers (cli/work_queue.h): the
- * reader (pread and, where the library cannot take the stored samples as
- * they are, the conversion to float), the filter (the calling thread) and
- * the writer (conversion to the output datatype, with its clip tally).
- * Memory is a fixed number of chunks, whatever the capture's size.
+ * The pass is cli/pass_loop.h's: the reader thread does the pread and,
+ * where the library cannot take the stored samples as they are, the
+ * conversion to float; the writer thread the conversion to the output
+ * datatype, with its clip tally. Memory is a fixed number of chunks,
+ * whatever the capture's size.
  *
  * Integer samples the library reads in their stored width (native byte
  * order, default scaling: ci8/ri8 as S8, cu8/ru8 as U8, ci16/ri16 as S16,

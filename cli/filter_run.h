@@ -3,9 +3,9 @@
  * through a convoy_stream, trimmed to the output window, scaled, and handed
  * to a consumer (the audio sink, or a peak meter for --normalize).
  *
- * Reading, filtering and consuming run on three threads joined by small
- * rings of chunk buffers, so disk I/O and sample conversion overlap the
- * filtering. Chunks reach the consumer in order, on one thread at a time.
+ * The pass is cli/pass_loop.h's: reading, filtering and consuming run on
+ * three threads, and chunks reach the consumer in order, on one thread at a
+ * time (the gain is applied there too).
  *
  * Output window, in frames of the full convolution y[0 .. N+M-2] of N input
  * frames with M taps: y[skip .. skip+N-1] without tail (the input's length),

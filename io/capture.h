@@ -141,6 +141,15 @@ void capture_to_float(capture_datatype t, capture_scaling s, const void *src, si
 void capture_from_float(capture_datatype t, capture_scaling s, const float *src, size_t n_values,
                         void *dst, capture_tally *tally);
 
+/* 1 when capture_from_float() stores floats of t with scaling s unchanged:
+ * float32 of the host's byte order, scale 1, offset 0 (never clipped). */
+int capture_from_float_is_copy(capture_datatype t, capture_scaling s);
+
+/* What capture_from_float() adds to *tally for n_values floats, without
+ * converting them: the peak (such floats are never clipped when stored as a
+ * copy). */
+void capture_tally_peak(capture_tally *tally, const float *src, size_t n_values);
+
 /* ------------------------------------------------------------- reader */
 
 typedef struct capture_reader capture_reader;

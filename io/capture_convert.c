@@ -133,6 +133,15 @@ static double peak_of(const float *x, size_t n, double peak) {
   return pk;
 }
 
+int capture_from_float_is_copy(capture_datatype t, capture_scaling s) {
+  return t.kind == CAPTURE_KIND_FLOAT && t.width == 4 && t.big_endian == HOST_BIG_ENDIAN &&
+         s.scale == 1.0 && s.offset == 0.0;
+}
+
+void capture_tally_peak(capture_tally *tally, const float *src, size_t n) {
+  tally->peak = peak_of(src, n, tally->peak);
+}
+
 void capture_from_float(capture_datatype t, capture_scaling s, const float *src, size_t n,
                         void *dst, capture_tally *tally) {
   unsigned char *p = dst;

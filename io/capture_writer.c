@@ -152,6 +152,12 @@ convoy_status capture_writer_write(capture_writer *w, const float *x, int64_t fr
     io_errorf(err, err_size, "capture_writer_write: invalid argument");
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
+  if (capture_from_float_is_copy(w->opt.type, w->opt.scaling)) {
+    capture_tally_peak(&w->tally, x, (size_t)(frames * w->values_per_frame));
+    convoy_status st = write_fully(w, x, frames * w->frame_bytes, err, err_size);
+    if (st == CONVOY_OK) w->frames += frames;
+    return st;
+  }
   while (frames > 0) {
     int64_t n = frames < w->stage_frames ? frames : w->stage_frames;
     capture_from_float(w->opt.type, w->opt.scaling, x, (size_t)(n * w->values_per_frame), w->stage,

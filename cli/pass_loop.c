@@ -1,0 +1,216 @@
+/* pass_loop.c - the read -> filter -> write loop of one pass. */
+#define _POSIX_C_SOURCE 200809L
+#include "pass_loop.h"
+
+#include "pass_threads.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Buffers in each ring: enough for the reader and the writer to stay a few
+ * chunks ahead of and behind the filter without holding much memory. */
+#define RING_BUFFERS 4
+
+typedef struct chunk {
+  void *scratch; /* input: the reader's, host memory (NULL when it needs none) */
+  void *data;    /* input: frames of in_format; output: of the output format */
+  int64_t frames;
+  int64_t offset; /* output: first kept frame */
+  int end;        /* marks the end of the stream (no data) */
+} chunk;
+
+typedef struct pipeline {
+  const pass_config *cfg;
+  chunk in[RING_BUFFERS], out[RING_BUFFERS];
+  int64_t out_capacity; /* frames per out buffer */
+  pass_threads t;
+  int64_t out_frames; /* written by the writer thread, read after join */
+  pass_result *res;   /* the filter loop's counts */
+} pipeline;
+
+static void fail(pipeline *pl, convoy_status st, const char *msg) {
+  pass_threads_fail(&pl->t, st, msg);
+}
+
+static void *reader_main(void *arg) {
+  pipeline *pl = arg;
+  const pass_config *cfg = pl->cfg;
+  char err[512];
+  for (;;) {
+    chunk *c = work_queue_pop(&pl->t.free_in);
+    if (!c) return NULL;
+    int64_t got = 0;
+    err[0] = '\0';
+    convoy_status st =
+        cfg->read(cfg->read_ctx, c->scratch, c->data, cfg->chunk_frames, &got, err, sizeof err);
+    if (st != CONVOY_OK) {
+      fail(pl, st, err[0] ? err : convoy_strerror(st));
+      return NULL;
+    }
+    int end = got == 0; /* c belongs to the filter thread once pushed */
+    c->frames = got;
+    c->offset = 0;
+    c->end = end;
+    work_queue_push(&pl->t.full_in, c);
+    if (end) return NULL;
+  }
+}
+
+static void *writer_main(void *arg) {
+  pipeline *pl = arg;
+  const pass_config *cfg = pl->cfg;
+  char err[512];
+  for (;;) {
+    chunk *c = work_queue_pop(&pl->t.full_out);
+    if (!c || c->end) return NULL;
+    if (c->frames > 0) {
+      err[0] = '\0';
+      unsigned char *frames = (unsigned char *)c->data + c->offset * cfg->out_frame_bytes;
+      convoy_status st = cfg->write(cfg->write_ctx, frames, c->frames, err, sizeof err);
+      if (st != CONVOY_OK) {
+        fail(pl, st, err[0] ? err : convoy_strerror(st));
+        return NULL;
+      }
+      pl->out_frames += c->frames;
+    }
+    work_queue_push(&pl->t.free_out, c);
+  }
+}
+
+/* Full-rate output frames before index i that the stream keeps: ceil(i / D). */
+static int64_t kept_before(const pass_config *cfg, int64_t i) {
+  const int64_t d = cfg->decimation > 1 ? cfg->decimation : 1;
+  return i / d + (i % d != 0);
+}
+
+/* Keeps the part of the n frames at (stream) output index `produced` that
+ * lies in the window's [skip, limit) of the full-rate output. */
+static void trim(const pass_config *cfg, chunk *c, int64_t produced, int64_t n, int64_t limit) {
+  const int64_t start = kept_before(cfg, cfg->skip);
+  if (limit != INT64_MAX) limit = kept_before(cfg, limit);
+  int64_t lo = produced > start ? produced : start;
+  int64_t hi = produced + n < limit ? produced + n : limit;
+  c->end = 0;
+  if (hi <= lo) {
+    c->offset = 0;
+    c->frames = 0;
+    return;
+  }
+  c->offset = lo - produced;
+  c->frames = hi - lo;
+}
+
+static void stream_fail(pipeline *pl, convoy_status st) {
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s: filtering failed: %s", pl->cfg->in_name,
+           convoy_stream_last_error(pl->cfg->stream));
+  fail(pl, st, msg);
+}
+
+/* The filter loop, on the calling thread. */
+static void filter_main(void *arg) {
+  pipeline *pl = arg;
+  pass_result *res = pl->res;
+  const pass_config *cfg = pl->cfg;
+  convoy_stream *s = cfg->stream;
+  int64_t produced = 0;
+  for (;;) {
+    chunk *ic = work_queue_pop(&pl->t.full_in);
+    if (!ic) return;
+    chunk *oc = work_queue_pop(&pl->t.free_out);
+    if (!oc) return;
+    int64_t n = 0;
+    convoy_status st;
+    if (!ic->end) {
+      st = convoy_stream_process_to(s, cfg->in_format, ic->data, ic->frames, oc->data,
+                                    pl->out_capacity, &n);
+      if (st != CONVOY_OK) {
+        stream_fail(pl, st);
+        return;
+      }
+      res->in_frames += ic->frames;
+      work_queue_push(&pl->t.free_in, ic);
+      trim(cfg, oc, produced, n, INT64_MAX);
+      produced += n;
+      work_queue_push(&pl->t.full_out, oc);
+      if (cfg->progress) progress_update(cfg->progress, res->in_frames);
+      continue;
+    }
+    if (convoy_stream_flush_frames(s) > pl->out_capacity) {
+      fail(pl, CONVOY_ERR_INTERNAL, "internal error: flush larger than its buffer");
+      return;
+    }
+    st = convoy_stream_flush_to(s, oc->data, pl->out_capacity, &n);
+    if (st != CONVOY_OK) {
+      stream_fail(pl, st);
+      return;
+    }
+    int64_t taps = convoy_stream_taps(s);
+    int64_t limit =
+        (cfg->tail ? res->in_frames + taps - 1 : cfg->skip + res->in_frames) - cfg->drop_end;
+    trim(cfg, oc, produced, n, limit);
+    work_queue_push(&pl->t.full_out, oc);
+    ic->end = 1; /* the input's end marker goes on to stop the writer */
+    ic->frames = 0;
+    work_queue_push(&pl->t.full_out, ic);
+    return;
+  }
+}
+
+static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
+  const pass_config *cfg = pl->cfg;
+  convoy_stream *s = cfg->stream;
+  /* max_output() depends on the frames held back at the time of the call;
+   * never more than latency() are, so these bound every call and the flush. */
+  int64_t latency = convoy_stream_latency(s);
+  int64_t cap = convoy_stream_max_output(s, cfg->chunk_frames);
+  if (cfg->chunk_frames + latency > cap) cap = cfg->chunk_frames + latency;
+  if (latency + convoy_stream_taps(s) - 1 > cap) cap = latency + convoy_stream_taps(s) - 1;
+  pl->out_capacity = cap;
+  const size_t frames = (size_t)cfg->chunk_frames;
+  for (int i = 0; i < RING_BUFFERS; i++) {
+    /* Pinned where a GPU is usable, so a GPU stream copies straight from
+     * and into these buffers instead of through its staging ring. */
+    pl->in[i].data = convoy_host_alloc(frames * cfg->in_frame_bytes);
+    if (cfg->scratch_frame_bytes) pl->in[i].scratch = malloc(frames * cfg->scratch_frame_bytes);
+    pl->out[i].data = convoy_host_alloc((size_t)cap * cfg->out_frame_bytes);
+    if (!pl->in[i].data || (cfg->scratch_frame_bytes && !pl->in[i].scratch) || !pl->out[i].data) {
+      snprintf(err, err_size, "out of memory for %d buffers of %lld frames", 2 * RING_BUFFERS,
+               (long long)cap);
+      return -1;
+    }
+  }
+  if (pass_threads_init(&pl->t, pl->in, sizeof pl->in[0], pl->out, sizeof pl->out[0], RING_BUFFERS,
+                        err, err_size) != 0)
+    return -1;
+  return 0;
+}
+
+static void pipeline_free(pipeline *pl) {
+  for (int i = 0; i < RING_BUFFERS; i++) {
+    free(pl->in[i].scratch);
+    convoy_host_free(pl->in[i].data);
+    convoy_host_free(pl->out[i].data);
+  }
+  pass_threads_destroy(&pl->t);
+}
+
+convoy_status pass_run(const pass_config *cfg, pass_result *res, char *err, size_t err_size) {
+  memset(res, 0, sizeof *res);
+  pipeline *pl = calloc(1, sizeof *pl);
+  if (!pl) {
+    snprintf(err, err_size, "out of memory");
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  pl->cfg = cfg;
+  pl->res = res;
+  convoy_status st = CONVOY_ERR_OUT_OF_MEMORY;
+  if (pipeline_alloc(pl, err, err_size) == 0) {
+    st = pass_threads_run(&pl->t, reader_main, writer_main, filter_main, pl, err, err_size);
+    res->out_frames = pl->out_frames;
+  }
+  pipeline_free(pl);
+  free(pl);
+  return st;
+}

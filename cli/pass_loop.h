@@ -1,0 +1,68 @@
+/*
+ * pass_loop.h - one pass of `convoy filter` through a convoy_stream: frames
+ * are read in chunks, filtered, trimmed to the output window and written, on
+ * three threads (cli/pass_threads.h) joined by rings of chunk buffers. The
+ * audio pass (filter_run.h) and the capture pass (capture_run.h) are this
+ * loop with their own read and write callbacks.
+ *
+ * Memory is a fixed number of chunks, whatever the input's length. Chunks
+ * reach the writer in order, on one thread at a time.
+ *
+ * Output window, in frames of the full convolution y[0 .. N+M-2] of the N
+ * frames read with M taps: y[skip .. skip+N-1], or y[skip .. N+M-2] with
+ * tail, less drop_end frames at the end. With decimation D > 1 (the stream's
+ * config.decimation, given here too) the stream keeps y[k D] only, and the
+ * window keeps those of them inside it.
+ */
+#ifndef CONVOY_CLI_PASS_LOOP_H
+#define CONVOY_CLI_PASS_LOOP_H
+
+#include "convoy.h"
+#include "progress.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads up to max_frames frames into in (frames of the pass's in_format),
+ * using scratch (scratch_frame_bytes a frame; NULL when that is 0) as it
+ * likes; *got = 0 at the end of the input. Runs on the reader thread.
+ * Returns CONVOY_OK or a status with a one-line message in err. */
+typedef convoy_status (*pass_read_fn)(void *ctx, void *scratch, void *in, int64_t max_frames,
+                                      int64_t *got, char *err, size_t err_size);
+
+/* Takes n frames of the stream's output format (the buffer is the writer's
+ * to change until it returns). Runs on the writer thread. Returns CONVOY_OK
+ * or a status with a one-line message in err. */
+typedef convoy_status (*pass_write_fn)(void *ctx, void *frames, int64_t n, char *err,
+                                       size_t err_size);
+
+typedef struct pass_config {
+  const char *in_name;            /* input's name for messages */
+  convoy_stream *stream;          /* fresh or reset */
+  int64_t chunk_frames;           /* frames per read, >= 1 */
+  convoy_sample_format in_format; /* what read() puts in its in buffer */
+  size_t in_frame_bytes;          /* bytes of one frame of in_format */
+  size_t scratch_frame_bytes;     /* read()'s scratch per frame; 0: none */
+  size_t out_frame_bytes;         /* bytes of one frame of the stream's output format */
+  pass_read_fn read;
+  void *read_ctx;
+  pass_write_fn write;
+  void *write_ctx;
+  int64_t skip;       /* output frames dropped at the start, 0 .. M-1 */
+  int tail;           /* 1: keep the M-1 frames of ring-out */
+  int64_t drop_end;   /* frames dropped at the end of the window */
+  int64_t decimation; /* the stream's config.decimation; 0 or 1: none */
+  progress *progress; /* may be NULL */
+} pass_config;
+
+typedef struct pass_result {
+  int64_t in_frames;  /* frames read */
+  int64_t out_frames; /* frames written */
+} pass_result;
+
+/* Runs the pass to the end of the input. On failure returns the first error
+ * (reading, filtering or writing) with its one-line message in err; the
+ * writer may then have received part of the output. */
+convoy_status pass_run(const pass_config *cfg, pass_result *res, char *err, size_t err_size);
+
+#endif /* CONVOY_CLI_PASS_LOOP_H */
