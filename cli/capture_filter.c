@@ -123,10 +123,10 @@ static int run(capture_job *j) {
   rc.out_type = j->out.wo.type;
   rc.out_scaling = j->out.wo.scaling;
   rc.chunk_frames = chunk_frames(j);
-  rc.skip = j->align_skip;
-  rc.tail = j->tail;
-  rc.drop_end = j->drop_end;
-  rc.decimation = capture_xlate_factor(&j->o->capture.xlate);
+  rc.window.skip = j->align_skip;
+  rc.window.tail = j->tail;
+  rc.window.drop_end = j->drop_end;
+  rc.window.decimation = capture_xlate_factor(&j->o->capture.xlate);
   rc.progress = &j->prog;
   progress_start(&j->prog, isatty(STDERR_FILENO) && !j->o->quiet, "filtering",
                  capture_reader_frames(j->in.reader), j->in.rate);

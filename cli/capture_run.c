@@ -92,10 +92,7 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
   pc.read_ctx = &cp;
   pc.write = write_capture;
   pc.write_ctx = &cp;
-  pc.skip = cfg->skip;
-  pc.tail = cfg->tail;
-  pc.drop_end = cfg->drop_end;
-  pc.decimation = cfg->decimation;
+  pc.window = cfg->window;
   pc.progress = cfg->progress;
   res->direct = cp.direct;
   pass_result pr;

@@ -31,6 +31,7 @@
 
 #include "capture.h"
 #include "convoy.h"
+#include "pass_loop.h"
 #include "progress.h"
 
 #include <stddef.h>
@@ -44,11 +45,8 @@ typedef struct capture_run_config {
   capture_datatype out_type; /* the writer's datatype and scaling */
   capture_scaling out_scaling;
   int64_t chunk_frames; /* frames per read, >= 1 */
-  int64_t skip;         /* output frames dropped at the start, 0 .. M-1 */
-  int tail;             /* 1: keep the M-1 frames of ring-out */
-  int64_t drop_end;     /* frames dropped at the end of the window: 0 .. skip, or
-                           0 .. M-1 with tail (a valid-mode correlation) */
-  int64_t decimation;   /* the stream's config.decimation; 0 or 1: none */
+  pass_window window;   /* skip, tail, drop_end (a valid-mode correlation) and the
+                           stream's config.decimation */
   progress *progress;   /* may be NULL */
 } capture_run_config;
 

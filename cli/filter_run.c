@@ -37,8 +37,8 @@ convoy_status filter_run(const filter_run_config *cfg, filter_run_result *res, c
   pc.read_ctx = (void *)cfg;
   pc.write = write_scaled;
   pc.write_ctx = (void *)cfg;
-  pc.skip = cfg->skip;
-  pc.tail = cfg->tail;
+  pc.window.skip = cfg->skip;
+  pc.window.tail = cfg->tail;
   pc.progress = cfg->progress;
   pass_result pr;
   convoy_status st = pass_run(&pc, &pr, err, err_size);

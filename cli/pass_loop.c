@@ -79,16 +79,16 @@ static void *writer_main(void *arg) {
 }
 
 /* Full-rate output frames before index i that the stream keeps: ceil(i / D). */
-static int64_t kept_before(const pass_config *cfg, int64_t i) {
-  const int64_t d = cfg->decimation > 1 ? cfg->decimation : 1;
+static int64_t kept_before(const pass_window *w, int64_t i) {
+  const int64_t d = w->decimation > 1 ? w->decimation : 1;
   return i / d + (i % d != 0);
 }
 
 /* Keeps the part of the n frames at (stream) output index `produced` that
  * lies in the window's [skip, limit) of the full-rate output. */
-static void trim(const pass_config *cfg, chunk *c, int64_t produced, int64_t n, int64_t limit) {
-  const int64_t start = kept_before(cfg, cfg->skip);
-  if (limit != INT64_MAX) limit = kept_before(cfg, limit);
+static void trim(const pass_window *w, chunk *c, int64_t produced, int64_t n, int64_t limit) {
+  const int64_t start = kept_before(w, w->skip);
+  if (limit != INT64_MAX) limit = kept_before(w, limit);
   int64_t lo = produced > start ? produced : start;
   int64_t hi = produced + n < limit ? produced + n : limit;
   c->end = 0;
@@ -131,7 +131,7 @@ static void filter_main(void *arg) {
       }
       res->in_frames += ic->frames;
       work_queue_push(&pl->t.free_in, ic);
-      trim(cfg, oc, produced, n, INT64_MAX);
+      trim(&cfg->window, oc, produced, n, INT64_MAX);
       produced += n;
       work_queue_push(&pl->t.full_out, oc);
       if (cfg->progress) progress_update(cfg->progress, res->in_frames);
@@ -147,9 +147,9 @@ static void filter_main(void *arg) {
       return;
     }
     int64_t taps = convoy_stream_taps(s);
-    int64_t limit =
-        (cfg->tail ? res->in_frames + taps - 1 : cfg->skip + res->in_frames) - cfg->drop_end;
-    trim(cfg, oc, produced, n, limit);
+    const pass_window *w = &cfg->window;
+    int64_t limit = (w->tail ? res->in_frames + taps - 1 : w->skip + res->in_frames) - w->drop_end;
+    trim(&cfg->window, oc, produced, n, limit);
     work_queue_push(&pl->t.full_out, oc);
     ic->end = 1; /* the input's end marker goes on to stop the writer */
     ic->frames = 0;

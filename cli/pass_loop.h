@@ -36,6 +36,14 @@ typedef convoy_status (*pass_read_fn)(void *ctx, void *scratch, void *in, int64_
 typedef convoy_status (*pass_write_fn)(void *ctx, void *frames, int64_t n, char *err,
                                        size_t err_size);
 
+/* The output window (above) in frames of the full-rate convolution. */
+typedef struct pass_window {
+  int64_t skip;       /* output frames dropped at the start, 0 .. M-1 */
+  int tail;           /* 1: keep the M-1 frames of ring-out */
+  int64_t drop_end;   /* frames dropped at the end: 0 .. skip, or 0 .. M-1 with tail */
+  int64_t decimation; /* the stream's config.decimation; 0 or 1: none */
+} pass_window;
+
 typedef struct pass_config {
   const char *in_name;            /* input's name for messages */
   convoy_stream *stream;          /* fresh or reset */
@@ -48,10 +56,7 @@ typedef struct pass_config {
   void *read_ctx;
   pass_write_fn write;
   void *write_ctx;
-  int64_t skip;       /* output frames dropped at the start, 0 .. M-1 */
-  int tail;           /* 1: keep the M-1 frames of ring-out */
-  int64_t drop_end;   /* frames dropped at the end of the window */
-  int64_t decimation; /* the stream's config.decimation; 0 or 1: none */
+  pass_window window;
   progress *progress; /* may be NULL */
 } pass_config;
 
