@@ -1,5 +1,5 @@
 /*
- * fuzz_replay.c - runs the fuzz entry point (fuzz_capture.c) without
+ * fuzz_replay.c - runs a fuzz entry point (fuzz_capture.c, fuzz_taps.c) without
  * libFuzzer: every file of the corpus directory given as argv[1], then
  * seeded mutations of them (bit flips, random and JSON-significant bytes
  * written, inserted or deleted, chunks duplicated or spliced from another
@@ -19,6 +19,11 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The program's name in its messages and its seed's (set per target). */
+#ifndef FUZZ_NAME
+#define FUZZ_NAME "fuzz_capture_replay"
+#endif
 
 typedef struct input {
   unsigned char *p;
@@ -168,16 +173,16 @@ static void mutate(ts_rng *rng, const input *src, unsigned char *out, size_t *n)
 
 int main(int argc, char **argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: fuzz_capture_replay CORPUS_DIR\n");
+    fprintf(stderr, "usage: " FUZZ_NAME " CORPUS_DIR\n");
     return 2;
   }
   if (load_dir(argv[1]) != 0 || n_corpus == 0) {
-    fprintf(stderr, "fuzz_capture_replay: no corpus in %s\n", argv[1]);
+    fprintf(stderr, FUZZ_NAME ": no corpus in %s\n", argv[1]);
     return 1;
   }
   for (int i = 0; i < n_corpus; i++) LLVMFuzzerTestOneInput(corpus[i].p, corpus[i].n);
   ts_rng rng;
-  ts_rng_init(&rng, ts_seed("fuzz_capture_replay"));
+  ts_rng_init(&rng, ts_seed(FUZZ_NAME));
   const int per_input = ts_quick() ? 1000 : 3000;
   unsigned char *buf = malloc(MAX_SIZE);
   if (!buf) return 1;
@@ -189,8 +194,7 @@ int main(int argc, char **argv) {
       LLVMFuzzerTestOneInput(buf, n);
     }
   }
-  printf("fuzz_capture_replay: %d corpus files, %ld mutated inputs, no property violated\n",
-         n_corpus, runs);
+  printf(FUZZ_NAME ": %d corpus files, %ld mutated inputs, no property violated\n", n_corpus, runs);
   free(buf);
   for (int i = 0; i < n_corpus; i++) free(corpus[i].p);
   return 0;
