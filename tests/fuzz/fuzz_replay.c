@@ -20,9 +20,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* The program's name in its messages and its seed's (set per target). */
+/* The program's name in its messages (set per target in CMakeLists.txt). */
 #ifndef FUZZ_NAME
-#define FUZZ_NAME "fuzz_capture_replay"
+#define FUZZ_NAME "fuzz_replay"
 #endif
 
 typedef struct input {
