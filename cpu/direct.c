@@ -194,6 +194,7 @@ typedef struct direct_plan {
   int64_t taps_len;
   int32_t threads;
   worker_pool *pool;    /* NULL with one thread */
+  int own_pool;         /* pool was started here (not the request's) */
   float *rev;           /* reversed taps: one copy per distinct taps pointer */
   const float **rev_of; /* [channels] */
   /* Decimated runs (engine_request.decimation = step > 1): only the kept
@@ -234,7 +235,7 @@ static double direct_cost(const engine_request *r) {
 static void direct_destroy(void *impl) {
   direct_plan *p = impl;
   if (!p) return;
-  pool_destroy(p->pool);
+  if (p->own_pool) pool_destroy(p->pool);
   free(p->rev);
   free(p->rev_of);
   free(p->poly);
@@ -284,7 +285,10 @@ static convoy_status direct_create(const engine_request *r, void **impl, char *e
   p->taps_len = r->taps_len;
   p->threads = r->threads < 1 ? 1 : r->threads;
   if (p->threads > 1) {
-    p->pool = pool_create(p->threads);
+    /* A lent pool of another size would hand out slots past the buffers. */
+    const int lent = r->pool && pool_threads(r->pool) == p->threads;
+    p->own_pool = !lent;
+    p->pool = lent ? r->pool : pool_create(p->threads);
     if (!p->pool) {
       direct_destroy(p);
       return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,

@@ -99,6 +99,7 @@ typedef struct ols_plan {
   fftwf_complex **freq2;     /* complex_taps: [threads] -> the imaginary row's spectrum */
   fftwf_complex **fold;      /* D > 1: [threads] -> m_bins folded values */
   worker_pool *pool;         /* NULL with one thread */
+  int own_pool;              /* pool was started here (not the request's) */
 } ols_plan;
 
 /* x[j] *= h[j] over n_bins interleaved complex values. Plain multiplies and
@@ -193,7 +194,7 @@ static double ols_cost(const engine_request *r) {
 static void ols_destroy(void *impl) {
   ols_plan *p = impl;
   if (!p) return;
-  pool_destroy(p->pool);
+  if (p->own_pool) pool_destroy(p->pool);
   if (p->forward || p->inverse) {
     convoy_fftw_lock();
     if (p->forward) fftwf_destroy_plan(p->forward);
@@ -355,7 +356,10 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
   }
   compute_spectra(p, r);
   if (p->threads > 1) {
-    p->pool = pool_create(p->threads);
+    /* A lent pool of another size would hand out slots past the buffers. */
+    const int lent = r->pool && pool_threads(r->pool) == p->threads;
+    p->own_pool = !lent;
+    p->pool = lent ? r->pool : pool_create(p->threads);
     if (!p->pool) {
       ols_destroy(p);
       return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,

@@ -40,6 +40,11 @@ typedef struct engine_request {
                                is then that of run_decimated, still per full-rate output
                                frame (kept frames cost D times it). Engines without
                                run_decimated ignore it; run() keeps its contract. */
+  struct worker_pool *pool; /* optional (CPU engines): a pool of `threads` workers to run
+                               on instead of starting one; the caller's, outliving the
+                               engine and used by one engine at a time. NULL (or a pool
+                               of another size than the engine runs): the engine starts
+                               its own when threads > 1 */
 } engine_request;
 
 typedef struct engine_ops {

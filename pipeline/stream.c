@@ -122,7 +122,7 @@ void convoy_stream_destroy(convoy_stream *stream) {
   if (s->ops && s->impl) s->ops->destroy(s->impl);
   gpu_pipeline_destroy(s->gpu);
   decim_destroy(s->dec);
-  pool_destroy(s->out_pool);
+  pool_destroy(s->pool);
   if (s->filters) {
     for (int32_t i = 0; i < s->n_filters; i++) filter_release(s->filters[i]);
   }
@@ -395,6 +395,15 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
     *stream = s;
     return CONVOY_OK;
   }
+  if (req.threads > 1) {
+    s->pool = pool_create(req.threads);
+    if (!s->pool) {
+      convoy_stream_destroy(s);
+      return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: cannot start %d threads", fn,
+                              (int)req.threads);
+    }
+    req.pool = s->pool;
+  }
   st = s->ops->create(&req, &s->impl, msg, sizeof msg);
   if (st != CONVOY_OK) {
     s->impl = NULL;
@@ -408,11 +417,7 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
     return convoy_error_set(CONVOY_ERR_INTERNAL, "%s: engine '%s' reported granule %lld", fn,
                             convoy_engine_name(cfg.engine), (long long)g);
   }
-  /* Integer output is quantized on threads of its own: the engine's pool is
-   * private to the engine. */
-  if (s->out.fmt != CONVOY_FORMAT_F32 && req.threads > 1) s->out_pool = pool_create(req.threads);
-  if (setup_buffers(s, req.threads) != CONVOY_OK ||
-      (s->out.fmt != CONVOY_FORMAT_F32 && req.threads > 1 && !s->out_pool)) {
+  if (setup_buffers(s, req.threads) != CONVOY_OK) {
     convoy_stream_destroy(s);
     return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY,
                             "%s: cannot allocate stream buffers (%d channels, %lld taps)", fn,

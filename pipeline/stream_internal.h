@@ -64,9 +64,10 @@ struct convoy_stream {
   uint64_t out_index; /* CPU engines: output samples written (the dither position) */
   output_tally tally; /* CPU engines: integer output statistics */
 
-  /* CPU engines with integer output and threads > 1: the threads that
-   * quantize large runs (output_write_parallel); NULL otherwise. */
-  struct worker_pool *out_pool;
+  /* CPU engines with threads > 1: the stream's workers, lent to the engine
+   * (engine_request.pool) and quantizing large runs of integer output
+   * (output_write_parallel) between engine runs; NULL otherwise. */
+  struct worker_pool *pool;
 
   /* Decimation and shift (stream_decimate.h): dec is NULL when neither is
    * configured, and then nothing below the engine run changes. */

@@ -38,7 +38,7 @@ static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, void 
     return stream_fail(s, st, "%s: %s", convoy_engine_name(s->ops->id),
                        msg[0] ? msg : convoy_strerror(st));
   }
-  output_write_parallel(&s->out, s->out_pool, (const float *const *)s->out_buf, s->rows, keep,
+  output_write_parallel(&s->out, s->pool, (const float *const *)s->out_buf, s->rows, keep,
                         s->out_index, out, &s->tally);
   s->out_index += (uint64_t)keep * (uint64_t)s->rows;
   s->full_pos += n;
