@@ -4,6 +4,7 @@
 #include "taps_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <locale.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -128,4 +129,8 @@ double taps_strtod(const char *s, char **end) {
   uselocale(old);
   errno = e;
   return v;
+}
+
+int taps_fits_float(double v) {
+  return fabs(v) < ldexp(1.0, 128) - ldexp(1.0, 103);
 }

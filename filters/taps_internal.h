@@ -60,6 +60,12 @@ convoy_status taps_parse_raw_f32(const char *name, const unsigned char *buf, siz
 convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *taps, char *err,
                               size_t err_size);
 
+/* 1 when the finite double v rounds to a finite float32: |v| below the
+ * midpoint between FLT_MAX and 2^128 (which rounds to even, infinity). So
+ * the shortest decimal forms of FLT_MAX ("3.4028235e+38", as NumPy prints
+ * it), though above FLT_MAX as doubles, are taken as FLT_MAX. */
+int taps_fits_float(double v);
+
 /* Locale-independent strtod: always reads '.' as the decimal point, whatever
  * the calling thread's LC_NUMERIC. Same contract as strtod otherwise. */
 double taps_strtod(const char *s, char **end);

@@ -7,7 +7,6 @@
  * truncated, a longer one is corrupt. float64 values must fit in float32. */
 #include "taps_internal.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -234,10 +233,10 @@ convoy_status taps_parse_npy(const char *name, const unsigned char *buf, size_t 
       uint64_t u = load_bytes(data + (size_t)i * 8, 8, big);
       memcpy(&v, &u, 8);
     }
-    const char *bad = isnan(v)            ? "is NaN"
-                      : isinf(v)          ? "is infinite"
-                      : fabs(v) > FLT_MAX ? "is beyond the float32 range (about 3.4e38)"
-                                          : NULL;
+    const char *bad = isnan(v)              ? "is NaN"
+                      : isinf(v)            ? "is infinite"
+                      : !taps_fits_float(v) ? "is beyond the float32 range (about 3.4e38)"
+                                            : NULL;
     if (bad) {
       convoy_taps_free(taps);
       return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,

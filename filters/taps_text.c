@@ -4,7 +4,6 @@
 #include "taps_internal.h"
 
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +58,7 @@ static convoy_status parse_token(const char *name, long line, const char *tok, s
   if (isinf(v) && !range_error)
     return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: line %ld: '%s' is infinite",
                                name, line, q);
-  if (isinf(v) || fabs(v) > FLT_MAX)
+  if (!taps_fits_float(v))
     return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
                                "%s: line %ld: '%s' is beyond the float32 range (about 3.4e38)",
                                name, line, q);

@@ -8,6 +8,7 @@
 #include "convoy_taps.h"
 #include "test_support.h"
 
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <sndfile.h>
@@ -147,6 +148,14 @@ static void test_text_errors(void) {
               "line 1", "infinite");
   expect_fail("-Infinity", write_text("inf2.txt", "1\n\n-Infinity"), CONVOY_TAPS_AUTO,
               CONVOY_ERR_FORMAT, "line 3", "infinite");
+  /* FLT_MAX's shortest decimal forms lie above it and round down to it; the
+   * next digit up rounds to infinity. */
+  const float flt_max[3] = {FLT_MAX, -FLT_MAX, FLT_MAX};
+  expect_taps("FLT_MAX as printed",
+              write_text("max.txt", "3.4028235e+38 -3.40282347e38\n3.4028235677e38"),
+              CONVOY_TAPS_AUTO, flt_max, 3);
+  expect_fail("just beyond FLT_MAX", write_text("max2.txt", "3.4028236e38"), CONVOY_TAPS_AUTO,
+              CONVOY_ERR_FORMAT, "'3.4028236e38'", "float32 range");
   expect_fail("beyond float", write_text("big.txt", "1e39"), CONVOY_TAPS_AUTO, CONVOY_ERR_FORMAT,
               "'1e39'", "float32 range");
   expect_fail("beyond double", write_text("big2.txt", "0\n-1e400"), CONVOY_TAPS_AUTO,
@@ -283,6 +292,12 @@ static void test_npy_errors(void) {
               write_npy("inf.npy", 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
                         inf_v, 2, 4, 1, 0, 0),
               CONVOY_TAPS_AUTO, CONVOY_ERR_FORMAT, "tap 0", "infinite");
+  const double max_v[2] = {3.4028235e38, -3.4028235e38};
+  const float max_f[2] = {FLT_MAX, -FLT_MAX};
+  expect_taps("npy f8 of FLT_MAX as printed",
+              write_npy("max.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }",
+                        max_v, 2, 8, 0, 0, 0),
+              CONVOY_TAPS_AUTO, max_f, 2);
   const double big_v[2] = {1.0, 1e300};
   expect_fail("npy f8 beyond float",
               write_npy("big.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }",
