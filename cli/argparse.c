@@ -120,3 +120,21 @@ int arg_int64(const arg_parser *p, const char *text, int64_t lo, int64_t hi, int
              (long long)lo, (long long)hi);
   return -1;
 }
+
+int arg_list(const arg_parser *p, const char *text,
+             int (*item)(const arg_parser *p, const char *element, void *ctx), void *ctx) {
+  char buf[512];
+  if (strlen(text) >= sizeof buf) return diag_usage(p->cmd, "%s: list too long", p->current);
+  snprintf(buf, sizeof buf, "%s", text);
+  int n = 0;
+  for (char *tok = buf, *next; tok; tok = next) {
+    next = strchr(tok, ',');
+    if (next) *next++ = '\0';
+    if (!*tok) continue;
+    int rc = item(p, tok, ctx);
+    if (rc != 0) return rc;
+    n++;
+  }
+  if (n == 0) return diag_usage(p->cmd, "%s: empty list", p->current);
+  return 0;
+}

@@ -56,6 +56,13 @@ int arg_double(const arg_parser *p, const char *text, double *v);
 /* An integer in [lo, hi]. */
 int arg_int64(const arg_parser *p, const char *text, int64_t lo, int64_t hi, int64_t *v);
 
+/* A comma-separated list as an option's value ("--taps 16,128,1024"): item()
+ * is called for each non-empty element with ctx, and returns 0 or a usage
+ * exit status (having printed the message). Returns 0, item's status, or a
+ * usage error (printed) for an empty or overlong list. */
+int arg_list(const arg_parser *p, const char *text,
+             int (*item)(const arg_parser *p, const char *element, void *ctx), void *ctx);
+
 /* The same checks without a parser: 0 on success, -1 otherwise; nothing printed. */
 int parse_double(const char *text, double *v);
 int parse_int64(const char *text, int64_t *v);

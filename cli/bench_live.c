@@ -106,31 +106,13 @@ int bench_live_requested(int argc, char **argv) {
 
 /* ------------------------------------------------------------------ options */
 
-typedef int (*item_fn)(const arg_parser *p, const char *tok, live_settings *s);
-
-/* Splits a comma-separated list; calls item() on each non-empty element. */
-static int parse_list(const arg_parser *p, const char *text, live_settings *s, item_fn item) {
-  char buf[512];
-  if (strlen(text) >= sizeof buf) return diag_usage(p->cmd, "%s: list too long", p->current);
-  snprintf(buf, sizeof buf, "%s", text);
-  int n = 0;
-  for (char *tok = buf, *next; tok; tok = next) {
-    next = strchr(tok, ',');
-    if (next) *next++ = '\0';
-    if (!*tok) continue;
-    if (item(p, tok, s) != 0) return CLI_EXIT_USAGE;
-    n++;
-  }
-  if (n == 0) return diag_usage(p->cmd, "%s: empty list", p->current);
-  return 0;
-}
-
 static int list_full(const arg_parser *p, int n) {
   if (n < LIVE_MAX_LIST) return 0;
   return diag_usage(p->cmd, "%s: at most %d values", p->current, LIVE_MAX_LIST);
 }
 
-static int engine_item(const arg_parser *p, const char *tok, live_settings *s) {
+static int engine_item(const arg_parser *p, const char *tok, void *ctx) {
+  live_settings *s = ctx;
   convoy_engine e;
   if (convoy_engine_from_name(tok, &e) != CONVOY_OK)
     return diag_usage(p->cmd, "%s: unknown engine '%s' (expected cpu, gpu or auto)", p->current,
@@ -143,7 +125,8 @@ static int engine_item(const arg_parser *p, const char *tok, live_settings *s) {
   return 0;
 }
 
-static int block_item(const arg_parser *p, const char *tok, live_settings *s) {
+static int block_item(const arg_parser *p, const char *tok, void *ctx) {
+  live_settings *s = ctx;
   int64_t v;
   if (list_full(p, s->n_blocks)) return CLI_EXIT_USAGE;
   if (arg_int64(p, tok, 1, CONVOY_RT_MAX_BLOCK, &v) != 0) return CLI_EXIT_USAGE;
@@ -151,7 +134,8 @@ static int block_item(const arg_parser *p, const char *tok, live_settings *s) {
   return 0;
 }
 
-static int ir_item(const arg_parser *p, const char *tok, live_settings *s) {
+static int ir_item(const arg_parser *p, const char *tok, void *ctx) {
+  live_settings *s = ctx;
   double v;
   if (list_full(p, s->n_ir)) return CLI_EXIT_USAGE;
   if (arg_double(p, tok, &v) != 0) return CLI_EXIT_USAGE;
@@ -161,7 +145,8 @@ static int ir_item(const arg_parser *p, const char *tok, live_settings *s) {
   return 0;
 }
 
-static int channels_item(const arg_parser *p, const char *tok, live_settings *s) {
+static int channels_item(const arg_parser *p, const char *tok, void *ctx) {
+  live_settings *s = ctx;
   int64_t v;
   if (list_full(p, s->n_channels)) return CLI_EXIT_USAGE;
   if (arg_int64(p, tok, 1, CONVOY_RT_MAX_CHANNELS, &v) != 0) return CLI_EXIT_USAGE;
@@ -231,19 +216,19 @@ static int parse_options(int argc, char **argv, live_settings *s) {
       break;
     case OPT_ENGINE:
       s->n_engines = 0;
-      rc = parse_list(&p, v, s, engine_item);
+      rc = arg_list(&p, v, engine_item, s);
       break;
     case OPT_BLOCK:
       s->n_blocks = 0;
-      rc = parse_list(&p, v, s, block_item);
+      rc = arg_list(&p, v, block_item, s);
       break;
     case OPT_IR_SECONDS:
       s->n_ir = 0;
-      rc = parse_list(&p, v, s, ir_item);
+      rc = arg_list(&p, v, ir_item, s);
       break;
     case OPT_CHANNELS:
       s->n_channels = 0;
-      rc = parse_list(&p, v, s, channels_item);
+      rc = arg_list(&p, v, channels_item, s);
       break;
     case OPT_RATE:
       rc = arg_int64(&p, v, 1000, 1536000, &n) ? CLI_EXIT_USAGE : 0;

@@ -117,24 +117,8 @@ static void default_engines(bench_settings *s) {
 }
 
 /* Splits a comma-separated list; calls item() on each non-empty element. */
-static int parse_list(const arg_parser *p, const char *text, bench_settings *s,
-                      int (*item)(const arg_parser *, const char *, bench_settings *)) {
-  char buf[512];
-  if (strlen(text) >= sizeof buf) return diag_usage(p->cmd, "%s: list too long", p->current);
-  snprintf(buf, sizeof buf, "%s", text);
-  int n = 0;
-  for (char *tok = buf, *next; tok; tok = next) {
-    next = strchr(tok, ',');
-    if (next) *next++ = '\0';
-    if (!*tok) continue;
-    if (item(p, tok, s) != 0) return CLI_EXIT_USAGE;
-    n++;
-  }
-  if (n == 0) return diag_usage(p->cmd, "%s: empty list", p->current);
-  return 0;
-}
-
-static int taps_item(const arg_parser *p, const char *tok, bench_settings *s) {
+static int taps_item(const arg_parser *p, const char *tok, void *ctx) {
+  bench_settings *s = ctx;
   int64_t n;
   if (bench_parse_count(tok, &n) != 0 || n > ((int64_t)1 << 31))
     return diag_usage(p->cmd, "%s: '%s' is not a tap count in 1..2^31", p->current, tok);
@@ -146,7 +130,8 @@ static int taps_item(const arg_parser *p, const char *tok, bench_settings *s) {
   return 0;
 }
 
-static int engine_item(const arg_parser *p, const char *tok, bench_settings *s) {
+static int engine_item(const arg_parser *p, const char *tok, void *ctx) {
+  bench_settings *s = ctx;
   if (strcmp(tok, "all") == 0) {
     default_engines(s);
     return 0;
@@ -192,11 +177,11 @@ static int parse_options(int argc, char **argv, bench_settings *s) {
       return -1;
     case OPT_TAPS:
       s->n_taps = 0;
-      rc = parse_list(&p, v, s, taps_item);
+      rc = arg_list(&p, v, taps_item, s);
       break;
     case OPT_ENGINE:
       s->n_engines = 0;
-      rc = parse_list(&p, v, s, engine_item);
+      rc = arg_list(&p, v, engine_item, s);
       break;
     case OPT_FRAMES:
       rc = parse_count_option(&p, v, (int64_t)1 << 40, &s->frames);
