@@ -28,6 +28,7 @@
  * tests/fuzz/corpus so that the replay test keeps them.
  */
 #include "capture.h"
+#include "fuzz_property.h"
 #include "sigmf.h"
 #include "sigmf_internal.h"
 
@@ -37,12 +38,6 @@
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static void fail(const char *what, const char *detail) {
-  fprintf(stderr, "fuzz_capture: property violated: %s%s%s\n", what, detail ? ": " : "",
-          detail ? detail : "");
-  abort();
-}
 
 static uint64_t hash(const uint8_t *data, size_t size) {
   uint64_t h = 1469598103934665603ull;
@@ -65,30 +60,32 @@ static void check_round_trip(const sigmf_meta *m, const char *step) {
   char err[256];
   if (sigmf_meta_parse(&again, text, strlen(text), "printed", err, sizeof err) != CONVOY_OK) {
     fprintf(stderr, "%s\n", text);
-    fail(step, err);
+    fuzz_violated(step, err);
   }
   char *text2 = sigmf_meta_print(again);
-  if (text2 && strcmp(text, text2) != 0) fail(step, "printing is not stable");
+  if (text2 && strcmp(text, text2) != 0) fuzz_violated(step, "printing is not stable");
   free(text2);
   sigmf_meta_free(again);
   free(text);
 }
 
 static void read_all(const sigmf_meta *m) {
-  if (!capture_datatype_valid(sigmf_meta_datatype(m))) fail("datatype", "invalid after parse");
+  if (!capture_datatype_valid(sigmf_meta_datatype(m)))
+    fuzz_violated("datatype", "invalid after parse");
   const int32_t ch = sigmf_meta_channels(m);
-  if (ch < 1 || ch > CONVOY_MAX_CHANNELS) fail("channels", "out of range");
+  if (ch < 1 || ch > CONVOY_MAX_CHANNELS) fuzz_violated("channels", "out of range");
   (void)sigmf_meta_sample_rate(m);
   (void)sigmf_meta_version(m);
   const int64_t nc = sigmf_meta_capture_count(m), na = sigmf_meta_annotation_count(m);
   for (int64_t i = 0; i < nc && i < 64; i++) {
     sigmf_capture c;
-    if (sigmf_meta_capture(m, i, &c) != 0 || c.sample_start < 0) fail("capture", "bad entry");
+    if (sigmf_meta_capture(m, i, &c) != 0 || c.sample_start < 0)
+      fuzz_violated("capture", "bad entry");
   }
   for (int64_t i = 0; i < na && i < 64; i++) {
     sigmf_annotation a;
     if (sigmf_meta_annotation(m, i, &a) != 0 || a.sample_start < 0 || a.sample_count < -1)
-      fail("annotation", "bad entry");
+      fuzz_violated("annotation", "bad entry");
   }
   capture_reader_options o;
   (void)sigmf_reader_options(m, &o, NULL, 0);
@@ -120,7 +117,8 @@ static void edit_all(const sigmf_meta *m, uint64_t seed) {
   if (sigmf_meta_record(e, &p, NULL, 0) == CONVOY_OK) check_round_trip(e, "record");
   for (int64_t i = 0; i < sigmf_meta_annotation_count(e) && i < 64; i++) {
     sigmf_annotation a;
-    if (sigmf_meta_annotation(e, i, &a) != 0 || a.sample_start < 0) fail("edit", "bad annotation");
+    if (sigmf_meta_annotation(e, i, &a) != 0 || a.sample_start < 0)
+      fuzz_violated("edit", "bad annotation");
   }
   sigmf_meta_free(e);
 }
@@ -131,8 +129,8 @@ static void fuzz_meta(const uint8_t *data, size_t size, uint64_t seed) {
   convoy_status st =
       sigmf_meta_parse(&m, (const char *)data, size, "fuzz.sigmf-meta", err, sizeof err);
   if (st != CONVOY_OK) {
-    if (m) fail("parse", "failure returned an object");
-    if (!err[0] || strchr(err, '\n')) fail("parse", "message empty or not one line");
+    if (m) fuzz_violated("parse", "failure returned an object");
+    if (!err[0] || strchr(err, '\n')) fuzz_violated("parse", "message empty or not one line");
     return;
   }
   read_all(m);
@@ -150,9 +148,9 @@ static void fuzz_strings(const uint8_t *data, size_t size) {
   char err[256];
   if (capture_datatype_parse(s, &t, err, sizeof err) == CONVOY_OK &&
       strcmp(capture_datatype_name(t), s) != 0)
-    fail("datatype", "name does not round-trip");
+    fuzz_violated("datatype", "name does not round-trip");
   if (capture_datatype_from_path(s, &t, err, sizeof err) == CONVOY_OK && !capture_datatype_valid(t))
-    fail("extension", "invalid type");
+    fuzz_violated("extension", "invalid type");
   char *mp, *dp;
   if (sigmf_paths(s, &mp, &dp, err, sizeof err) == CONVOY_OK) {
     free(mp);
@@ -170,7 +168,8 @@ static const char *const type_names[] = {
 static void fuzz_convert(const uint8_t *data, size_t size, uint64_t seed) {
   capture_datatype t;
   const size_t k = (size_t)(next(&seed) % (sizeof type_names / sizeof type_names[0]));
-  if (capture_datatype_parse(type_names[k], &t, NULL, 0) != CONVOY_OK) fail("table", type_names[k]);
+  if (capture_datatype_parse(type_names[k], &t, NULL, 0) != CONVOY_OK)
+    fuzz_violated("table", type_names[k]);
   const size_t n = size / t.width;
   if (n == 0) return;
   float *y = malloc(n * sizeof *y);
@@ -186,7 +185,7 @@ static void fuzz_convert(const uint8_t *data, size_t size, uint64_t seed) {
   capture_from_float(t, s, y, n, back, &tally);
   if (t.kind != CAPTURE_KIND_FLOAT && t.width <= 2 &&
       (memcmp(back, data, n * t.width) != 0 || tally.clipped != 0))
-    fail("convert", "integer codes do not round-trip");
+    fuzz_violated("convert", "integer codes do not round-trip");
   free(y);
   free(back);
 }

@@ -21,6 +21,7 @@
  *         tests/fuzz/corpus_live_config -max_len=4096 -max_total_time=3600
  */
 #include "convoy_rt.h"
+#include "fuzz_property.h"
 #include "live_config.h"
 
 #include <math.h>
@@ -33,28 +34,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define NAME "fuzz.conf"
 
-static void require(int ok, const char *what) {
-  if (!ok) {
-    fprintf(stderr, "fuzz_live_config: property violated: %s\n", what);
-    abort();
-  }
-}
-
 static void check_ranges(const live_config *cfg) {
-  require(cfg->n_routes >= 1 && cfg->routes, "success gives routes");
-  require(cfg->rate == 0 || (cfg->rate >= 1000 && cfg->rate <= 1536000), "rate in range");
-  require(cfg->block >= 0 && cfg->block <= CONVOY_RT_MAX_BLOCK, "block in range");
-  require(cfg->channels >= 0 && cfg->channels <= CONVOY_RT_MAX_CHANNELS, "channels in range");
-  require(cfg->max_channel >= 1 && cfg->max_channel <= CONVOY_RT_MAX_CHANNELS,
-          "max_channel in range");
+  fuzz_require(cfg->n_routes >= 1 && cfg->routes, "success gives routes");
+  fuzz_require(cfg->rate == 0 || (cfg->rate >= 1000 && cfg->rate <= 1536000), "rate in range");
+  fuzz_require(cfg->block >= 0 && cfg->block <= CONVOY_RT_MAX_BLOCK, "block in range");
+  fuzz_require(cfg->channels >= 0 && cfg->channels <= CONVOY_RT_MAX_CHANNELS, "channels in range");
+  fuzz_require(cfg->max_channel >= 1 && cfg->max_channel <= CONVOY_RT_MAX_CHANNELS,
+               "max_channel in range");
   for (int32_t i = 0; i < cfg->n_routes; i++) {
     const live_config_route *r = &cfg->routes[i];
-    require(r->input >= 0 && r->input < cfg->max_channel, "input below max_channel");
-    require(r->output >= 0 && r->output < cfg->max_channel, "output below max_channel");
-    require(r->channel >= -1 && r->channel < CONVOY_RT_MAX_CHANNELS, "channel in range");
-    require(r->gain_db >= -200 && r->gain_db <= 60, "gain in range");
-    require(r->file && r->file[0], "file named");
-    require(r->line >= 1, "line counted");
+    fuzz_require(r->input >= 0 && r->input < cfg->max_channel, "input below max_channel");
+    fuzz_require(r->output >= 0 && r->output < cfg->max_channel, "output below max_channel");
+    fuzz_require(r->channel >= -1 && r->channel < CONVOY_RT_MAX_CHANNELS, "channel in range");
+    fuzz_require(r->gain_db >= -200 && r->gain_db <= 60, "gain in range");
+    fuzz_require(r->file && r->file[0], "file named");
+    fuzz_require(r->line >= 1, "line counted");
   }
 }
 
@@ -95,15 +89,16 @@ static void round_trip(const live_config *cfg) {
   live_config back;
   char err[512] = "";
   convoy_status st = live_config_parse(text, NAME, NULL, &back, err, sizeof err);
-  require(st == CONVOY_OK, "a config written back parses");
-  require(back.rate == cfg->rate && back.block == cfg->block && back.channels == cfg->channels &&
-              back.n_routes == cfg->n_routes && back.max_channel == cfg->max_channel,
-          "a config written back has the same settings");
+  fuzz_require(st == CONVOY_OK, "a config written back parses");
+  fuzz_require(back.rate == cfg->rate && back.block == cfg->block &&
+                   back.channels == cfg->channels && back.n_routes == cfg->n_routes &&
+                   back.max_channel == cfg->max_channel,
+               "a config written back has the same settings");
   for (int32_t i = 0; i < cfg->n_routes; i++) {
     const live_config_route *a = &cfg->routes[i], *b = &back.routes[i];
-    require(a->input == b->input && a->output == b->output && a->channel == b->channel &&
-                a->gain_db == b->gain_db && strcmp(a->file, b->file) == 0,
-            "a config written back has the same routes");
+    fuzz_require(a->input == b->input && a->output == b->output && a->channel == b->channel &&
+                     a->gain_db == b->gain_db && strcmp(a->file, b->file) == 0,
+                 "a config written back has the same routes");
   }
   live_config_free(&back);
   free(text);
@@ -121,10 +116,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     check_ranges(&cfg);
     round_trip(&cfg);
   } else {
-    require(st == CONVOY_ERR_FORMAT || st == CONVOY_ERR_OUT_OF_MEMORY,
-            "a refusal is a format error");
-    require(strncmp(err, NAME ":", strlen(NAME) + 1) == 0, "a refusal names the file");
-    require(cfg.n_routes == 0 && cfg.routes == NULL, "a refusal keeps nothing");
+    fuzz_require(st == CONVOY_ERR_FORMAT || st == CONVOY_ERR_OUT_OF_MEMORY,
+                 "a refusal is a format error");
+    fuzz_require(strncmp(err, NAME ":", strlen(NAME) + 1) == 0, "a refusal names the file");
+    fuzz_require(cfg.n_routes == 0 && cfg.routes == NULL, "a refusal keeps nothing");
   }
   live_config_free(&cfg);
   free(text);

@@ -28,6 +28,7 @@
  *         -dict=tests/fuzz/taps.dict -max_len=4096 -max_total_time=3600
  */
 #include "convoy_taps.h"
+#include "fuzz_property.h"
 #include "taps_internal.h"
 
 #include <math.h>
@@ -40,23 +41,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define NAME "fuzz.taps"
 
-static void require(int ok, const char *what) {
-  if (!ok) {
-    fprintf(stderr, "fuzz_taps: property violated: %s\n", what);
-    abort();
-  }
-}
-
 /* The common contract of a parser's result. */
 static void check_result(convoy_status st, const convoy_taps *t, const char *err) {
   if (st != CONVOY_OK) {
-    require(strncmp(err, NAME ": ", strlen(NAME) + 2) == 0, "a failure names the file");
-    require(t->data == NULL, "a failure returns no taps");
+    fuzz_require(strncmp(err, NAME ": ", strlen(NAME) + 2) == 0, "a failure names the file");
+    fuzz_require(t->data == NULL, "a failure returns no taps");
     return;
   }
-  require(t->channels == 1 && t->length >= 1 && t->length <= TAPS_MAX_LENGTH && t->data,
-          "success gives one channel of taps");
-  for (int64_t i = 0; i < t->length; i++) require(isfinite(t->data[i]), "taps are finite");
+  fuzz_require(t->channels == 1 && t->length >= 1 && t->length <= TAPS_MAX_LENGTH && t->data,
+               "success gives one channel of taps");
+  for (int64_t i = 0; i < t->length; i++) fuzz_require(isfinite(t->data[i]), "taps are finite");
 }
 
 static int same_bits(const convoy_taps *a, const convoy_taps *b) {
@@ -74,7 +68,8 @@ static void text_round_trip(const convoy_taps *t) {
   convoy_taps back;
   char err[256] = "";
   convoy_status st = taps_parse_text(NAME, buf, n, &back, err, sizeof err);
-  require(st == CONVOY_OK && same_bits(t, &back), "taps printed as text parse to the same bits");
+  fuzz_require(st == CONVOY_OK && same_bits(t, &back),
+               "taps printed as text parse to the same bits");
   convoy_taps_free(&back);
   free(buf);
 }
@@ -105,7 +100,8 @@ static void npy_round_trip(const convoy_taps *t) {
   convoy_taps back;
   char err[256] = "";
   convoy_status st = taps_parse_npy(NAME, buf, bytes, &back, err, sizeof err);
-  require(st == CONVOY_OK && same_bits(t, &back), "taps written as .npy parse to the same bits");
+  fuzz_require(st == CONVOY_OK && same_bits(t, &back),
+               "taps written as .npy parse to the same bits");
   convoy_taps_free(&back);
   free(buf);
 }
@@ -134,7 +130,8 @@ static void file_parsers(const uint8_t *data, size_t size) {
         memcpy(&f, &u, 4);
         all_finite = isfinite(f);
       }
-      require((st == CONVOY_OK) == all_finite, "raw float32 accepts exactly the finite multiples");
+      fuzz_require((st == CONVOY_OK) == all_finite,
+                   "raw float32 accepts exactly the finite multiples");
     }
     if (st == CONVOY_OK) {
       text_round_trip(&t);
@@ -163,31 +160,32 @@ static void design_spec(const uint8_t *data, size_t size) {
   char err[512] = "";
   convoy_status st = convoy_design_parse(spec, 48000.0, &d, err, sizeof err);
   if (st != CONVOY_OK) {
-    require(err[0] != '\0', "a rejected spec has a message");
+    fuzz_require(err[0] != '\0', "a rejected spec has a message");
     return;
   }
-  require(d.rate > 0 && (d.width > 0) != (d.taps > 0), "a parsed spec has a rate and one length");
+  fuzz_require(d.rate > 0 && (d.width > 0) != (d.taps > 0),
+               "a parsed spec has a rate and one length");
   const double want = d.taps > 0 ? (double)d.taps : estimated_taps(&d);
   if (!(want >= 1 && want <= 2049)) return;
   convoy_taps t;
   st = convoy_design_taps(&d, &t, err, sizeof err);
   if (st != CONVOY_OK) {
-    require(err[0] != '\0', "a failed design has a message");
+    fuzz_require(err[0] != '\0', "a failed design has a message");
     return;
   }
-  require(t.channels == 1 && t.data && t.length >= 1, "a design gives one channel");
+  fuzz_require(t.channels == 1 && t.data && t.length >= 1, "a design gives one channel");
   if (d.taps > 0)
-    require(t.length == d.taps, "a design has the taps asked for");
+    fuzz_require(t.length == d.taps, "a design has the taps asked for");
   else
-    require(t.length % 2 == 1, "a width-derived design has odd length");
+    fuzz_require(t.length % 2 == 1, "a width-derived design has odd length");
   float peak = 0.0f;
   for (int64_t i = 0; i < t.length; i++) {
-    require(isfinite(t.data[i]), "designed taps are finite");
+    fuzz_require(isfinite(t.data[i]), "designed taps are finite");
     peak = fmaxf(peak, fabsf(t.data[i]));
   }
   for (int64_t i = 0; i < t.length / 2; i++)
-    require(fabsf(t.data[i] - t.data[t.length - 1 - i]) <= 1e-6f * peak,
-            "designed taps are symmetric");
+    fuzz_require(fabsf(t.data[i] - t.data[t.length - 1 - i]) <= 1e-6f * peak,
+                 "designed taps are symmetric");
   convoy_taps_free(&t);
 }
 
