@@ -67,9 +67,6 @@
  * (fork and join, a few microseconds) than they save; each thread gets at
  * least this much. */
 #define PER_THREAD_MIN_NS 25000.0
-/* Work buffers (about 12 x N bytes each) are made for at most this many
- * threads. */
-#define MAX_THREADS 1024
 
 static const double TWO_PI = 6.283185307179586476925286766559;
 
@@ -304,7 +301,8 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
   p->complex_taps = r->complex_taps;
   p->units = r->complex_taps ? r->channels / 2 : r->channels;
   p->block_ns = fft_block_ns_decimated(n, p->dec, r->plan_effort, complex_share(r));
-  p->threads = r->threads < 1 ? 1 : (r->threads > MAX_THREADS ? MAX_THREADS : r->threads);
+  p->threads =
+      r->threads < 1 ? 1 : (r->threads > ENGINE_MAX_THREADS ? ENGINE_MAX_THREADS : r->threads);
   int32_t n_spectra = count_spectra(r);
   p->spectra = fftwf_malloc(sizeof(float) * 2 * (size_t)p->n_bins * (size_t)n_spectra);
   p->spectrum_of = calloc((size_t)p->channels, sizeof *p->spectrum_of);

@@ -187,7 +187,8 @@ typedef struct convoy_stream_config {
   convoy_engine engine;               /* default CONVOY_ENGINE_AUTO */
   convoy_sample_type sample;          /* default CONVOY_SAMPLE_F32; CONVOY_SAMPLE_CF32 for
                                          complex streams (see "Complex streams") */
-  int32_t threads;                    /* CPU threads; 0 = convoy_cpu_threads(). The GPU
+  int32_t threads;                    /* CPU threads; 0 = convoy_cpu_threads(); the CPU
+                                         engines run at most 1024. The GPU
                                          engines use up to 8 of them for host copies. */
   int64_t fft_size;                   /* FFT engines: 0 = cost model; else a size >= taps.
                                          gpu-fft rounds it up to a power of two, at least

@@ -18,6 +18,10 @@
  * tiles past the end and discard the surplus. */
 #define CONVOY_ENGINE_SLACK 64
 
+/* The most threads a CPU engine runs (cpu-fft makes work buffers of about
+ * 12 x N bytes per thread); a request for more runs this many. */
+#define ENGINE_MAX_THREADS 1024
+
 typedef struct engine_request {
   int32_t channels;
   int64_t taps_len;         /* longest filter; shorter ones are zero-padded to it */

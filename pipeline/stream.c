@@ -395,6 +395,7 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
     *stream = s;
     return CONVOY_OK;
   }
+  if (req.threads > ENGINE_MAX_THREADS) req.threads = ENGINE_MAX_THREADS;
   if (req.threads > 1) {
     s->pool = pool_create(req.threads);
     if (!s->pool) {
