@@ -8,17 +8,6 @@ gen good_1ch.wav --frames 20000 --channels 1 --rate 48000 --signal noise
 random_taps 31 1 >taps.txt
 mkdir out
 
-# expect_fail DESCRIPTION NEEDLE ARGS...: convoy filter ARGS with OUT in out/.
-expect_fail() {
-  local desc=$1 needle=$2
-  shift 2
-  rm -rf out && mkdir out
-  run filter "$@"
-  expect_status 2 "$desc"
-  expect_one_error_line "$desc" "$needle"
-  expect_dir_empty out "$desc"
-}
-
 expect_fail "missing input" missing.wav missing.wav out/o.wav --taps taps.txt
 
 mkdir adir.wav

@@ -9,17 +9,6 @@ random_taps 9 1 >taps.txt
 "$REF" gen good.sigmf-data ci16_le 1000 2
 printf '{"global": {"core:datatype": "ci16_le", "core:version": "1.0.0"}, "captures": [{"core:sample_start": 0}], "annotations": []}\n' >good.sigmf-meta
 
-# expect_fail DESCRIPTION NEEDLE ARGS...: convoy filter ARGS with OUT in out/.
-expect_fail() {
-  local desc=$1 needle=$2
-  shift 2
-  rm -rf out && mkdir out
-  run filter "$@"
-  expect_status 2 "$desc"
-  expect_one_error_line "$desc" "$needle"
-  expect_dir_empty out "$desc"
-}
-
 # The good inputs work (so the failures below are the inputs' doing).
 mkdir -p ok
 run filter good.sigmf-meta ok/o --taps taps.txt -q

@@ -145,15 +145,6 @@ expect_ref "2-channel pulses" pch_out.cf32 two_ch.cf32 chirp.cf32 --channels 2 -
 check "pulses recorded" grep -q 'pulses=4,pulse_len=500' pch_out.sigmf-meta
 
 # Errors: exit 2, one line naming the file, nothing written.
-expect_fail() {
-  local desc=$1 needle=$2
-  shift 2
-  rm -rf out && mkdir out
-  run filter "$@"
-  expect_status 2 "$desc"
-  expect_one_error_line "$desc" "$needle"
-  expect_dir_empty out "$desc"
-}
 expect_fail "template longer than the pulse" "100 samples, longer than --pulse-len 50" \
   rx.cf32 out/o.cf32 --matched chirp.cf32 --pulse-len 50
 expect_fail "input shorter than P x L" "fewer than --pulses 6 x --pulse-len 1000" \

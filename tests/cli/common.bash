@@ -74,6 +74,19 @@ expect_dir_empty() {
   if [ -z "$left" ]; then pass; else fail "$2: files left in $1: $left"; fi
 }
 
+# expect_fail DESCRIPTION NEEDLE ARGS...: `convoy filter ARGS`, whose OUT is in
+# out/ (emptied first), exits 2 with one error line holding NEEDLE and leaves
+# out/ empty.
+expect_fail() {
+  local desc=$1 needle=$2
+  shift 2
+  rm -rf out && mkdir out
+  run filter "$@"
+  expect_status 2 "$desc"
+  expect_one_error_line "$desc" "$needle"
+  expect_dir_empty out "$desc"
+}
+
 gen() { "$TOOLS/gen_audio" "$@" || { echo "gen_audio $* failed" >&2; exit 1; }; }
 
 # info_field FILE KEY: one field of `audio_check info`.
