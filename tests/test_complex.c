@@ -61,12 +61,7 @@ static void cx_make(cx_case *t, ts_rng *rng, int32_t channels, int64_t frames, i
   for (int32_t i = 0; i < t->n_filters; i++) {
     t->len[i] = i == 0 ? taps : ts_log_range(rng, 1, taps);
     t->cplx[i] = ts_uniform(rng) < complex_odds;
-    const int64_t n = t->len[i] * (t->cplx[i] ? 2 : 1);
-    t->taps[i] = malloc(sizeof(float) * (size_t)n);
-    ts_fill_uniform(rng, t->taps[i], n);
-    TS_CHECK_OK(convoy_filter_create_typed(&t->filters[i],
-                                           t->cplx[i] ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32,
-                                           t->taps[i], t->len[i]));
+    t->filters[i] = ts_random_filter(rng, t->cplx[i], t->len[i], &t->taps[i]);
   }
   t->x = malloc(sizeof(float) * (size_t)(2 * frames * channels + 1));
   ts_fill_uniform(rng, t->x, 2 * frames * channels);

@@ -67,12 +67,7 @@ static void dcase_make(dcase *t, ts_rng *rng, int is_complex, int32_t channels, 
   for (int32_t i = 0; i < t->n_filters; i++) {
     t->len[i] = i == 0 ? taps : ts_range(rng, 1, taps);
     t->cplx[i] = complex_taps && (i == 0 || ts_uniform(rng) < 0.5);
-    const int64_t n = t->len[i] * (t->cplx[i] ? 2 : 1);
-    t->taps[i] = malloc(sizeof(float) * (size_t)n);
-    ts_fill_uniform(rng, t->taps[i], n);
-    TS_CHECK_OK(convoy_filter_create_typed(&t->filters[i],
-                                           t->cplx[i] ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32,
-                                           t->taps[i], t->len[i]));
+    t->filters[i] = ts_random_filter(rng, t->cplx[i], t->len[i], &t->taps[i]);
   }
   const int64_t nx = frames * values_of(t);
   t->x = malloc(sizeof(float) * (size_t)(nx > 0 ? nx : 1));

@@ -203,13 +203,10 @@ static void scase_make(scase *t, ts_rng *rng, int is_complex, int complex_taps, 
   t->complex_taps = complex_taps;
   t->len = len;
   t->frames = frames;
-  const int64_t nt = len * (complex_taps ? 2 : 1), nx = frames * (is_complex ? 2 : 1);
-  t->taps = malloc(sizeof(float) * (size_t)nt);
+  const int64_t nx = frames * (is_complex ? 2 : 1);
+  t->filter = ts_random_filter(rng, complex_taps, len, &t->taps);
   t->x = malloc(sizeof(float) * (size_t)(nx > 0 ? nx : 1));
-  ts_fill_uniform(rng, t->taps, nt);
   ts_fill_uniform(rng, t->x, nx);
-  TS_CHECK_OK(convoy_filter_create_typed(
-      &t->filter, complex_taps ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32, t->taps, len));
 }
 
 static void scase_free(scase *t) {

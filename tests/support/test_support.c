@@ -303,3 +303,17 @@ float *ts_stream_run_values(convoy_stream *stream, const float *in, int64_t fram
   *out_frames = done;
   return out;
 }
+
+convoy_filter *ts_random_filter(ts_rng *rng, int complex_taps, int64_t len, float **taps) {
+  const int64_t n = len * (complex_taps ? 2 : 1);
+  *taps = malloc(sizeof(float) * (size_t)(n > 0 ? n : 1));
+  convoy_filter *f = NULL;
+  if (!*taps) {
+    TS_CHECK(0, "ts_random_filter: out of memory");
+    return NULL;
+  }
+  ts_fill_uniform(rng, *taps, n);
+  TS_CHECK_OK(convoy_filter_create_typed(&f, complex_taps ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32,
+                                         *taps, len));
+  return f;
+}

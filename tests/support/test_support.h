@@ -100,6 +100,11 @@ double ts_rel_l2_complex(const float *y, int64_t stride, const double *ref, int6
 
 /* ------------------------------------------------------------- cases */
 
+/* A filter of random taps, uniform in [-1, 1): len real taps, or with
+ * complex_taps len (re, im) pairs. *taps gets the malloc'd values (the
+ * caller frees them); returns the filter, or NULL (the failure counted). */
+convoy_filter *ts_random_filter(ts_rng *rng, int complex_taps, int64_t len, float **taps);
+
 #define TS_CASE_MAX_CHANNELS 8
 
 /* A random test case: interleaved noise and one filter for all channels or
