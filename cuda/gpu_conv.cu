@@ -421,13 +421,8 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
       cfg.plan_effort = 0; /* already timed */
     }
   } else if (kind == GPU_CONV_AUTO) {
-    /* Strided, the direct engine computes 1/D of the outputs at about twice
-     * the full-rate kernels' cost per output (H200, D = 8: 128 and 1024
-     * complex taps 2.4x and 4.1x faster than the full rate; the staging of
-     * the phase rows and the slices' sums are the difference). */
-    const int64_t d = decimation_of(&cfg);
-    double c_dir = gc_direct_model_cost(&dev, cfg.taps_len, cfg.complex_taps);
-    if (d > 1) c_dir *= 2.0 / (double)d;
+    const double c_dir = gc_direct_model_cost(&dev, cfg.taps_len, cfg.complex_taps) *
+                         gpu_conv_strided_cost_share(decimation_of(&cfg));
     double c_fft = gc_fft_model_cost(&dev, cfg.taps_len, cfg.max_out, cfg.complex_taps);
     if (c_fft < 0) {
       kind = GPU_CONV_DIRECT;

@@ -83,8 +83,17 @@ typedef enum gpu_conv_kind {
  * two rows, real and imaginary, per channel. */
 #define GPU_CONV_MAX_ROWS (2 * CONVOY_MAX_CHANNELS)
 
-/* Largest step of gpu_conv_run_strided (CONVOY_MAX_DECIMATION). */
-#define GPU_CONV_MAX_STEP 4096
+/* Largest step of gpu_conv_run_strided. */
+#define GPU_CONV_MAX_STEP CONVOY_MAX_DECIMATION
+
+/* What a strided run of the direct engine costs per full-rate output, as a
+ * share of the full-rate kernel: 1/D of the outputs at about twice the cost
+ * each (H200, D = 8: 128 and 1024 complex taps 2.4x and 4.1x faster than
+ * the full rate; the staging of the phase rows and the slices' sums are the
+ * difference). 1 for D <= 2. */
+static inline double gpu_conv_strided_cost_share(int64_t decimation) {
+  return decimation > 2 ? 2.0 / (double)decimation : 1.0;
+}
 
 /* Largest tap count the FFT engine accepts (its FFT size is at most 2^26). */
 #define GPU_CONV_FFT_MAX_TAPS ((int64_t)1 << 25)
@@ -174,8 +183,9 @@ int gpu_conv_strided(const gpu_conv *conv);
  *   d_out  channel c at d_out + c * out_stride, count frames (out_stride >=
  *          count when channels > 1); nothing else is written.
  * first >= 0, 1 <= step <= GPU_CONV_MAX_STEP, count >= 0 (0 does nothing),
- * first + (count - 1) * step < max_out. CONVOY_ERR_UNSUPPORTED on the FFT
- * engine. Lanes, streams and errors as gpu_conv_run. */
+ * first + (count - 1) * step < max_out; a folded FFT plan takes only first 0
+ * and step = its fold. CONVOY_ERR_UNSUPPORTED where gpu_conv_strided() is 0.
+ * Lanes, streams and errors as gpu_conv_run. */
 convoy_status gpu_conv_run_strided(gpu_conv *conv, int32_t lane, const float *d_in,
                                    int64_t in_stride, int64_t first, int64_t step, float *d_out,
                                    int64_t out_stride, int64_t count, void *cuda_stream, char *err,

@@ -6,6 +6,8 @@
 #ifndef CONVOY_GPU_CONV_DIRECT_CUH
 #define CONVOY_GPU_CONV_DIRECT_CUH
 
+#include "gpu_conv.h"
+
 #include <cuda_runtime.h>
 
 #include <stdint.h>
@@ -103,10 +105,6 @@ __device__ __forceinline__ void store_outputs(float *xs, const float (&acc)[R], 
   }
 }
 
-/* The full-rate real kernels sum in blocks of this many taps (block sums
- * added in order). */
-constexpr int kRealTapBlock = 2048;
-
 /* ------------------------------------------------------------- complex */
 
 /* One complex tap into a complex accumulator, in the documented order. */
@@ -168,7 +166,7 @@ struct strided_args {
 
 using strided_fn = void (*)(strided_args);
 
-constexpr int kMaxStep = 4096;
+constexpr int kMaxStep = GPU_CONV_MAX_STEP;
 constexpr int kStridedOutputs = 8; /* consecutive outputs per thread */
 
 /* The strided kernel for real (cx false) or complex filters. */

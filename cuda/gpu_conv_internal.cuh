@@ -79,7 +79,7 @@ convoy_status gc_direct_run(gc_direct *d, const float *in, int64_t in_stride, fl
                             int64_t out_stride, int64_t n_out, cudaStream_t stream, char *err,
                             size_t err_size);
 /* Outputs first + f * step, 0 <= f < count, of each row (gpu_conv_run_strided),
- * bitwise those of gc_direct_run. 1 <= step <= GPU_CONV_MAX_STEP. */
+ * equal to gc_direct_run's to rounding. 1 <= step <= GPU_CONV_MAX_STEP. */
 convoy_status gc_direct_run_strided(gc_direct *d, const float *in, int64_t in_stride, int64_t first,
                                     int64_t step, float *out, int64_t out_stride, int64_t count,
                                     cudaStream_t stream, char *err, size_t err_size);

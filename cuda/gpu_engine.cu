@@ -111,10 +111,8 @@ double cost_direct(const engine_request *r) {
     return -1.0;
   const double per_tap = r->complex_taps ? 2.0 : 1.0;
   double kernel = direct_kernel_ns(f, (int64_t)(per_tap * (double)r->taps_len));
-  /* A decimating stream runs the strided kernel on the kept outputs only,
-   * at about twice the full-rate kernel's time per output (gpu_conv.cu
-   * weighs it the same way). */
-  if (kernel > 0 && r->decimation > 2) kernel *= 2.0 / (double)r->decimation;
+  /* A decimating stream runs the strided kernel on the kept outputs only. */
+  if (kernel > 0) kernel *= gpu_conv_strided_cost_share(r->decimation);
   return host_cost(kernel);
 }
 
