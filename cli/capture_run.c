@@ -16,10 +16,8 @@
 
 typedef struct capture_pass {
   const capture_run_config *cfg;
-  const capture_reader_options *ro;
-  int direct;    /* the stored samples go to the stream as they are */
-  int int_out;   /* the stream writes the output's integer codes itself */
-  size_t values; /* floats per frame */
+  int direct;  /* the stored samples go to the stream as they are */
+  int int_out; /* the stream writes the output's integer codes itself */
 } capture_pass;
 
 int capture_run_direct_format(capture_datatype t, capture_scaling s) {
@@ -47,14 +45,12 @@ convoy_sample_format capture_run_output_format(capture_datatype t, capture_scali
   return f > 0 ? (convoy_sample_format)f : CONVOY_FORMAT_F32;
 }
 
-static convoy_status read_capture(void *ctx, void *scratch, void *in, int64_t max_frames,
-                                  int64_t *got, char *err, size_t err_size) {
+static convoy_status read_capture(void *ctx, void *in, int64_t max_frames, int64_t *got, char *err,
+                                  size_t err_size) {
   const capture_pass *cp = ctx;
-  void *raw = cp->direct ? in : scratch;
-  convoy_status st = capture_reader_read_raw(cp->cfg->reader, raw, max_frames, got, err, err_size);
-  if (st == CONVOY_OK && *got > 0 && !cp->direct)
-    capture_to_float(cp->ro->type, cp->ro->scaling, raw, (size_t)*got * cp->values, in);
-  return st;
+  if (cp->direct)
+    return capture_reader_read_raw(cp->cfg->reader, in, max_frames, got, err, err_size);
+  return capture_reader_read(cp->cfg->reader, in, max_frames, got, err, err_size);
 }
 
 static convoy_status write_capture(void *ctx, void *frames, int64_t n, char *err, size_t err_size) {
@@ -69,13 +65,12 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
   capture_pass cp;
   memset(&cp, 0, sizeof cp);
   cp.cfg = cfg;
-  cp.ro = capture_reader_get_options(cfg->reader);
-  const int direct_format = capture_run_direct_format(cp.ro->type, cp.ro->scaling);
+  const capture_reader_options *ro = capture_reader_get_options(cfg->reader);
+  const int direct_format = capture_run_direct_format(ro->type, ro->scaling);
   cp.direct = direct_format >= 0;
   cp.int_out = capture_run_output_format(cfg->out_type, cfg->out_scaling) != CONVOY_FORMAT_F32;
-  cp.values = (size_t)cp.ro->channels * capture_datatype_components(cp.ro->type);
-  const size_t stored_frame_bytes =
-      (size_t)cp.ro->channels * capture_datatype_sample_bytes(cp.ro->type);
+  const size_t values = (size_t)ro->channels * capture_datatype_components(ro->type);
+  const size_t stored_frame_bytes = (size_t)ro->channels * capture_datatype_sample_bytes(ro->type);
 
   pass_config pc;
   memset(&pc, 0, sizeof pc);
@@ -83,11 +78,10 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
   pc.stream = cfg->stream;
   pc.chunk_frames = cfg->chunk_frames;
   pc.in_format = cp.direct ? (convoy_sample_format)direct_format : CONVOY_FORMAT_F32;
-  pc.in_frame_bytes = cp.direct ? stored_frame_bytes : cp.values * sizeof(float);
-  pc.scratch_frame_bytes = cp.direct ? 0 : stored_frame_bytes;
+  pc.in_frame_bytes = cp.direct ? stored_frame_bytes : values * sizeof(float);
   pc.out_frame_bytes = cp.int_out
-                           ? (size_t)cp.ro->channels * capture_datatype_sample_bytes(cfg->out_type)
-                           : cp.values * sizeof(float);
+                           ? (size_t)ro->channels * capture_datatype_sample_bytes(cfg->out_type)
+                           : values * sizeof(float);
   pc.read = read_capture;
   pc.read_ctx = &cp;
   pc.write = write_capture;

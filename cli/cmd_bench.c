@@ -116,7 +116,6 @@ static void default_engines(bench_settings *s) {
   s->engines[s->n_engines++] = CONVOY_ENGINE_AUTO;
 }
 
-/* Splits a comma-separated list; calls item() on each non-empty element. */
 static int taps_item(const arg_parser *p, const char *tok, void *ctx) {
   bench_settings *s = ctx;
   int64_t n;

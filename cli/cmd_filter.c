@@ -166,15 +166,15 @@ static int run_pass(filter_job *j, const char *label, float gain, filter_consume
     int64_t gpu_chunk = (convoy_stream_latency(j->stream) + 1) / 4;
     if (gpu_chunk > rc.chunk_frames) rc.chunk_frames = gpu_chunk;
   }
-  rc.skip = j->skip;
-  rc.tail = j->opt.tail;
+  rc.window.skip = j->skip;
+  rc.window.tail = j->opt.tail;
   rc.gain = gain;
   rc.consume = consume;
   rc.consume_ctx = ctx;
   rc.progress = &j->prog;
   progress_start(&j->prog, isatty(STDERR_FILENO) && !j->opt.quiet, label, j->info.frames,
                  j->info.rate);
-  filter_run_result res;
+  pass_result res;
   char err[512] = "";
   convoy_status st = filter_run(&rc, &res, err, sizeof err);
   progress_end(&j->prog);

@@ -6,9 +6,8 @@
 
 #include <string.h>
 
-static convoy_status read_audio(void *ctx, void *scratch, void *in, int64_t max_frames,
-                                int64_t *got, char *err, size_t err_size) {
-  (void)scratch;
+static convoy_status read_audio(void *ctx, void *in, int64_t max_frames, int64_t *got, char *err,
+                                size_t err_size) {
   const filter_run_config *cfg = ctx;
   return audio_source_read(cfg->src, in, max_frames, got, err, err_size);
 }
@@ -23,7 +22,7 @@ static convoy_status write_scaled(void *ctx, void *frames, int64_t n, char *err,
   return cfg->consume(cfg->consume_ctx, x, n, err, err_size);
 }
 
-convoy_status filter_run(const filter_run_config *cfg, filter_run_result *res, char *err,
+convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *err,
                          size_t err_size) {
   pass_config pc;
   memset(&pc, 0, sizeof pc);
@@ -37,12 +36,7 @@ convoy_status filter_run(const filter_run_config *cfg, filter_run_result *res, c
   pc.read_ctx = (void *)cfg;
   pc.write = write_scaled;
   pc.write_ctx = (void *)cfg;
-  pc.window.skip = cfg->skip;
-  pc.window.tail = cfg->tail;
+  pc.window = cfg->window;
   pc.progress = cfg->progress;
-  pass_result pr;
-  convoy_status st = pass_run(&pc, &pr, err, err_size);
-  res->in_frames = pr.in_frames;
-  res->out_frames = pr.out_frames;
-  return st;
+  return pass_run(&pc, res, err, err_size);
 }

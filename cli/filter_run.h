@@ -16,6 +16,7 @@
 
 #include "audio_file.h"
 #include "convoy.h"
+#include "pass_loop.h"
 #include "progress.h"
 
 #include <stddef.h>
@@ -32,23 +33,17 @@ typedef struct filter_run_config {
   convoy_stream *stream; /* fresh or reset */
   int32_t channels;
   int64_t chunk_frames; /* frames per read, >= 1 */
-  int64_t skip;         /* output frames dropped at the start, 0 .. M-1 */
-  int tail;             /* 1: keep the M-1 frames of ring-out */
+  pass_window window;   /* skip and tail (no drop_end or decimation on audio) */
   float gain;           /* linear factor applied to the kept frames */
   filter_consumer consume;
   void *consume_ctx;
   progress *progress; /* may be NULL */
 } filter_run_config;
 
-typedef struct filter_run_result {
-  int64_t in_frames;  /* frames read */
-  int64_t out_frames; /* frames handed to the consumer */
-} filter_run_result;
-
 /* Runs one pass to the end of the input. On failure returns the first error
  * (reading, filtering or consuming) with its message in err; the consumer
  * may then have received part of the output. */
-convoy_status filter_run(const filter_run_config *cfg, filter_run_result *res, char *err,
+convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *err,
                          size_t err_size);
 
 #endif /* CONVOY_CLI_FILTER_RUN_H */

@@ -13,8 +13,7 @@
 #define RING_BUFFERS 4
 
 typedef struct chunk {
-  void *scratch; /* input: the reader's, host memory (NULL when it needs none) */
-  void *data;    /* input: frames of in_format; output: of the output format */
+  void *data; /* input: frames of in_format; output: of the output format */
   int64_t frames;
   int64_t offset; /* output: first kept frame */
   int end;        /* marks the end of the stream (no data) */
@@ -42,8 +41,7 @@ static void *reader_main(void *arg) {
     if (!c) return NULL;
     int64_t got = 0;
     err[0] = '\0';
-    convoy_status st =
-        cfg->read(cfg->read_ctx, c->scratch, c->data, cfg->chunk_frames, &got, err, sizeof err);
+    convoy_status st = cfg->read(cfg->read_ctx, c->data, cfg->chunk_frames, &got, err, sizeof err);
     if (st != CONVOY_OK) {
       fail(pl, st, err[0] ? err : convoy_strerror(st));
       return NULL;
@@ -173,9 +171,8 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
     /* Pinned where a GPU is usable, so a GPU stream copies straight from
      * and into these buffers instead of through its staging ring. */
     pl->in[i].data = convoy_host_alloc(frames * cfg->in_frame_bytes);
-    if (cfg->scratch_frame_bytes) pl->in[i].scratch = malloc(frames * cfg->scratch_frame_bytes);
     pl->out[i].data = convoy_host_alloc((size_t)cap * cfg->out_frame_bytes);
-    if (!pl->in[i].data || (cfg->scratch_frame_bytes && !pl->in[i].scratch) || !pl->out[i].data) {
+    if (!pl->in[i].data || !pl->out[i].data) {
       snprintf(err, err_size, "out of memory for %d buffers of %lld frames", 2 * RING_BUFFERS,
                (long long)cap);
       return -1;
@@ -189,7 +186,6 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
 
 static void pipeline_free(pipeline *pl) {
   for (int i = 0; i < RING_BUFFERS; i++) {
-    free(pl->in[i].scratch);
     convoy_host_free(pl->in[i].data);
     convoy_host_free(pl->out[i].data);
   }

@@ -23,12 +23,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Reads up to max_frames frames into in (frames of the pass's in_format),
- * using scratch (scratch_frame_bytes a frame; NULL when that is 0) as it
- * likes; *got = 0 at the end of the input. Runs on the reader thread.
- * Returns CONVOY_OK or a status with a one-line message in err. */
-typedef convoy_status (*pass_read_fn)(void *ctx, void *scratch, void *in, int64_t max_frames,
-                                      int64_t *got, char *err, size_t err_size);
+/* Reads up to max_frames frames into in (frames of the pass's in_format);
+ * *got = 0 at the end of the input. Runs on the reader thread. Returns
+ * CONVOY_OK or a status with a one-line message in err. */
+typedef convoy_status (*pass_read_fn)(void *ctx, void *in, int64_t max_frames, int64_t *got,
+                                      char *err, size_t err_size);
 
 /* Takes n frames of the stream's output format (the buffer is the writer's
  * to change until it returns). Runs on the writer thread. Returns CONVOY_OK
@@ -50,7 +49,6 @@ typedef struct pass_config {
   int64_t chunk_frames;           /* frames per read, >= 1 */
   convoy_sample_format in_format; /* what read() puts in its in buffer */
   size_t in_frame_bytes;          /* bytes of one frame of in_format */
-  size_t scratch_frame_bytes;     /* read()'s scratch per frame; 0: none */
   size_t out_frame_bytes;         /* bytes of one frame of the stream's output format */
   pass_read_fn read;
   void *read_ctx;
