@@ -20,9 +20,10 @@ static int64_t phases(int64_t taps, int64_t step) {
   return step < taps ? step : taps;
 }
 
-/* Taps of phase p: q with q step + p < taps. */
+/* Taps of phase p: q with q step + p < taps. The first taps % step phases
+ * have one more than taps / step. */
 static int64_t phase_len(int64_t taps, int64_t step, int64_t p) {
-  return p < taps ? (taps - p + step - 1) / step : 0;
+  return taps / step + (p < taps % step);
 }
 
 static int64_t block_outputs(int64_t taps, int64_t step) {
@@ -66,12 +67,13 @@ static void split_phases(const float *x, int64_t taps, int64_t step, int64_t n, 
   attr static void real_block_##sfx(const float *restrict rows, int64_t row,                       \
                                     const float *restrict poly, int64_t taps, int64_t step,        \
                                     float *restrict y, int64_t n) {                                \
+    const int64_t base = taps / step, longer = taps % step, n_phases = phases(taps, step);         \
     for (int64_t m0 = 0; m0 < n; m0 += DECIM_TILE) {                                               \
       float acc[DECIM_TILE];                                                                       \
       for (int l = 0; l < DECIM_TILE; l++) acc[l] = 0.0f;                                          \
       const float *restrict h = poly;                                                              \
-      for (int64_t p = 0; p < phases(taps, step); p++) {                                           \
-        const int64_t len = phase_len(taps, step, p);                                              \
+      for (int64_t p = 0; p < n_phases; p++) {                                                     \
+        const int64_t len = base + (p < longer);                                                   \
         const float *restrict xp = rows + p * row + m0;                                            \
         for (int64_t q = 0; q < len; q++) {                                                        \
           const float hq = h[q];                                                                   \
@@ -87,12 +89,13 @@ static void split_phases(const float *x, int64_t taps, int64_t step, int64_t n, 
                                        int64_t row, const float *restrict hr,                      \
                                        const float *restrict hi, int64_t taps, int64_t step,       \
                                        float *restrict yr, float *restrict yi, int64_t n) {        \
+    const int64_t base = taps / step, longer = taps % step, n_phases = phases(taps, step);         \
     for (int64_t m0 = 0; m0 < n; m0 += DECIM_TILE) {                                               \
       float ar[DECIM_TILE], ai[DECIM_TILE];                                                        \
       for (int l = 0; l < DECIM_TILE; l++) ar[l] = ai[l] = 0.0f;                                   \
       int64_t off = 0;                                                                             \
-      for (int64_t p = 0; p < phases(taps, step); p++) {                                           \
-        const int64_t len = phase_len(taps, step, p);                                              \
+      for (int64_t p = 0; p < n_phases; p++) {                                                     \
+        const int64_t len = base + (p < longer);                                                   \
         const float *restrict pr = rows_r + p * row + m0, *restrict pi = rows_i + p * row + m0;    \
         for (int64_t q = 0; q < len; q++) {                                                        \
           const float a = hr[off + q], b = hi[off + q];                                            \
