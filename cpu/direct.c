@@ -472,13 +472,16 @@ static convoy_status direct_run_decimated(void *impl, const float *const *in, fl
 
 static void direct_describe(const void *impl, char *buf, size_t buf_size) {
   const direct_plan *p = impl;
+  char poly[48] = "";
+  if (p->step > 1) snprintf(poly, sizeof poly, ", polyphase by %lld", (long long)p->step);
   if (p->complex_taps)
-    snprintf(buf, buf_size, "cpu-direct: %lld complex taps, %s kernel, %d thread%s",
-             (long long)p->taps_len, p->complex_name, (int)p->threads, p->threads == 1 ? "" : "s");
+    snprintf(buf, buf_size, "cpu-direct: %lld complex taps, %s kernel, %d thread%s%s",
+             (long long)p->taps_len, p->complex_name, (int)p->threads, p->threads == 1 ? "" : "s",
+             poly);
   else
-    snprintf(buf, buf_size, "cpu-direct: %lld taps, %s kernel, %d-output tiles, %d thread%s",
+    snprintf(buf, buf_size, "cpu-direct: %lld taps, %s kernel, %d-output tiles, %d thread%s%s",
              (long long)p->taps_len, p->kernel->name, TILE, (int)p->threads,
-             p->threads == 1 ? "" : "s");
+             p->threads == 1 ? "" : "s", poly);
 }
 
 static const engine_ops direct_ops = {

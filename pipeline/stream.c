@@ -360,6 +360,7 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
       .fft_size = cfg.fft_size,
       .plan_effort = cfg.plan_effort,
       .device = cfg.device,
+      .decimation = s->dec ? (int32_t)s->dec->factor : 1,
   };
   char msg[CONVOY_ERROR_SIZE] = "";
   if (cfg.device >= 0 && may_use_gpu(cfg.engine)) {
@@ -370,8 +371,7 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
                               (int)cfg.device, n_gpus, n_gpus - 1);
     }
   }
-  s->ops = s->dec ? decim_choose_engine(s, cfg.engine, &req, msg, sizeof msg)
-                  : engine_choose(cfg.engine, &req, msg, sizeof msg);
+  s->ops = engine_choose(cfg.engine, &req, msg, sizeof msg);
   if (!s->ops) {
     convoy_status why = unavailable_status(cfg.engine);
     convoy_stream_destroy(s);
@@ -481,10 +481,8 @@ convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, siz
   char line[CONVOY_ERROR_SIZE] = "", dec[96] = "";
   s->ops->describe(s->impl, line, sizeof line);
   if (s->dec)
-    snprintf(dec, sizeof dec, ", decimation %lld%s, shift %.9g cycles/sample",
-             (long long)s->dec->factor,
-             s->ops->id == CONVOY_ENGINE_CPU_DIRECT && s->dec->factor > 1 ? " (polyphase)" : "",
-             s->dec->shift);
+    snprintf(dec, sizeof dec, ", decimation %lld, shift %.9g cycles/sample",
+             (long long)s->dec->factor, s->dec->shift);
   snprintf(buf, buf_size, "%s; %d %schannel%s%s, %lld-frame work buffer%s", line, (int)s->channels,
            s->is_complex ? "complex " : "", s->channels == 1 ? "" : "s",
            !s->is_complex    ? ""

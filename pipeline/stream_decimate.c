@@ -81,12 +81,6 @@ convoy_status decim_setup_taps(convoy_stream *s, const convoy_stream_config *c) 
   return CONVOY_OK;
 }
 
-const engine_ops *decim_choose_engine(const convoy_stream *s, convoy_engine wanted,
-                                      engine_request *r, char *err, size_t err_size) {
-  if (s->dec->factor > 1) r->decimation = (int32_t)s->dec->factor;
-  return engine_choose(wanted, r, err, err_size);
-}
-
 convoy_status decim_run(convoy_stream *s, int64_t n, int64_t keep, int64_t *kept, char *err,
                         size_t err_size) {
   const stream_decim *d = s->dec;

@@ -51,15 +51,6 @@ convoy_status decim_check_config(const convoy_stream_config *c);
  * on failure. */
 convoy_status decim_setup_taps(struct convoy_stream *s, const convoy_stream_config *c);
 
-/* engine_choose() for a stream with s->dec: first sets r->decimation to D
- * (D > 1), so that the engine made from r plans for it; then AUTO and CPU
- * count cpu-direct at 1/D of its full-rate cost (it computes only the kept
- * outputs) and cpu-fft at its decimated cost; the GPU engines decimate and
- * shift in their pipeline (cuda/gpu_pipeline.h). NULL with a message in err
- * when no engine can serve. */
-const engine_ops *decim_choose_engine(const struct convoy_stream *s, convoy_engine wanted,
-                                      engine_request *r, char *err, size_t err_size);
-
 /* Runs the engine on n full-rate frames (as run_engine in stream_process.c)
  * of which the first keep are real outputs, and leaves the *kept decimated,
  * rotated outputs at the front of s->out_buf. Does not move s->full_pos. */
