@@ -29,6 +29,7 @@
  * stream) runs the real kernel on each of its two rows instead, at half the
  * work. Tasks are then (pair, range of tiles).
  */
+#include "cpu_isa.h"
 #include "decimate_direct.h"
 #include "direct_complex.h"
 #include "engine.h"
@@ -43,10 +44,6 @@
 
 #if CONVOY_ENGINE_SLACK < TILE
 #error "the direct engine reads up to TILE - 1 frames into the slack"
-#endif
-
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define DIRECT_X86_KERNELS 1
 #endif
 
 /* Computes n outputs y[k] = sum_i rev[i] * x[k + i], 0 <= k < n, reading
@@ -81,7 +78,7 @@ static void tile_generic(const float *restrict x, const float *restrict rev, int
 }
 DEFINE_RANGE(range_generic, , tile_generic)
 
-#ifdef DIRECT_X86_KERNELS
+#ifdef CPU_ISA_X86
 /* Accumulators are named variables, not arrays, so that they stay in
  * registers at -O2 as well as -O3. Unaligned loads through aligned(4) types. */
 typedef float v8 __attribute__((vector_size(32)));
@@ -154,16 +151,21 @@ typedef struct direct_kernel {
 } direct_kernel;
 
 static const direct_kernel kernel_generic = {"generic", range_generic, 0.35 + 0.3, 0.047};
-#ifdef DIRECT_X86_KERNELS
+#ifdef CPU_ISA_X86
 static const direct_kernel kernel_avx2 = {"avx2", range_avx2, 0.20 + 0.3, 0.025};
 static const direct_kernel kernel_avx512 = {"avx512", range_avx512, 0.20 + 0.3, 0.017};
 #endif
 
 static const direct_kernel *best_kernel(void) {
-#ifdef DIRECT_X86_KERNELS
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return &kernel_avx512;
-  if (__builtin_cpu_supports("avx2")) return &kernel_avx2;
+#ifdef CPU_ISA_X86
+  switch (cpu_isa_best()) {
+  case CPU_ISA_AVX512:
+    return &kernel_avx512;
+  case CPU_ISA_AVX2:
+    return &kernel_avx2;
+  case CPU_ISA_GENERIC:
+    break;
+  }
 #endif
   return &kernel_generic;
 }

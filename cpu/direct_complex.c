@@ -3,16 +3,13 @@
  * plain C loop for the baseline ISA. */
 #include "direct_complex.h"
 
+#include "cpu_isa.h"
 #include "engine.h"
 
 #include <string.h>
 
 #if CONVOY_ENGINE_SLACK < DIRECT_COMPLEX_TILE_MAX
 #error "the complex direct kernels read up to DIRECT_COMPLEX_TILE_MAX - 1 frames into the slack"
-#endif
-
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define COMPLEX_X86_KERNELS 1
 #endif
 
 /* Runs tile_fn (tile outputs at a time) over n outputs: whole tiles straight
@@ -52,7 +49,7 @@ static void ctile_generic(const float *restrict xr, const float *restrict xi,
 }
 DEFINE_COMPLEX_RANGE(crange_generic, , ctile_generic, GENERIC_TILE)
 
-#ifdef COMPLEX_X86_KERNELS
+#ifdef CPU_ISA_X86
 typedef float v8 __attribute__((vector_size(32)));
 typedef float v8u __attribute__((vector_size(32), aligned(4)));
 typedef float v16 __attribute__((vector_size(64)));
@@ -103,15 +100,16 @@ DEFINE_COMPLEX_RANGE(crange_avx512, __attribute__((target("avx512f"))), ctile_av
 #endif
 
 direct_complex_fn direct_complex_best(const char **name) {
-#ifdef COMPLEX_X86_KERNELS
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) {
+#ifdef CPU_ISA_X86
+  switch (cpu_isa_best()) {
+  case CPU_ISA_AVX512:
     *name = "avx512";
     return crange_avx512;
-  }
-  if (__builtin_cpu_supports("avx2")) {
+  case CPU_ISA_AVX2:
     *name = "avx2";
     return crange_avx2;
+  case CPU_ISA_GENERIC:
+    break;
   }
 #endif
   *name = "generic";

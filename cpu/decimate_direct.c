@@ -1,15 +1,13 @@
 /* decimate_direct.c - polyphase direct-form decimation (decimate_direct.h).
  * The tile loops are fixed-lane C the compiler vectorises, compiled three
- * times (AVX-512, AVX2, baseline) and picked at first use; every one
+ * times (AVX-512, AVX2, baseline) and picked by cpu_isa_best(); every one
  * multiplies and then adds (ISO C: no contraction), so all give the same
  * bits. */
 #include "decimate_direct.h"
 
-#include <string.h>
+#include "cpu_isa.h"
 
-#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
-#define DECIM_X86_KERNELS 1
-#endif
+#include <string.h>
 
 /* Outputs per call block: enough that a tile's taps loop dominates, few
  * enough that P phase rows of it stay a few hundred KiB. */
@@ -115,7 +113,7 @@ static void split_phases(const float *x, int64_t taps, int64_t step, int64_t n, 
   }
 
 DEFINE_KERNELS(generic, )
-#ifdef DECIM_X86_KERNELS
+#ifdef CPU_ISA_X86
 DEFINE_KERNELS(avx2, __attribute__((target("avx2"))))
 DEFINE_KERNELS(avx512, __attribute__((target("avx512f"))))
 #endif
@@ -125,32 +123,12 @@ typedef void (*real_block_fn)(const float *, int64_t, const float *, int64_t, in
 typedef void (*complex_block_fn)(const float *, const float *, int64_t, const float *,
                                  const float *, int64_t, int64_t, float *, float *, int64_t);
 
-/* 0 generic, 1 avx2, 2 avx512; the CPU's answer never changes, so racing
- * first calls store the same value. */
-static int isa_level(void) {
-  static volatile int cached = -1;
-  int v = cached;
-  if (v >= 0) return v;
-  v = 0;
-#ifdef DECIM_X86_KERNELS
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f"))
-    v = 2;
-  else if (__builtin_cpu_supports("avx2"))
-    v = 1;
-#endif
-  cached = v;
-  return v;
-}
-
 void decim_direct_real(const float *x, const float *poly, int64_t taps, int64_t step, float *y,
                        int64_t n, float *scratch) {
   real_block_fn f = real_block_generic;
-#ifdef DECIM_X86_KERNELS
-  const int v = isa_level();
-  f = v == 2 ? real_block_avx512 : v == 1 ? real_block_avx2 : real_block_generic;
-#else
-  (void)isa_level;
+#ifdef CPU_ISA_X86
+  const cpu_isa v = cpu_isa_best();
+  f = v == CPU_ISA_AVX512 ? real_block_avx512 : v == CPU_ISA_AVX2 ? real_block_avx2 : f;
 #endif
   const int64_t block = block_outputs(taps, step), row = row_floats(taps, step);
   for (int64_t m = 0; m < n; m += block) {
@@ -164,9 +142,9 @@ void decim_direct_complex(const float *xr, const float *xi, const float *hr, con
                           int64_t taps, int64_t step, float *yr, float *yi, int64_t n,
                           float *scratch) {
   complex_block_fn f = complex_block_generic;
-#ifdef DECIM_X86_KERNELS
-  const int v = isa_level();
-  f = v == 2 ? complex_block_avx512 : v == 1 ? complex_block_avx2 : complex_block_generic;
+#ifdef CPU_ISA_X86
+  const cpu_isa v = cpu_isa_best();
+  f = v == CPU_ISA_AVX512 ? complex_block_avx512 : v == CPU_ISA_AVX2 ? complex_block_avx2 : f;
 #endif
   const int64_t block = block_outputs(taps, step), row = row_floats(taps, step);
   float *rows_i = scratch + phases(taps, step) * row;
