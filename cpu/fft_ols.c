@@ -35,8 +35,8 @@
  * mod D (its spectrum times e^{2 pi i k s0 / n}), which moves the outputs to
  * start at position skip = taps_len - 1 - s0, a multiple of D: the stream's
  * kept outputs then have s = 0 and the fold is plain sums. Another first
- * index (s != 0) takes the factors from two tables, e^{2 pi i r / n} for
- * r < M and e^{2 pi i q / D}, in double. The forward transform and the
+ * index is run at the full rate and picked (the stream never asks for
+ * one). The forward transform and the
  * multiply stay at size n; the inverse, the output copy and the stream's
  * interleaving shrink by D.
  *
@@ -68,8 +68,6 @@
  * least this much. */
 #define PER_THREAD_MIN_NS 25000.0
 
-static const double TWO_PI = 6.283185307179586476925286766559;
-
 typedef struct ols_plan {
   int complex_taps;
   int32_t units;  /* channels, or channel pairs with complex_taps */
@@ -83,8 +81,6 @@ typedef struct ols_plan {
   int64_t dec;          /* folding factor D (1: run_decimated runs at the full rate) */
   int64_t m;            /* D > 1: n / D, the size of the folded inverse */
   int64_t m_bins;       /* m / 2 + 1 */
-  double *root_m;       /* D > 1: m complex e^{2 pi i r / n}, (re, im) */
-  double *root_d;       /* D > 1: D complex e^{2 pi i q / D} */
   fftwf_plan inverse_m; /* D > 1: c2r of size m */
   int32_t threads;
   double block_ns; /* model estimate of one block, for the thread count */
@@ -208,8 +204,6 @@ static void ols_destroy(void *impl) {
   if (p->fold)
     for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->fold[t]);
   free(p->fold);
-  free(p->root_m);
-  free(p->root_d);
   free(p->time);
   free(p->freq);
   free(p->freq2);
@@ -246,16 +240,6 @@ static void compute_spectra(ols_plan *p, const engine_request *r) {
       h[2 * j + 1] = xf[j][1] * scale;
     }
     p->spectrum_of[c] = h;
-  }
-}
-
-/* root[q] = e^{2 pi i q / period} for q < count, as (re, im) doubles. The
- * angle is reduced exactly before the sine and cosine. */
-static void fill_roots(double *root, int64_t count, int64_t period) {
-  for (int64_t q = 0; q < count; q++) {
-    const double a = TWO_PI * (double)q / (double)period;
-    root[2 * q] = cos(a);
-    root[2 * q + 1] = sin(a);
   }
 }
 
@@ -318,11 +302,7 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
   }
   if (p->dec > 1) {
     p->fold = calloc((size_t)p->threads, sizeof *p->fold);
-    p->root_m = malloc(sizeof(double) * 2 * (size_t)p->m);
-    p->root_d = malloc(sizeof(double) * 2 * (size_t)p->dec);
-    if (!p->fold || !p->root_m || !p->root_d) goto oom;
-    fill_roots(p->root_m, p->m, n);
-    fill_roots(p->root_d, p->dec, p->dec);
+    if (!p->fold) goto oom;
   }
   for (int32_t t = 0; t < p->threads; t++) {
     if (p->fold) {
@@ -484,12 +464,11 @@ static convoy_status ols_run(void *impl, const float *const *in, float *const *o
   return CONVOY_OK;
 }
 
-/* z[k] = w^{k s} sum_{j<D} c_j Y[k + j M], 0 <= k <= M / 2, with
- * w = e^{2 pi i / n}, c_j = e^{2 pi i j s / D} and y the half-spectrum
- * (n_bins interleaved values) of a real row. The sum runs over j in order,
- * so the result depends only on y and s. */
-static void fold_spectrum(const ols_plan *p, const float *restrict y, int64_t s,
-                          float *restrict z) {
+/* z[k] = sum_{j<D} Y[k + j M], 0 <= k <= M / 2, with y the half-spectrum
+ * (n_bins interleaved values) of a real row: the spectrum of its samples
+ * 0, D, 2D, ... (times D). The sum runs over j in order, so the result
+ * depends only on y. */
+static void fold_spectrum(const ols_plan *p, const float *restrict y, float *restrict z) {
   const int64_t n = p->n, mm = p->m, h = p->m / 2, half = p->n / 2, d = p->dec;
   memcpy(z, y, sizeof(float) * 2 * (size_t)(h + 1));
   for (int64_t j = 1; j < d; j++) {
@@ -498,76 +477,46 @@ static void fold_spectrum(const ols_plan *p, const float *restrict y, int64_t s,
     const int64_t direct_end = half - base < h ? half - base : h;
     const int64_t mirror_from = direct_end + 1 > 0 ? direct_end + 1 : 0;
     const float *yd = y + 2 * base, *ym = y + 2 * (n - base);
-    if (s == 0) {
-      for (int64_t k = 0; k <= direct_end; k++) {
-        z[2 * k] += yd[2 * k];
-        z[2 * k + 1] += yd[2 * k + 1];
-      }
-      for (int64_t k = mirror_from; k <= h; k++) {
-        z[2 * k] += ym[-2 * k];
-        z[2 * k + 1] -= ym[-2 * k + 1];
-      }
-      continue;
-    }
-    const int64_t q = j * s % d;
-    const float cr = (float)p->root_d[2 * q], ci = (float)p->root_d[2 * q + 1];
     for (int64_t k = 0; k <= direct_end; k++) {
-      const float a = yd[2 * k], b = yd[2 * k + 1];
-      z[2 * k] += a * cr - b * ci;
-      z[2 * k + 1] += a * ci + b * cr;
+      z[2 * k] += yd[2 * k];
+      z[2 * k + 1] += yd[2 * k + 1];
     }
     for (int64_t k = mirror_from; k <= h; k++) {
-      const float a = ym[-2 * k], b = -ym[-2 * k + 1];
-      z[2 * k] += a * cr - b * ci;
-      z[2 * k + 1] += a * ci + b * cr;
+      z[2 * k] += ym[-2 * k];
+      z[2 * k + 1] -= ym[-2 * k + 1];
     }
-  }
-  if (s == 0) return;
-  /* w^{k s} = e^{2 pi i rr / n} e^{2 pi i q / D} with k s mod n = q M + rr. */
-  int64_t r = 0;
-  for (int64_t k = 1; k <= h; k++) {
-    r += s;
-    if (r >= n) r -= n;
-    const int64_t q = r / mm, rr = r - q * mm;
-    const double ar = p->root_m[2 * rr], ai = p->root_m[2 * rr + 1];
-    const double br = p->root_d[2 * q], bi = p->root_d[2 * q + 1];
-    const float wr = (float)(ar * br - ai * bi), wi = (float)(ar * bi + ai * br);
-    const float a = z[2 * k], b = z[2 * k + 1];
-    z[2 * k] = a * wr - b * wi;
-    z[2 * k + 1] = a * wi + b * wr;
   }
 }
 
-/* The kept outputs of one decimating block from the product spectrum y of
- * a real row: positions s + D m from the block's first kept output at
- * in-block index first. */
-static void fold_out(const ols_plan *p, int tid, const float *y, int64_t first, float *out) {
-  const int64_t s = (p->skip + first) % p->dec, m0 = (p->skip + first - s) / p->dec;
+/* The kept outputs (every D-th, from the block's first) of one decimating
+ * block from the product spectrum y of a real row. */
+static void fold_out(const ols_plan *p, int tid, const float *y, float *out) {
+  const int64_t m0 = p->skip / p->dec; /* skip is a multiple of D */
   float *x = p->time[tid];
   fftwf_complex *z = p->fold[tid];
-  fold_spectrum(p, y, s, (float *)z);
+  fold_spectrum(p, y, (float *)z);
   fftwf_execute_dft_c2r(p->inverse_m, z, x);
   memcpy(out, x + m0, sizeof(float) * (size_t)(p->block / p->dec));
 }
 
-/* run_block keeping every D-th output from in-block index first. */
+/* run_block keeping every D-th output. */
 static void run_block_decimated(const ols_plan *p, int tid, const float *in, const float *h,
-                                int64_t first, float *out) {
+                                float *out) {
   float *x = p->time[tid];
   fftwf_complex *xf = p->freq[tid];
   load_block(p, x, in);
   fftwf_execute_dft_r2c(p->forward, x, xf);
   multiply_spectrum((float *)xf, h, p->n_bins);
-  fold_out(p, tid, (const float *)xf, first, out);
+  fold_out(p, tid, (const float *)xf, out);
 }
 
-/* run_complex_block keeping every D-th output from in-block index first. */
+/* run_complex_block keeping every D-th output. */
 static void run_complex_block_decimated(const ols_plan *p, int tid, const float *in_r,
                                         const float *in_i, const float *h_r, const float *h_i,
-                                        int64_t first, float *out_r, float *out_i) {
+                                        float *out_r, float *out_i) {
   complex_block_spectra(p, tid, in_r, in_i, h_r, h_i);
-  fold_out(p, tid, (const float *)p->freq[tid], first, out_r);
-  fold_out(p, tid, (const float *)p->freq2[tid], first, out_i);
+  fold_out(p, tid, (const float *)p->freq[tid], out_r);
+  fold_out(p, tid, (const float *)p->freq2[tid], out_i);
 }
 
 typedef struct ols_dec_job {
@@ -575,7 +524,6 @@ typedef struct ols_dec_job {
   const float *const *in;
   float *const *out;
   int64_t blocks; /* per unit */
-  int64_t first;
 } ols_dec_job;
 
 static void ols_dec_task(void *ctx, int64_t task) {
@@ -585,16 +533,16 @@ static void ols_dec_task(void *ctx, int64_t task) {
   const int64_t b = task % j->blocks, off = b * p->block, kept = b * (p->block / p->dec);
   const int tid = pool_worker_slot();
   if (!p->complex_taps) {
-    run_block_decimated(p, tid, j->in[u] + off, p->spectrum_of[u], j->first, j->out[u] + kept);
+    run_block_decimated(p, tid, j->in[u] + off, p->spectrum_of[u], j->out[u] + kept);
     return;
   }
   const int32_t r = 2 * u, i = 2 * u + 1;
   if (p->real_pair[u]) {
-    run_block_decimated(p, tid, j->in[r] + off, p->spectrum_of[r], j->first, j->out[r] + kept);
-    run_block_decimated(p, tid, j->in[i] + off, p->spectrum_of[r], j->first, j->out[i] + kept);
+    run_block_decimated(p, tid, j->in[r] + off, p->spectrum_of[r], j->out[r] + kept);
+    run_block_decimated(p, tid, j->in[i] + off, p->spectrum_of[r], j->out[i] + kept);
   } else {
     run_complex_block_decimated(p, tid, j->in[r] + off, j->in[i] + off, p->spectrum_of[r],
-                                p->spectrum_of[i], j->first, j->out[r] + kept, j->out[i] + kept);
+                                p->spectrum_of[i], j->out[r] + kept, j->out[i] + kept);
   }
 }
 
@@ -606,8 +554,9 @@ static convoy_status ols_run_decimated(void *impl, const float *const *in, float
     return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL,
                                "cpu-fft: first output %lld of factor %lld is out of range",
                                (long long)first, (long long)factor);
-  if (factor != p->dec) {
-    /* Not the plan's factor: the full rate, then every factor-th frame. */
+  if (factor != p->dec || first != 0) {
+    /* Not what the plan folds for (the stream asks only for that): the full
+     * rate, then every factor-th frame. */
     convoy_status st = ols_run(impl, in, out, n_out, err, err_size);
     if (st != CONVOY_OK || factor == 1) return st;
     const int64_t kept = n_out > first ? (n_out - first + factor - 1) / factor : 0;
@@ -621,7 +570,7 @@ static convoy_status ols_run_decimated(void *impl, const float *const *in, float
                                "cpu-fft: %lld outputs is not a multiple of the block of %lld",
                                (long long)n_out, (long long)p->block);
   const int64_t blocks = n_out / p->block, tasks = blocks * p->units;
-  ols_dec_job job = {p, in, out, blocks, first};
+  ols_dec_job job = {p, in, out, blocks};
   if (run_threads(p, tasks) == 1) {
     for (int64_t t = 0; t < tasks; t++) ols_dec_task(&job, t);
   } else {
