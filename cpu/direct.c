@@ -378,20 +378,23 @@ static void direct_task(void *ctx, int64_t task) {
   run_unit(j->plan, j->in, j->out, u, k0, k1);
 }
 
+/* Threads worth waking for `outputs` computed outputs per channel. */
+static int work_threads(const direct_plan *p, int64_t outputs) {
+  const double est_ns =
+      (p->kernel->ns_per_output + p->kernel->ns_per_tap * (double)p->taps_len * p->tap_factor) *
+      (double)outputs * (double)p->channels;
+  if (!p->pool || est_ns < PARALLEL_MIN_NS) return 1;
+  const double by_work = est_ns / PER_THREAD_MIN_NS;
+  return by_work < (double)p->threads ? (int)by_work : p->threads;
+}
+
 static convoy_status direct_run(void *impl, const float *const *in, float *const *out,
                                 int64_t n_out, char *err, size_t err_size) {
   (void)err;
   (void)err_size;
   const direct_plan *p = impl;
   if (n_out <= 0) return CONVOY_OK;
-  double est_ns =
-      (p->kernel->ns_per_output + p->kernel->ns_per_tap * (double)p->taps_len * p->tap_factor) *
-      (double)n_out * (double)p->channels;
-  int threads = 1;
-  if (p->pool && est_ns >= PARALLEL_MIN_NS) {
-    double by_work = est_ns / PER_THREAD_MIN_NS;
-    threads = by_work < (double)p->threads ? (int)by_work : p->threads;
-  }
+  const int threads = work_threads(p, n_out);
   if (threads <= 1) {
     for (int32_t u = 0; u < p->units; u++) run_unit(p, in, out, u, 0, n_out);
     return CONVOY_OK;
@@ -439,9 +442,8 @@ static void decimated_task(void *ctx, int64_t task) {
   const int32_t u = (int32_t)(task / j->parts);
   const int64_t part = task % j->parts;
   /* The pool's own slots: 0 the calling thread, 1 .. threads - 1 its workers. */
-  const int slot = pool_worker_slot();
   decimated_unit(j->plan, j->in, j->out, u, j->first, j->kept * part / j->parts,
-                 j->kept * (part + 1) / j->parts, slot < j->plan->threads ? slot : 0);
+                 j->kept * (part + 1) / j->parts, pool_worker_slot());
 }
 
 /* engine_ops.run_decimated: the polyphase kernels on the kept outputs alone
@@ -459,14 +461,13 @@ static convoy_status direct_run_decimated(void *impl, const float *const *in, fl
     return st;
   }
   if (kept <= 0) return CONVOY_OK;
-  const double est_ns = p->kernel->ns_per_tap * (double)p->taps_len * p->tap_factor * (double)kept *
-                        (double)p->channels;
-  if (!p->pool || est_ns < PARALLEL_MIN_NS || kept < 2) {
+  const int threads = work_threads(p, kept);
+  if (threads <= 1 || kept < 2) {
     for (int32_t u = 0; u < p->units; u++) decimated_unit(p, in, out, u, first, 0, kept, 0);
     return CONVOY_OK;
   }
   decimated_job job = {p, in, out, first, kept, 0};
-  job.parts = (TASKS_PER_THREAD * p->threads + p->units - 1) / p->units;
+  job.parts = (TASKS_PER_THREAD * threads + p->units - 1) / p->units;
   if (job.parts > kept) job.parts = kept;
   pool_run(p->pool, job.parts * p->units, decimated_task, &job);
   return CONVOY_OK;
