@@ -6,6 +6,7 @@
 #include "capture_io.h"
 #include "capture_matched.h"
 #include "capture_meta.h"
+#include "capture_taps.h"
 #include "commands.h"
 #include "convoy_pulse.h"
 #include "diag.h"
@@ -164,15 +165,15 @@ static int compress_batch(pulse_job *j, convoy_pulse *p, int64_t pulses) {
   }
   int64_t frames = pulses * j->out_len;
   size_t n = (size_t)(frames * j->channels);
-  float gain = (float)pow(10.0, j->o->gain_db / 20.0);
+  /* The gain applies after the template's normalisation, so it cannot be
+   * folded into the template. */
+  const float gain = capture_taps_gain(j->o);
   float *y = j->out_iq;
   if (!j->in.ro.type.is_complex) { /* real in, real template: the imaginary parts are 0 */
-    for (size_t i = 0; i < n; i++) y[i] = y[2 * i];
-  } else {
-    n *= 2;
+    for (size_t i = 0; i < n; i++) y[i] = y[2 * i] * gain;
+  } else if (gain != 1.0f) {
+    for (size_t i = 0; i < 2 * n; i++) y[i] *= gain;
   }
-  if (gain != 1.0f)
-    for (size_t i = 0; i < n; i++) y[i] *= gain;
   char err[512] = "";
   st = capture_writer_write(j->out.writer, y, frames, err, sizeof err);
   if (st != CONVOY_OK) {
@@ -184,8 +185,6 @@ static int compress_batch(pulse_job *j, convoy_pulse *p, int64_t pulses) {
 }
 
 static int run(pulse_job *j) {
-  progress prog;
-  progress_start(&prog, 0, "compressing", j->pulses * j->pulse_len, j->in.rate);
   int rc = CLI_EXIT_OK;
   for (int64_t done = 0; done < j->pulses && rc == CLI_EXIT_OK;) {
     int64_t n = j->pulses - done < j->batch ? j->pulses - done : j->batch;
@@ -193,7 +192,6 @@ static int run(pulse_job *j) {
     if (rc == CLI_EXIT_OK) rc = compress_batch(j, n == j->batch ? j->full : j->rest, n);
     done += n;
   }
-  progress_end(&prog);
   return rc;
 }
 

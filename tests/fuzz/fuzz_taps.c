@@ -28,6 +28,7 @@
  *         -dict=tests/fuzz/taps.dict -max_len=4096 -max_total_time=3600
  */
 #include "convoy_taps.h"
+#include "design_internal.h"
 #include "fuzz_property.h"
 #include "taps_internal.h"
 
@@ -142,14 +143,6 @@ static void file_parsers(const uint8_t *data, size_t size) {
   free(buf);
 }
 
-/* Taps a width-derived design starts from (Kaiser's estimate), or -1. */
-static double estimated_taps(const convoy_design *d) {
-  if (d->width <= 0) return -1;
-  const double atten = d->atten > 0 ? d->atten : 80.0;
-  const double two_pi = 6.283185307179586;
-  return (atten - 7.95) / (2.285 * two_pi * d->width / d->rate) + 1.0;
-}
-
 static void design_spec(const uint8_t *data, size_t size) {
   char spec[256];
   size_t n = 0;
@@ -165,7 +158,8 @@ static void design_spec(const uint8_t *data, size_t size) {
   }
   fuzz_require(d.rate > 0 && (d.width > 0) != (d.taps > 0),
                "a parsed spec has a rate and one length");
-  const double want = d.taps > 0 ? (double)d.taps : estimated_taps(&d);
+  /* A width-derived design starts from Kaiser's estimate (and may grow). */
+  const double want = d.taps > 0 ? (double)d.taps : design_kaiser_length(d.atten, d.width, d.rate);
   if (!(want >= 1 && want <= 2049)) return;
   convoy_taps t;
   st = convoy_design_taps(&d, &t, err, sizeof err);
