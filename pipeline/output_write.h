@@ -9,8 +9,8 @@
  * imaginary rows as two channels each: they are quantized as two samples.
  *
  * Without dither and for at most 16 bits the codes come from a branch-free
- * loop the compiler vectorizes, equal bit for bit to sq_code(); otherwise
- * sq_code() runs per value.
+ * rounding (SSE2 four values at a time, a scalar loop for the rest), equal
+ * bit for bit to sq_code(); otherwise sq_code() runs per value.
  */
 #ifndef CONVOY_OUTPUT_WRITE_H
 #define CONVOY_OUTPUT_WRITE_H
