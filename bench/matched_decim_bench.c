@@ -8,25 +8,26 @@
  * `convoy bench` measures the bus (the bound: the output is 1/8 of the
  * input).
  *
- * usage: matched_decim_bench [log2_samples [fft_size [gpu_streams]]]
- * (default 29: 1 GiB of cu8; fft_size and gpu_streams 0: the defaults)
+ * usage: matched_decim_bench [log2_samples [fft_size [gpu_streams [log2_taps]]]]
+ * (default 29: 1 GiB of cu8; fft_size and gpu_streams 0: the defaults;
+ * log2_taps 20, 4 .. 22 to see where the FFT plans change)
  */
 #include "convoy.h"
 
 #include "bench_gpu_bus.h"
 #include "bench_util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define RUNS 5
-#define TAPS ((int64_t)1 << 20)
 #define DECIMATION 8
 
 /* Median seconds of one pass, or -1 (message printed). */
-static double run(convoy_sample_type tap_type, const float *taps, const unsigned char *in,
-                  int64_t frames, unsigned char *out, int64_t cap, int64_t fft_size,
-                  int32_t streams) {
+static double run(convoy_sample_type tap_type, const float *taps, int64_t taps_len,
+                  const unsigned char *in, int64_t frames, unsigned char *out, int64_t cap,
+                  int64_t fft_size, int32_t streams) {
   convoy_filter *f = NULL;
   convoy_stream *s = NULL;
   convoy_stream_config cfg;
@@ -37,7 +38,7 @@ static double run(convoy_sample_type tap_type, const float *taps, const unsigned
   cfg.decimation = DECIMATION;
   cfg.fft_size = fft_size;
   cfg.gpu_streams = streams;
-  if (convoy_filter_create_typed(&f, tap_type, taps, TAPS) != CONVOY_OK ||
+  if (convoy_filter_create_typed(&f, tap_type, taps, taps_len) != CONVOY_OK ||
       convoy_stream_create(&s, &cfg, &f, 1) != CONVOY_OK) {
     printf("create: %s\n", convoy_last_error());
     convoy_filter_destroy(f);
@@ -71,25 +72,28 @@ int main(int argc, char **argv) {
   const int log2 = argc > 1 ? atoi(argv[1]) : 29;
   const int64_t fft_size = argc > 2 ? atoll(argv[2]) : 0;
   const int32_t streams = argc > 3 ? atoi(argv[3]) : 0;
-  if (log2 < 20 || log2 > 31 || fft_size < 0 || streams < 0 || streams > 16) {
-    fprintf(stderr, "usage: matched_decim_bench [log2_samples 20..31 [fft_size [gpu_streams]]]\n");
+  const int log2_taps = argc > 4 ? atoi(argv[4]) : 20;
+  if (log2 < 20 || log2 > 31 || fft_size < 0 || streams < 0 || streams > 16 || log2_taps < 4 ||
+      log2_taps > 22) {
+    fprintf(stderr, "usage: matched_decim_bench [log2_samples 20..31 [fft_size [gpu_streams "
+                    "[log2_taps 4..22]]]]\n");
     return 2;
   }
   if (convoy_gpu_count() < 1) {
     printf("matched_decim_bench: no GPU (%s)\n", convoy_last_error());
     return 0;
   }
-  const int64_t frames = (int64_t)1 << log2;
-  const int64_t cap = frames / DECIMATION + TAPS;
+  const int64_t frames = (int64_t)1 << log2, taps_len = (int64_t)1 << log2_taps;
+  const int64_t cap = frames / DECIMATION + taps_len;
   unsigned char *in = convoy_host_alloc((size_t)frames * 2);
   unsigned char *out = convoy_host_alloc((size_t)cap * 2);
-  float *taps = malloc(sizeof(float) * 2 * (size_t)TAPS);
+  float *taps = malloc(sizeof(float) * 2 * (size_t)taps_len);
   if (!in || !out || !taps) {
     fprintf(stderr, "matched_decim_bench: out of memory\n");
     return 1;
   }
   for (int64_t i = 0; i < frames * 2; i++) in[i] = (unsigned char)(i * 2654435761u >> 24);
-  bench_fill_noise(taps, 2 * TAPS, 1, 5e-4f);
+  bench_fill_noise(taps, 2 * taps_len, 1, 0.5f / sqrtf((float)taps_len));
   /* the copy of this input alone (one way; the output is 1/8 of it) */
   bench_gpu_bus bus;
   char err[256];
@@ -98,12 +102,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   const double h2d = bus.h2d * 1e9;
-  printf("matched_decim_bench: 2^%d cu8 complex samples, 2^20 taps, decimation %d, cu8 out, "
+  printf("matched_decim_bench: 2^%d cu8 complex samples, 2^%d taps, decimation %d, cu8 out, "
          "median of %d runs\npinned host-to-device copy: %.1f GB/s = %.2f G complex samples/s\n",
-         log2, DECIMATION, RUNS, h2d * 1e-9, h2d / 2 * 1e-9);
+         log2, log2_taps, DECIMATION, RUNS, h2d * 1e-9, h2d / 2 * 1e-9);
   for (int cx = 0; cx < 2; cx++) {
-    const double t = run(cx ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32, taps, in, frames, out, cap,
-                         fft_size, streams);
+    const double t = run(cx ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32, taps, taps_len, in, frames,
+                         out, cap, fft_size, streams);
     if (t > 0)
       printf("%s taps: %.2f G complex samples/s = %.1f%% of the copy rate\n",
              cx ? "complex" : "real", (double)frames / t * 1e-9,
