@@ -2,6 +2,7 @@
 #include "gpu_layout.cuh"
 
 #include "gpu_util.cuh"
+#include "rotator_frac.h"
 
 #include <cmath>
 
@@ -47,17 +48,6 @@ __global__ void deinterleave_kernel(const T *__restrict__ raw, int32_t channels,
   }
 }
 
-/* e^{-j 2 pi shift m} from frac(shift m) of the exact product (fma error
- * term), m < 2^53. */
-__device__ __forceinline__ void rotation(double shift, int64_t m, double *wr, double *wi) {
-  const double dm = (double)m;
-  const double prod = shift * dm;
-  const double e = fma(shift, dm, -prod);
-  double r = (prod - floor(prod)) + e;
-  r -= floor(r);
-  sincospi(-2.0 * r, wi, wr);
-}
-
 /* Output frame f of one thread's channels [c0, c1) through pick into v[]. */
 __device__ __forceinline__ void pick_frame(const float *__restrict__ planar, int64_t stride,
                                            int32_t c0, int32_t c1, int64_t f, const gp_pick &pick,
@@ -65,8 +55,8 @@ __device__ __forceinline__ void pick_frame(const float *__restrict__ planar, int
   const int64_t at = pick.first + f * pick.step;
   for (int32_t c = c0; c < c1; c++) v[c - c0] = planar[c * stride + at];
   if (pick.shift == 0.0) return;
-  double wr, wi;
-  rotation(pick.shift, (pick.n0 + f) * pick.rate, &wr, &wi);
+  double wr, wi; /* e^{-j 2 pi shift m} */
+  sincospi(-2.0 * rotator_frac(pick.shift, (pick.n0 + f) * pick.rate), &wi, &wr);
   for (int32_t c = c0; c + 1 < c1; c += 2) {
     const double xr = v[c - c0], xi = v[c + 1 - c0];
     v[c - c0] = (float)(xr * wr - xi * wi);

@@ -5,15 +5,6 @@
 
 static const double TWO_PI = 6.283185307179586476925286766559;
 
-double rotator_frac(double f, int64_t m) {
-  const double dm = (double)m;
-  const double p = f * dm;
-  const double e = fma(f, dm, -p); /* f m = p + e exactly */
-  double r = (p - floor(p)) + e;
-  r -= floor(r);
-  return r >= 1.0 ? 0.0 : r;
-}
-
 void rotator_init(rotator *r, double shift, int64_t step) {
   r->shift = shift;
   r->step = step;

@@ -16,6 +16,8 @@
 #ifndef CONVOY_ROTATOR_H
 #define CONVOY_ROTATOR_H
 
+#include "rotator_frac.h"
+
 #include <stdint.h>
 
 #define ROTATOR_TABLE 256
@@ -25,9 +27,6 @@ typedef struct rotator {
   int64_t step; /* D: full-rate frames between outputs, >= 1 */
   double tab_re[ROTATOR_TABLE], tab_im[ROTATOR_TABLE];
 } rotator;
-
-/* frac(f m), in [0, 1), from the exact product f m (m < 2^53). */
-double rotator_frac(double f, int64_t m);
 
 void rotator_init(rotator *r, double shift, int64_t step);
 
