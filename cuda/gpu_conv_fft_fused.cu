@@ -112,9 +112,8 @@ convoy_status gc_fused_launch(int64_t n, int points, const gc_fused_args *a, uns
   return CONVOY_OK;
 }
 
-convoy_status gc_twiddle_table(int64_t n, int64_t count, int64_t step, float2 **tw, char *err,
-                               size_t err_size) {
-  *tw = NULL;
+convoy_status gc_twiddle_fill(int64_t n, int64_t count, int64_t step, float2 *d_tw, char *err,
+                              size_t err_size) {
   float2 *host = (float2 *)malloc(sizeof(float2) * (size_t)count);
   if (!host)
     return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
@@ -124,14 +123,24 @@ convoy_status gc_twiddle_table(int64_t n, int64_t count, int64_t step, float2 **
     const double a = unit * (double)((i * step) % n);
     host[i] = make_float2((float)cos(a), (float)-sin(a));
   }
-  cudaError_t e = cudaMalloc((void **)tw, sizeof(float2) * (size_t)count);
-  if (e == cudaSuccess)
-    e = cudaMemcpy(*tw, host, sizeof(float2) * (size_t)count, cudaMemcpyHostToDevice);
+  cudaError_t e = cudaMemcpy(d_tw, host, sizeof(float2) * (size_t)count, cudaMemcpyHostToDevice);
   free(host);
+  if (e != cudaSuccess) return gc_cuda_fail(e, "gpu_conv: FFT twiddle table", err, err_size);
+  return CONVOY_OK;
+}
+
+convoy_status gc_twiddle_table(int64_t n, int64_t count, int64_t step, float2 **tw, char *err,
+                               size_t err_size) {
+  *tw = NULL;
+  cudaError_t e = cudaMalloc((void **)tw, sizeof(float2) * (size_t)count);
   if (e != cudaSuccess) {
-    cudaFree(*tw);
     *tw = NULL;
     return gc_cuda_fail(e, "gpu_conv: FFT twiddle table", err, err_size);
   }
-  return CONVOY_OK;
+  convoy_status st = gc_twiddle_fill(n, count, step, *tw, err, err_size);
+  if (st != CONVOY_OK) {
+    cudaFree(*tw);
+    *tw = NULL;
+  }
+  return st;
 }

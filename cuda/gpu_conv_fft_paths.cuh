@@ -58,6 +58,11 @@ convoy_status gc_fused_launch(int64_t n, int points, const gc_fused_args *a, uns
 convoy_status gc_twiddle_table(int64_t n, int64_t count, int64_t step, float2 **tw, char *err,
                                size_t err_size);
 
+/* The same table written into d_tw, a device buffer of at least count
+ * values (synchronous copy). */
+convoy_status gc_twiddle_fill(int64_t n, int64_t count, int64_t step, float2 *d_tw, char *err,
+                              size_t err_size);
+
 /* ------------------------------------------------------------- four-step */
 
 #define GC_FOUR_MIN_N ((int64_t)1 << 16)

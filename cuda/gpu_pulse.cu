@@ -8,11 +8,11 @@
  * pageable buffers cost about one host memcpy. Pinned caller buffers are
  * transferred directly.
  */
+#include "gpu_conv_fft_paths.cuh"
 #include "gpu_conv_internal.cuh"
 #include "gpu_pulse_internal.cuh"
 #include "gpu_util.cuh"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,21 +152,6 @@ static convoy_status plan_whole(gpu_pulse *p, char *err, size_t err_size) {
   return CONVOY_OK;
 }
 
-/* W_2M^i, i < M = 2^log2m, into the device table d_tw. */
-static convoy_status fill_twiddles(int log2m, float2 *d_tw, char *err, size_t err_size) {
-  const int64_t m = (int64_t)1 << log2m;
-  float2 *tw = (float2 *)malloc(sizeof(float2) * (size_t)m);
-  if (!tw)
-    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
-                               "pulse: out of host memory");
-  const double unit = 3.14159265358979323846 / (double)m; /* 2 pi / 2M */
-  for (int64_t i = 0; i < m; i++) tw[i] = make_float2((float)cos(unit * i), (float)-sin(unit * i));
-  cudaError_t e = cudaMemcpy(d_tw, tw, sizeof(float2) * (size_t)m, cudaMemcpyHostToDevice);
-  free(tw);
-  GC_CUDA(e, "pulse: twiddle table");
-  return CONVOY_OK;
-}
-
 /* Stage 0's spectrum and twiddle buffers are sized for the largest M, so
  * that every candidate can be timed on them before the chosen plan is
  * filled in. */
@@ -196,7 +181,9 @@ static convoy_status plan_fused(gpu_pulse *p, gpu_pulse_plan want, char *err, si
       GC_CUDA(cudaMalloc((void **)&p->d_ftw[i], sizeof(float2) * m), "pulse: twiddle table");
     }
     GC_CUDA(gpu_pulse_fused_prepare(log2m), "pulse: fused kernel shared memory");
-    if ((st = fill_twiddles(log2m, p->d_ftw[i], err, err_size)) != CONVOY_OK) return st;
+    /* W_2M^i, i < M = 2^log2m */
+    const int64_t m = (int64_t)1 << log2m;
+    if ((st = gc_twiddle_fill(2 * m, m, 1, p->d_ftw[i], err, err_size)) != CONVOY_OK) return st;
   }
   return CONVOY_OK;
 }
