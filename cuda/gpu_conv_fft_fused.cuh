@@ -163,8 +163,11 @@ template <class S, int P> GF_HD void load_smem(int t, float2 *v, const float2 *b
 }
 
 /* Pass P, step 2: twiddles and the radix-R DFTs, in registers. Twiddle
- * powers come from one table value by repeated multiplication. */
-template <class S, int P> GF_HD void butterflies(int t, float2 *v, const float2 *tw) {
+ * powers come from one table value by repeated multiplication. The table is
+ * read through the read-only cache unless COHERENT: an ordinary load, which
+ * the compiler cannot move across a barrier (see the pulse kernel). */
+template <class S, int P, bool COHERENT = false>
+GF_HD void butterflies(int t, float2 *v, const float2 *tw) {
   constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
   GF_UNROLL
   for (int b = 0; b < B; b++) {
@@ -172,7 +175,8 @@ template <class S, int P> GF_HD void butterflies(int t, float2 *v, const float2 
       const int q = t + b * S::T;
       const int k = q & ((1 << LNS) - 1);
       /* W_M^(k M/(Ns R)) = W_N^(2 k M/(Ns R)) */
-      const float2 w1 = GF_LDG(tw + ((2 * k) << (S::log2m - LNS - LR)));
+      const float2 *at = tw + ((2 * k) << (S::log2m - LNS - LR));
+      const float2 w1 = COHERENT ? *at : GF_LDG(at);
       float2 w = w1;
       GF_UNROLL
       for (int r = 1; r < R; r++) {

@@ -55,42 +55,20 @@ namespace {
 
 using gpf::pshape;
 
-/* gf::butterflies for the inverse passes, with the twiddle read by an
- * ordinary (coherent) load. The inverse pass p of a size with no remainder
+/* Passes P .. END-1 through shared memory (INV: of the inverse FFT).
+ *
+ * The inverse passes read their twiddles with ordinary (coherent) loads,
+ * gf::butterflies' COHERENT. The inverse pass p of a size with no remainder
  * radix uses the very twiddles of forward pass p; read-only loads of them
  * get merged across the barriers, and the twiddle powers of the forward
  * pass stay live in registers until the inverse one (spills at 64 and 80
  * registers). An ordinary load cannot be moved across __syncthreads. */
-template <class S, int P>
-__device__ __forceinline__ void inv_butterflies(int t, float2 *v, const float2 *tw) {
-  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
-#pragma unroll
-  for (int b = 0; b < B; b++) {
-    if (P > 0) {
-      const int q = t + b * S::T;
-      const int k = q & ((1 << LNS) - 1);
-      const float2 w1 = tw[(2 * k) << (S::log2m - LNS - LR)];
-      float2 w = w1;
-#pragma unroll
-      for (int r = 1; r < R; r++) {
-        v[b * R + r] = gf::cmul(v[b * R + r], w);
-        if (r + 1 < R) w = gf::cmul(w, w1);
-      }
-    }
-    gf::dft<R>::run(v + b * R);
-  }
-}
-
-/* Passes P .. END-1 through shared memory (INV: of the inverse FFT). */
 template <class S, int P, int END, bool INV>
 __device__ __forceinline__ void smem_passes(int t, float2 *v, float2 *buf, const float2 *tw) {
   if constexpr (P < END) {
     gf::load_smem<S, P>(t, v, buf);
     __syncthreads();
-    if constexpr (INV)
-      inv_butterflies<S, P>(t, v, tw);
-    else
-      gf::butterflies<S, P>(t, v, tw);
+    gf::butterflies<S, P, INV>(t, v, tw);
     gf::store_smem<S, P>(t, v, buf);
     __syncthreads();
     smem_passes<S, P + 1, END, INV>(t, v, buf, tw);
@@ -148,14 +126,14 @@ __global__ void __launch_bounds__(pshape<LOG2M, false>::T,
       const int k = tid + b * T + r * (M / RL);
       v[b * RL + r] = gf::cconj(gf::cmul(v[b * RL + r], __ldg(a.spec + k)));
     }
-  inv_butterflies<I, 0>(tid, v, a.tw);
+  gf::butterflies<I, 0, true>(tid, v, a.tw);
   gf::store_smem<I, 0>(tid, v, pf_buf);
   __syncthreads();
   smem_passes<I, 1, LI, true>(tid, v, pf_buf, a.tw);
 
   /* last inverse pass to device memory: butterfly tid, points tid + r T */
   gf::load_smem<I, LI>(tid, v, pf_buf);
-  inv_butterflies<I, LI>(tid, v, a.tw);
+  gf::butterflies<I, LI, true>(tid, v, a.tw);
   float2 *y = a.out + a.ix.base(t_pulse, a.out_len);
   /* output index of circular position 0 */
   const int64_t o0 = a.out_first + s * a.valid - (a.taps - 1);
