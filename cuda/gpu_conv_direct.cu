@@ -202,7 +202,31 @@ struct gc_direct {
   bool shared_taps;
   int64_t max_blocks; /* resident blocks on the whole device */
   int32_t sms;        /* multiprocessors, for the strided launches' grid */
+  /* The strided launch for the step the engine was made for (the config's
+   * decimation), worked out once: its tile shape, shared memory and grid. */
+  int64_t planned_step; /* 0: none */
+  strided_args planned;
+  size_t planned_smem;
+  int64_t planned_blocks;
 };
+
+/* The tile shape, shared memory and most resident blocks of a strided run
+ * by step. */
+static convoy_status strided_prepare(const gc_direct *d, int64_t step, strided_args *a,
+                                     size_t *smem, int64_t *most, char *err, size_t err_size) {
+  a->taps_len = d->taps_len;
+  *smem = step >= 1 && step <= kMaxStep ? strided_plan((int32_t)step, d->cx, a) : 0;
+  if (*smem == 0)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: step %lld out of range (1 .. %d)", (long long)step,
+                               kMaxStep);
+  int per_sm = 0;
+  GC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+              &per_sm, (const void *)strided_kernel(d->cx), kThreads, *smem),
+          "gpu_conv: strided kernel occupancy");
+  *most = (int64_t)d->sms * (per_sm > 0 ? per_sm : 1);
+  return CONVOY_OK;
+}
 
 double gc_direct_model_cost(const gc_device *dev, int64_t taps_len, int complex_taps) {
   /* The register kernel reaches about half the FMA peak, the shared-memory
@@ -294,6 +318,12 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
                                cudaFuncAttributeMaxDynamicSharedMemorySize, kStridedSmemBytes),
           "gpu_conv: strided kernel shared memory");
   d->sms = dev->sms;
+  if (cfg->decimation > 1) {
+    convoy_status st = strided_prepare(d, cfg->decimation, &d->planned, &d->planned_smem,
+                                       &d->planned_blocks, err, err_size);
+    if (st != CONVOY_OK) return st;
+    d->planned_step = cfg->decimation;
+  }
   return CONVOY_OK;
 }
 
@@ -326,13 +356,13 @@ convoy_status gc_direct_run_strided(gc_direct *d, const float *in, int64_t in_st
                                     int64_t step, float *out, int64_t out_stride, int64_t count,
                                     cudaStream_t stream, char *err, size_t err_size) {
   if (count <= 0) return CONVOY_OK;
-  strided_args a;
-  a.taps_len = d->taps_len;
-  const size_t smem = strided_plan((int32_t)step, d->cx, &a);
-  if (smem == 0)
-    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                               "gpu_conv: step %lld out of range (1 .. %d)", (long long)step,
-                               kMaxStep);
+  strided_args a = d->planned;
+  size_t smem = d->planned_smem;
+  int64_t most = d->planned_blocks;
+  if (step != d->planned_step) {
+    convoy_status st = strided_prepare(d, step, &a, &smem, &most, err, err_size);
+    if (st != CONVOY_OK) return st;
+  }
   a.in = in;
   a.in_stride = in_stride;
   a.n_in = first + (count - 1) * step + d->taps_len;
@@ -345,11 +375,6 @@ convoy_status gc_direct_run_strided(gc_direct *d, const float *in, int64_t in_st
   a.taps = d->d_taps;
   a.taps_stride = d->taps_stride;
   a.filter_of = d->d_filter_of;
-  int per_sm = 0;
-  GC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-              &per_sm, (const void *)strided_kernel(d->cx), kThreads, smem),
-          "gpu_conv: strided kernel occupancy");
-  const int64_t most = (int64_t)d->sms * (per_sm > 0 ? per_sm : 1);
   const int64_t blocks = a.tiles < most ? a.tiles : most;
   void *args[] = {&a};
   GC_CUDA(cudaLaunchKernel((const void *)strided_kernel(d->cx), dim3((unsigned)blocks),
