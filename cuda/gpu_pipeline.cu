@@ -177,9 +177,17 @@ static int64_t out_frame_bytes(const gpu_pipeline *p) {
   return frame_bytes(p, p->out.fmt);
 }
 
-/* Decimation or shift: the output pass always goes through d_outi. */
+/* Decimation or shift. */
 static bool picking(const gpu_pipeline *p) {
   return p->decim > 1 || p->shift != 0.0;
+}
+
+/* Whether a chunk's output leaves from d_outi (interleaved, quantized or
+ * picked) rather than straight from d_out. One float row that a strided run
+ * already compacted, with no shift, needs no pass of its own. */
+static bool through_outi(const gpu_pipeline *p) {
+  if (p->channels > 1 || integer_output(p) || p->shift != 0.0) return true;
+  return p->decim > 1 && !gpu_conv_strided(p->conv);
 }
 
 /* Kept frames among n full-rate outputs from absolute index pos. */
@@ -216,8 +224,7 @@ static void drain(gpu_pipeline *p) {
 /* Hands the oldest launched chunk's output to ctx (in order). */
 static convoy_status harvest(gpu_pipeline *p, out_ctx *ctx, char *err, size_t err_size) {
   slot &s = p->slots[p->harvested % p->streams];
-  const void *src =
-      p->channels > 1 || integer_output(p) || picking(p) ? s.d_outi : (const void *)s.d_out;
+  const void *src = through_outi(p) ? s.d_outi : (const void *)s.d_out;
   const size_t bytes = (size_t)(s.keep * out_frame_bytes(p));
   unsigned char *dst = ctx->out + ctx->delivered * out_frame_bytes(p);
   if (bytes > 0) {
@@ -331,7 +338,7 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
     st = gp_interleave_quantize_pick(s.d_out, p->out_stride, p->channels, keep, pick, p->out, first,
                                      s.d_outi, p->d_tally, s.stream, err, err_size);
     if (st != CONVOY_OK) return st;
-  } else if (p->channels > 1 || picking(p)) {
+  } else if (through_outi(p)) {
     st = gp_interleave_pick(s.d_out, p->out_stride, p->channels, keep, pick, (float *)s.d_outi,
                             s.stream, err, err_size);
     if (st != CONVOY_OK) return st;
@@ -586,7 +593,7 @@ static convoy_status make_slot(gpu_pipeline *p, slot &s, char *err, size_t err_s
           "device chunk buffer (cudaMalloc)");
   GP_CUDA(cudaMalloc((void **)&s.d_out, sizeof(float) * ch * (size_t)p->out_stride),
           "device chunk buffer (cudaMalloc)");
-  if (ch > 1 || integer_output(p) || picking(p))
+  if (through_outi(p))
     GP_CUDA(cudaMalloc(&s.d_outi, sizeof(float) * ch * c), "device chunk buffer (cudaMalloc)");
 
   return CONVOY_OK;
