@@ -36,8 +36,8 @@ struct grt_impl {
   grt_geom g = {};
   convoy_rt_mode mode = CONVOY_RT_OFFLINE;
   cudaStream_t stream = nullptr;
-  /* [0]: a steady block, inverse transforms of the active set only; [1]: a
-   * crossfade block, both sets (the MAC and output kernels read the control
+  /* [0]: a steady block, MAC and inverse transforms of the active set only;
+   * [1]: a crossfade block, both sets (the output kernel reads the control
    * word's fade flag; the transform's batch is fixed in its plan). */
   cufftHandle fwd = 0, inv[2] = {0, 0};
   bool have_fwd = false, have_inv[2] = {false, false};
@@ -170,7 +170,7 @@ convoy_status capture(grt_impl *m, int k, char *err, size_t err_size) {
     fr = cufftExecR2C(m->fwd, m->b.window, (cufftComplex *)m->b.spec);
     if (fr != CUFFT_SUCCESS) failed = "GPU real-time: input transform";
   }
-  if (!failed && (e = grt_launch_mac(&m->g, &m->b, m->stream)) != cudaSuccess)
+  if (!failed && (e = grt_launch_mac(&m->g, &m->b, k + 1, m->stream)) != cudaSuccess)
     failed = "GPU real-time: MAC kernels";
   if (!failed) {
     fr = cufftExecC2R(m->inv[k], (cufftComplex *)m->b.out_spec, m->b.out_time);

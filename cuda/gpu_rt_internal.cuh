@@ -78,8 +78,10 @@ void grt_geom_plan(grt_geom *g, int sms);
 /* Enqueues the per-block kernels that come before the forward FFT: the
  * control copy and the input window. */
 cudaError_t grt_launch_ingest(const grt_geom *g, const grt_bufs *b, cudaStream_t s);
-/* Between the forward FFT and the inverse: FDL commit, MAC, split sums. */
-cudaError_t grt_launch_mac(const grt_geom *g, const grt_bufs *b, cudaStream_t s);
+/* Between the forward FFT and the inverse: FDL commit, MAC, split sums,
+ * for the active route set only (sets 1, a steady block) or for both
+ * (sets 2, a crossfade block; the control word's fade flag is then set). */
+cudaError_t grt_launch_mac(const grt_geom *g, const grt_bufs *b, int sets, cudaStream_t s);
 /* After the inverse FFT: valid half, crossfade, staging write. */
 cudaError_t grt_launch_output(const grt_geom *g, const grt_bufs *b, cudaStream_t s);
 

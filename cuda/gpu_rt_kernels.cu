@@ -184,21 +184,21 @@ cudaError_t grt_launch_ingest(const grt_geom *g, const grt_bufs *b, cudaStream_t
   return cudaGetLastError();
 }
 
-cudaError_t grt_launch_mac(const grt_geom *g, const grt_bufs *b, cudaStream_t s) {
+cudaError_t grt_launch_mac(const grt_geom *g, const grt_bufs *b, int sets, cudaStream_t s) {
   const int64_t n = (int64_t)g->n_in * g->bins;
   commit_kernel<<<(unsigned)grid_for(n), kThreads, 0, s>>>(b->ctl, b->spec, b->fdl, g->bins,
                                                            g->parts, n);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return e;
-  const dim3 grid((unsigned)g->splits, (unsigned)g->n_out, 2);
+  const dim3 grid((unsigned)g->splits, (unsigned)g->n_out, (unsigned)sets);
   const size_t shared = g->mac_lanes > 1 ? sizeof(float2) * (size_t)g->mac_threads : 0;
   mac_kernel<<<grid, (unsigned)g->mac_threads, shared, s>>>(b->ctl, b->fdl, b->partial, g->bins,
                                                             g->parts, g->splits, g->mac_lanes);
   e = cudaGetLastError();
   if (e != cudaSuccess) return e;
   const int64_t per_set = (int64_t)g->n_out * g->bins;
-  split_sum_kernel<<<(unsigned)grid_for(2 * per_set), kThreads, 0, s>>>(
-      b->ctl, b->partial, b->out_spec, g->bins, g->splits, per_set, 2 * per_set);
+  split_sum_kernel<<<(unsigned)grid_for(sets * per_set), kThreads, 0, s>>>(
+      b->ctl, b->partial, b->out_spec, g->bins, g->splits, per_set, sets * per_set);
   return cudaGetLastError();
 }
 
