@@ -8,9 +8,10 @@
  * `convoy bench` measures the bus (the bound: the output is 1/8 of the
  * input).
  *
- * usage: matched_decim_bench [log2_samples [fft_size [gpu_streams [log2_taps]]]]
+ * usage: matched_decim_bench [log2_samples [fft_size [gpu_streams [log2_taps [decimation]]]]]
  * (default 29: 1 GiB of cu8; fft_size and gpu_streams 0: the defaults;
- * log2_taps 20, 4 .. 22 to see where the FFT plans change)
+ * log2_taps 20, 4 .. 22 to see where the FFT plans change; decimation 8,
+ * 1 .. 64; the copy rate stays the bound only from 2 up)
  */
 #include "convoy.h"
 
@@ -22,12 +23,11 @@
 #include <stdlib.h>
 
 #define RUNS 5
-#define DECIMATION 8
 
 /* Median seconds of one pass, or -1 (message printed). */
 static double run(convoy_sample_type tap_type, const float *taps, int64_t taps_len,
-                  const unsigned char *in, int64_t frames, unsigned char *out, int64_t cap,
-                  int64_t fft_size, int32_t streams) {
+                  int64_t decimation, const unsigned char *in, int64_t frames, unsigned char *out,
+                  int64_t cap, int64_t fft_size, int32_t streams) {
   convoy_filter *f = NULL;
   convoy_stream *s = NULL;
   convoy_stream_config cfg;
@@ -35,7 +35,7 @@ static double run(convoy_sample_type tap_type, const float *taps, int64_t taps_l
   cfg.sample = CONVOY_SAMPLE_CF32;
   cfg.engine = CONVOY_ENGINE_GPU;
   cfg.output_format = CONVOY_FORMAT_U8;
-  cfg.decimation = DECIMATION;
+  cfg.decimation = decimation;
   cfg.fft_size = fft_size;
   cfg.gpu_streams = streams;
   if (convoy_filter_create_typed(&f, tap_type, taps, taps_len) != CONVOY_OK ||
@@ -73,10 +73,11 @@ int main(int argc, char **argv) {
   const int64_t fft_size = argc > 2 ? atoll(argv[2]) : 0;
   const int32_t streams = argc > 3 ? atoi(argv[3]) : 0;
   const int log2_taps = argc > 4 ? atoi(argv[4]) : 20;
+  const int64_t decimation = argc > 5 ? atoll(argv[5]) : 8;
   if (log2 < 20 || log2 > 31 || fft_size < 0 || streams < 0 || streams > 16 || log2_taps < 4 ||
-      log2_taps > 22) {
+      log2_taps > 22 || decimation < 1 || decimation > 64) {
     fprintf(stderr, "usage: matched_decim_bench [log2_samples 20..31 [fft_size [gpu_streams "
-                    "[log2_taps 4..22]]]]\n");
+                    "[log2_taps 4..22 [decimation 1..64]]]]]\n");
     return 2;
   }
   if (convoy_gpu_count() < 1) {
@@ -84,7 +85,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   const int64_t frames = (int64_t)1 << log2, taps_len = (int64_t)1 << log2_taps;
-  const int64_t cap = frames / DECIMATION + taps_len;
+  const int64_t cap = frames / decimation + taps_len;
   unsigned char *in = convoy_host_alloc((size_t)frames * 2);
   unsigned char *out = convoy_host_alloc((size_t)cap * 2);
   float *taps = malloc(sizeof(float) * 2 * (size_t)taps_len);
@@ -97,17 +98,18 @@ int main(int argc, char **argv) {
   /* the copy of this input alone (one way; the output is 1/8 of it) */
   bench_gpu_bus bus;
   char err[256];
-  if (bench_gpu_measure_bus(in, out, (size_t)cap * 2, RUNS, &bus, err, sizeof err) != 0) {
+  if (bench_gpu_measure_bus(in, out, (size_t)(cap < frames ? cap : frames) * 2, RUNS, &bus, err,
+                            sizeof err) != 0) {
     fprintf(stderr, "matched_decim_bench: %s\n", err);
     return 1;
   }
   const double h2d = bus.h2d * 1e9;
   printf("matched_decim_bench: 2^%d cu8 complex samples, 2^%d taps, decimation %d, cu8 out, "
          "median of %d runs\npinned host-to-device copy: %.1f GB/s = %.2f G complex samples/s\n",
-         log2, log2_taps, DECIMATION, RUNS, h2d * 1e-9, h2d / 2 * 1e-9);
+         log2, log2_taps, (int)decimation, RUNS, h2d * 1e-9, h2d / 2 * 1e-9);
   for (int cx = 0; cx < 2; cx++) {
-    const double t = run(cx ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32, taps, taps_len, in, frames,
-                         out, cap, fft_size, streams);
+    const double t = run(cx ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32, taps, taps_len, decimation,
+                         in, frames, out, cap, fft_size, streams);
     if (t > 0)
       printf("%s taps: %.2f G complex samples/s = %.1f%% of the copy rate\n",
              cx ? "complex" : "real", (double)frames / t * 1e-9,
