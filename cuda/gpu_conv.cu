@@ -184,7 +184,7 @@ done:
 namespace {
 struct choice {
   gpu_conv_kind wanted;
-  int32_t device, channels, complex_taps;
+  int32_t device, channels, complex_taps, whole_granules;
   int64_t taps_len, max_out, decimation;
   gpu_conv_kind kind;
   int64_t fft_size;
@@ -203,8 +203,8 @@ bool cache_find(const gpu_conv_config *c, int32_t device, choice *out) {
   for (int i = 0; i < cache_used; i++) {
     const choice &k = cache[i];
     if (k.wanted == c->kind && k.device == device && k.channels == c->channels &&
-        k.complex_taps == (c->complex_taps != 0) && k.taps_len == c->taps_len &&
-        k.max_out == c->max_out && k.decimation == decimation_of(c)) {
+        k.complex_taps == (c->complex_taps != 0) && k.whole_granules == (c->whole_granules != 0) &&
+        k.taps_len == c->taps_len && k.max_out == c->max_out && k.decimation == decimation_of(c)) {
       *out = k;
       return true;
     }
@@ -456,9 +456,16 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
    * wait for the legacy stream. */
   GC_CUDA(cudaDeviceSynchronize(), "gpu_conv: setup");
   if (cfg_in->plan_effort > 0 && cfg_in->fft_size == 0 && !have) {
-    choice k = {cfg_in->kind,        device,       cfg.channels,
-                cfg.complex_taps,    cfg.taps_len, cfg.max_out,
-                decimation_of(&cfg), kind,         kind == GPU_CONV_FFT ? gc_fft_size(g->fft) : 0};
+    choice k = {cfg_in->kind,
+                device,
+                cfg.channels,
+                cfg.complex_taps,
+                cfg.whole_granules != 0,
+                cfg.taps_len,
+                cfg.max_out,
+                decimation_of(&cfg),
+                kind,
+                kind == GPU_CONV_FFT ? gc_fft_size(g->fft) : 0};
     cache_store(k);
   }
   return CONVOY_OK;

@@ -234,6 +234,20 @@ double fft_efficiency(double m) {
   return over > 0 ? 0.33 * pow(0.8, over) : 0.33;
 }
 
+/* Segments of l outputs one full call runs per channel. A ragged last one
+ * costs as much as a whole one; a caller that cuts its calls at whole
+ * granules (whole_granules) runs the whole segments that fit in max_out,
+ * or one when a granule is longer (it then makes its calls one granule). */
+int64_t call_segments(const gpu_conv_config *cfg, int64_t l) {
+  if (cfg->whole_granules) return cfg->max_out > l ? cfg->max_out / l : 1;
+  return (cfg->max_out + l - 1) / l;
+}
+
+/* The outputs per channel those segments deliver. */
+double call_outputs(const gpu_conv_config *cfg, int64_t l) {
+  return cfg->whole_granules ? (double)(call_segments(cfg, l) * l) : (double)cfg->max_out;
+}
+
 /* model_cost for complex filters: n complex points per segment, l complex
  * outputs (one per row of the pair), per row. */
 double model_cost_cx(const gpu_conv_config *cfg, const gc_device *dev, int64_t n, int64_t l,
@@ -256,7 +270,7 @@ double model_cost_cx(const gpu_conv_config *cfg, const gc_device *dev, int64_t n
     launches = batches * 5.0;
   }
   const double per_call = per_segment * (double)segments * pairs + launches * 4e-6;
-  return per_call / ((double)cfg->max_out * cfg->channels);
+  return per_call / (call_outputs(cfg, l) * cfg->channels);
 }
 
 /* Model seconds per output per channel of a full call at FFT size n. */
@@ -265,7 +279,7 @@ double model_cost(const gpu_conv_config *cfg, const gc_device *dev, int64_t n) {
   if (l < 4) return -1.0;
   const int path = path_for(n, cfg->complex_taps != 0);
   const double dn = (double)n, dl = (double)l;
-  const int64_t segments = (cfg->max_out + l - 1) / l; /* per channel, per full call */
+  const int64_t segments = call_segments(cfg, l); /* per channel, per full call */
   const int64_t slots = slots_for(cfg, dev, n, l, path);
   if (cfg->complex_taps) return model_cost_cx(cfg, dev, n, l, path, segments, slots);
   const double batches = ceil((double)segments * cfg->channels / (double)slots);
@@ -295,7 +309,7 @@ double model_cost(const gpu_conv_config *cfg, const gc_device *dev, int64_t n) {
     launches = batches * (path == GPU_CONV_FFT_CALLBACK ? 3.0 : 5.0);
   }
   const double per_call = per_segment * (double)segments * cfg->channels + launches * 4e-6;
-  return per_call / ((double)cfg->max_out * cfg->channels);
+  return per_call / (call_outputs(cfg, l) * cfg->channels);
 }
 
 int min_log2(int64_t taps) {

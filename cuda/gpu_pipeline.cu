@@ -615,6 +615,7 @@ static convoy_status make_plan(gpu_pipeline *p, const gpu_pipeline_config *cfg, 
   gc.fft_size = fft_size;
   gc.complex_taps = cfg->complex_taps;
   gc.decimation = cfg->decimation > 1 ? cfg->decimation : 0;
+  gc.whole_granules = 1; /* the chunk below is whole granules */
   convoy_status st = gpu_conv_create(&gc, &p->conv, err, err_size);
   if (st != CONVOY_OK) return st;
   p->granule = gpu_conv_granule(p->conv);
