@@ -75,7 +75,12 @@ int64_t ts_log_range(ts_rng *rng, int64_t lo, int64_t hi) {
 }
 
 void ts_fill_uniform(ts_rng *rng, float *x, int64_t n) {
-  for (int64_t i = 0; i < n; i++) x[i] = (float)(2.0 * ts_uniform(rng) - 1.0);
+  /* 2u - 1 within 2^-25 of 1 rounds to 1.0f: such draws take the largest
+   * float below 1, so the range stays [-1, 1) as documented. */
+  for (int64_t i = 0; i < n; i++) {
+    const float v = (float)(2.0 * ts_uniform(rng) - 1.0);
+    x[i] = v < 1.0f ? v : 0x1.fffffep-1f;
+  }
 }
 
 static void reference_direct(const float *x, int64_t n, const float *h, int64_t m, double *y) {
