@@ -21,13 +21,13 @@
  * CONVOY_TEST_QUICK shrinks sizes.
  */
 #include "test_support.h"
+#include "ts_decimation.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TOLERANCE 1e-5
-#define TWO_PI 6.283185307179586476925286766559
 #define MAX_CH 3
 
 static int quick;
@@ -53,8 +53,12 @@ typedef struct dcase {
   float *x; /* frames x values */
 } dcase;
 
+static ts_signal signal_of(const dcase *t) {
+  return (ts_signal){t->x, t->frames, t->channels, t->is_complex};
+}
+
 static int32_t values_of(const dcase *t) {
-  return t->is_complex ? 2 * t->channels : t->channels;
+  return ts_signal_values(signal_of(t));
 }
 
 static void dcase_make(dcase *t, ts_rng *rng, int is_complex, int32_t channels, int64_t frames,
@@ -91,86 +95,37 @@ static int64_t longest(const dcase *t) {
 
 /* Frames the whole stream writes: ceil((frames + taps - 1) / D). */
 static int64_t expected_frames(const dcase *t, int64_t d) {
-  const int64_t full = t->frames + longest(t) - 1;
-  return (full + d - 1) / d;
+  return ts_decimated_frames(t->frames, longest(t), d);
 }
 
-/* The definition, in double: out[n] for channel c, n < count, as (re, im)
- * pairs (im 0 on a real stream). */
-static double *reference(const dcase *t, int32_t c, int64_t d, double f, int64_t count) {
-  const int32_t fi = t->n_filters == 1 ? 0 : c, v = values_of(t);
-  const float *h = t->taps[fi];
-  const int64_t len = t->len[fi];
-  double *ref = calloc((size_t)(2 * count), sizeof(double));
-  for (int64_t n = 0; n < count; n++) {
-    const int64_t k = n * d;
-    double sr = 0.0, si = 0.0;
-    for (int64_t j = 0; j < len; j++) {
-      const int64_t i = k - j;
-      if (i < 0 || i >= t->frames) continue;
-      const double hr = t->cplx[fi] ? h[2 * j] : h[j], hi = t->cplx[fi] ? h[2 * j + 1] : 0.0;
-      double xr, xi;
-      if (t->is_complex) {
-        xr = t->x[i * v + 2 * c];
-        xi = t->x[i * v + 2 * c + 1];
-      } else {
-        xr = t->x[i * v + c];
-        xi = 0.0;
-      }
-      /* x[i] e^{-j 2 pi f i} */
-      const double ph = -TWO_PI * fmod(f * (double)i, 1.0);
-      const double cr = cos(ph), ci = sin(ph);
-      const double ur = xr * cr - xi * ci, ui = xr * ci + xi * cr;
-      sr += hr * ur - hi * ui;
-      si += hr * ui + hi * ur;
-    }
-    ref[2 * n] = sr;
-    ref[2 * n + 1] = si;
-  }
-  return ref;
+static ts_taps taps_of(const dcase *t, int32_t c) {
+  const int32_t fi = t->n_filters == 1 ? 0 : c;
+  return (ts_taps){t->taps[fi], t->len[fi], t->cplx[fi]};
 }
 
-/* Relative L2 error of channel c of out (count frames) against ref. */
-static double channel_error(const dcase *t, const float *out, int32_t c, const double *ref,
+/* Relative L2 error of channel c of out (count frames) against the
+ * definition. */
+static double channel_error(const dcase *t, const float *out, int32_t c, int32_t d, double f,
                             int64_t count) {
-  const int32_t v = values_of(t);
   double num = 0.0, den = 0.0;
-  for (int64_t n = 0; n < count; n++) {
-    if (t->is_complex) {
-      const double er = out[n * v + 2 * c] - ref[2 * n],
-                   ei = out[n * v + 2 * c + 1] - ref[2 * n + 1];
-      num += er * er + ei * ei;
-      den += ref[2 * n] * ref[2 * n] + ref[2 * n + 1] * ref[2 * n + 1];
-    } else {
-      const double e = out[n * v + c] - ref[2 * n];
-      num += e * e;
-      den += ref[2 * n] * ref[2 * n];
-    }
-  }
+  const ts_taps h = taps_of(t, c);
+  ts_decimated_error_sums(signal_of(t), c, h, d, f, out, count, 1, &num, &den);
   /* FFT rounding scales with the signal, not with each output: a handful of
    * decimated outputs (D 64 of a short input) is measured against at least
    * the expected output power, sum |h|^2 times the mean input power. */
-  const int32_t fi = t->n_filters == 1 ? 0 : c;
   double hh = 0.0, xx = 0.0;
-  for (int64_t j = 0; j < t->len[fi] * (t->cplx[fi] ? 2 : 1); j++)
-    hh += (double)t->taps[fi][j] * t->taps[fi][j];
-  for (int64_t i = 0; i < t->frames * v; i++) xx += (double)t->x[i] * t->x[i];
+  for (int64_t j = 0; j < h.len * (h.is_complex ? 2 : 1); j++) hh += (double)h.h[j] * h.h[j];
+  for (int64_t i = 0; i < t->frames * values_of(t); i++) xx += (double)t->x[i] * t->x[i];
   const double floor_power =
       (double)count * hh * xx / (double)(t->frames > 0 ? t->frames : 1) / (double)t->channels;
   if (den < floor_power) den = floor_power;
-  return den > 0.0 ? sqrt(num / den) : sqrt(num);
+  return ts_ratio_l2(num, den);
 }
 
 static convoy_status open_stream(const dcase *t, convoy_engine e, int32_t d, double f,
                                  convoy_stream **s) {
   convoy_stream_config cfg;
-  convoy_stream_config_init(&cfg);
-  cfg.engine = e;
-  cfg.channels = t->channels;
-  cfg.sample = t->is_complex ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32;
-  cfg.decimation = d;
-  cfg.shift = f;
-  cfg.threads = 1;
+  ts_decimating_config(&cfg, e, t->channels, t->is_complex, d, f);
   /* GPU: small chunks, not multiples of D, so that the decimation phase
    * changes from chunk to chunk (and creation stays cheap). */
   cfg.chunk_frames = 3000;
@@ -199,8 +154,6 @@ static float *run_case(const dcase *t, convoy_engine e, int32_t d, double f, int
 static void check_case(const dcase *t, int32_t d, double f, ts_rng *rng) {
   const int32_t v = values_of(t);
   const int64_t count = expected_frames(t, d);
-  double *ref[MAX_CH];
-  for (int32_t c = 0; c < t->channels; c++) ref[c] = reference(t, c, d, f, count);
   for (int ei = 0; ei < N_ENGINES; ei++) {
     const convoy_engine e = engines[ei];
     if (!convoy_engine_available(e)) continue; /* GPU engines without a GPU */
@@ -209,7 +162,7 @@ static void check_case(const dcase *t, int32_t d, double f, ts_rng *rng) {
     float *one = run_case(t, e, d, f, 0, rng, &n_one);
     if (!one) continue;
     for (int32_t c = 0; c < t->channels && n_one == count; c++) {
-      double err = channel_error(t, one, c, ref[c], count);
+      double err = channel_error(t, one, c, d, f, count);
       if (err > worst[ei]) worst[ei] = err;
       TS_CHECK(err < TOLERANCE,
                "%s D %d f %g: rel L2 %.3g (ch %d of %d, %lld frames, %lld taps, %s taps, %s)",
@@ -231,7 +184,6 @@ static void check_case(const dcase *t, int32_t d, double f, ts_rng *rng) {
     }
     free(one);
   }
-  for (int32_t c = 0; c < t->channels; c++) free(ref[c]);
 }
 
 /* Every D and shift, on complex and real streams with real and complex taps. */

@@ -23,13 +23,13 @@
  */
 #include "engine.h"
 #include "test_support.h"
+#include "ts_decimation.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TOLERANCE 1e-5
-#define TWO_PI 6.283185307179586476925286766559
 
 static const int32_t factors[] = {2, 3, 5, 8, 16, 37};
 #define N_FACTORS ((int)(sizeof factors / sizeof factors[0]))
@@ -215,36 +215,10 @@ static void scase_free(scase *t) {
   free(t->x);
 }
 
-/* Output n of the definition in convoy.h, in double: (re, im). */
-static void stream_reference(const scase *t, int64_t d, double f, int64_t n, double *re,
-                             double *im) {
-  const int64_t k = n * d, v = t->is_complex ? 2 : 1;
-  double sr = 0.0, si = 0.0;
-  for (int64_t j = 0; j < t->len; j++) {
-    const int64_t i = k - j;
-    if (i < 0 || i >= t->frames) continue;
-    const double hr = t->complex_taps ? t->taps[2 * j] : t->taps[j];
-    const double hi = t->complex_taps ? t->taps[2 * j + 1] : 0.0;
-    const double xr = t->x[i * v], xi = t->is_complex ? t->x[i * v + 1] : 0.0;
-    const double ph = -TWO_PI * fmod(f * (double)i, 1.0);
-    const double c = f != 0.0 ? cos(ph) : 1.0, s = f != 0.0 ? sin(ph) : 0.0;
-    const double ur = xr * c - xi * s, ui = xr * s + xi * c;
-    sr += hr * ur - hi * ui;
-    si += hr * ui + hi * ur;
-  }
-  *re = sr;
-  *im = si;
-}
-
 static float *run_stream(const scase *t, convoy_engine e, int32_t d, double f, int32_t threads,
                          int64_t chunk_max, ts_rng *rng, int64_t *frames) {
   convoy_stream_config cfg;
-  convoy_stream_config_init(&cfg);
-  cfg.engine = e;
-  cfg.channels = 1;
-  cfg.sample = t->is_complex ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32;
-  cfg.decimation = d;
-  cfg.shift = f;
+  ts_decimating_config(&cfg, e, 1, t->is_complex, d, f);
   cfg.threads = threads;
   if (e == CONVOY_ENGINE_CPU_FFT) cfg.fft_size = t->fft_size;
   convoy_stream *s = NULL;
@@ -256,7 +230,7 @@ static float *run_stream(const scase *t, convoy_engine e, int32_t d, double f, i
   float *out =
       ts_stream_run_values(s, t->x, t->frames, t->is_complex ? 2 : 1, chunk_max, rng, frames);
   convoy_stream_destroy(s);
-  const int64_t want = (t->frames + t->len - 1 + d - 1) / d;
+  const int64_t want = ts_decimated_frames(t->frames, t->len, d);
   TS_CHECK(!out || *frames == want, "%s D %d: %lld frames, want %lld", convoy_engine_name(e),
            (int)d, (long long)*frames, (long long)want);
   return out;
@@ -266,16 +240,11 @@ static float *run_stream(const scase *t, convoy_engine e, int32_t d, double f, i
  * every output or every `step`-th one. */
 static double stream_error(const scase *t, int32_t d, double f, const float *out, int64_t count,
                            int64_t step) {
-  const int64_t v = t->is_complex ? 2 : 1;
   double num = 0.0, den = 0.0;
-  for (int64_t n = 0; n < count; n += step) {
-    double re, im;
-    stream_reference(t, d, f, n, &re, &im);
-    const double er = out[n * v] - re, ei = t->is_complex ? out[n * v + 1] - im : 0.0;
-    num += er * er + ei * ei;
-    den += re * re + (t->is_complex ? im * im : 0.0);
-  }
-  return den > 0.0 ? sqrt(num / den) : sqrt(num);
+  ts_decimated_error_sums((ts_signal){t->x, t->frames, 1, t->is_complex}, 0,
+                          (ts_taps){t->taps, t->len, t->complex_taps}, d, f, out, count, step, &num,
+                          &den);
+  return ts_ratio_l2(num, den);
 }
 
 /* One stream case on cpu-fft: chunk invariance, the definition, cpu-direct. */

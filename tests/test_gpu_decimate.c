@@ -19,10 +19,11 @@
  * full-rate gpu-direct stream's every D-th frame (same shift); gpu-fft decimating
  * against the reference too; describe() says which way each decimates; S16 and U8 output bitwise
  * the documented quantization of the float output and chunk-invariant; one long case
- * (CONVOY_TEST_QUICK shrinks it). The times of strided and full-rate runs at
- * D = 8 are printed, not checked. Skips (77) without a GPU.
+ * (CONVOY_TEST_QUICK shrinks it). Skips (77) without a GPU; the kernels'
+ * speed is measured by bench/gpu_strided_bench.c.
  */
 #include "test_support.h"
+#include "ts_decimation.h"
 
 #ifndef CONVOY_HAVE_CUDA
 
@@ -44,7 +45,6 @@ int main(void) {
 
 #define POISON_BYTE 0xFF /* every float made of it is a NaN */
 #define TOLERANCE 1e-5
-#define TWO_PI 6.283185307179586476925286766559
 
 static ts_rng rng;
 static int quick;
@@ -310,80 +310,6 @@ static void test_kernel_errors(void) {
   cudaFree(d);
 }
 
-/* Fastest of 3 runs (after a warm-up) in ms; negative after a failure. */
-static double time_ms(gpu_conv *g, const float *d_in, int64_t in_stride, float *d_out, int64_t n,
-                      int64_t step) {
-  cudaEvent_t a = NULL, b = NULL;
-  double best = -1.0;
-  char err[256];
-  if (!cuda_ok(cudaEventCreate(&a), "event") || !cuda_ok(cudaEventCreate(&b), "event")) goto out;
-  for (int rep = 0; rep < 4; rep++) {
-    cudaEventRecord(a, NULL);
-    const convoy_status st =
-        step > 1 ? gpu_conv_run_strided(g, 0, d_in, in_stride, 0, step, d_out, n,
-                                        (n - 1) / step + 1, NULL, err, sizeof err)
-                 : gpu_conv_run(g, 0, d_in, in_stride, d_out, n, n, NULL, err, sizeof err);
-    cudaEventRecord(b, NULL);
-    float ms = 0.0f;
-    if (st != CONVOY_OK || !cuda_ok(cudaEventSynchronize(b), "timed run") ||
-        !cuda_ok(cudaEventElapsedTime(&ms, a, b), "elapsed")) {
-      TS_CHECK(st == CONVOY_OK, "timed run: %s", err);
-      best = -1.0;
-      break;
-    }
-    if (rep > 0 && (best < 0.0 || ms < best)) best = ms;
-  }
-out:
-  if (a) cudaEventDestroy(a);
-  if (b) cudaEventDestroy(b);
-  return best;
-}
-
-/* Prints the time of a full-rate and a strided run (information only: speed
- * is measured by benchmarks, not asserted by tests on a shared machine). */
-static void test_speed(int cx, int64_t taps, int64_t step, int log2_n) {
-  const int32_t rows = cx ? 2 : 1;
-  const int64_t n = (int64_t)1 << (quick ? 18 : log2_n);
-  const int64_t in_stride = n + taps - 1;
-  float *h = malloc(sizeof(float) * (size_t)(rows * taps));
-  const float *rows_of[2];
-  float *d_in = NULL, *d_out = NULL;
-  gpu_conv *g = NULL;
-  char err[256] = "";
-  if (!h) return;
-  ts_fill_uniform(&rng, h, rows * taps);
-  for (int32_t r = 0; r < rows; r++) rows_of[r] = h + r * taps;
-  gpu_conv_config cfg;
-  gpu_conv_config_init(&cfg);
-  cfg.channels = rows;
-  cfg.taps_len = taps;
-  cfg.taps = rows_of;
-  cfg.max_out = n;
-  cfg.kind = GPU_CONV_DIRECT;
-  cfg.complex_taps = cx;
-  cfg.decimation = step;
-  if (cuda_ok(cudaMalloc((void **)&d_in, sizeof(float) * (size_t)(rows * in_stride)),
-              "cudaMalloc") &&
-      cuda_ok(cudaMalloc((void **)&d_out, sizeof(float) * (size_t)(rows * n)), "cudaMalloc") &&
-      cuda_ok(cudaMemset(d_in, 0, sizeof(float) * (size_t)(rows * in_stride)), "cudaMemset") &&
-      gpu_conv_create(&cfg, &g, err, sizeof err) == CONVOY_OK) {
-    const double full = time_ms(g, d_in, in_stride, d_out, n, 1);
-    const double strided = time_ms(g, d_in, in_stride, d_out, n, step);
-    printf("test_gpu_decimate: %s %lld taps, %lld outputs per row: full rate %.3f ms, every "
-           "%lld-th only %.3f ms (%.1fx)\n",
-           cx ? "complex" : "real", (long long)taps, (long long)n, full, (long long)step, strided,
-           strided > 0.0 ? full / strided : 0.0);
-    TS_CHECK(full > 0.0 && strided > 0.0, "%s %lld taps D %lld: a timed run failed",
-             cx ? "complex" : "real", (long long)taps, (long long)step);
-  } else {
-    TS_CHECK(0, "speed case setup: %s", err);
-  }
-  gpu_conv_destroy(g);
-  cudaFree(d_in);
-  cudaFree(d_out);
-  free(h);
-}
-
 /* ============================================================ streams */
 
 /* A stream case: channels (complex or real), real or complex taps (one
@@ -424,19 +350,13 @@ static void scase_free(scase *t) {
 }
 
 static int64_t out_count(const scase *t, int64_t d) {
-  return (t->frames + t->len - 1 + d - 1) / d;
+  return ts_decimated_frames(t->frames, t->len, d);
 }
 
 static convoy_status open_stream(const scase *t, convoy_engine e, int32_t d, double f,
                                  convoy_sample_format fmt, int64_t chunk, convoy_stream **s) {
   convoy_stream_config cfg;
-  convoy_stream_config_init(&cfg);
-  cfg.engine = e;
-  cfg.channels = t->channels;
-  cfg.sample = t->is_complex ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32;
-  cfg.decimation = d;
-  cfg.shift = f;
-  cfg.threads = 1;
+  ts_decimating_config(&cfg, e, t->channels, t->is_complex, d, f);
   cfg.output_format = fmt;
   cfg.chunk_frames = chunk;
   return convoy_stream_create(s, &cfg, &t->filter, 1);
@@ -458,50 +378,17 @@ static float *run_float(const scase *t, convoy_engine e, int32_t d, double f, in
   return out;
 }
 
-/* convoy.h's definition in double: output n of channel c as (re, im). */
-static void definition(const scase *t, int32_t c, int64_t d, double f, int64_t n, double *re,
-                       double *im) {
-  const int64_t k = n * d;
-  double sr = 0.0, si = 0.0;
-  for (int64_t j = 0; j < t->len; j++) {
-    const int64_t i = k - j;
-    if (i < 0 || i >= t->frames) continue;
-    const double hr = t->cplx_taps ? t->taps[2 * j] : t->taps[j];
-    const double hi = t->cplx_taps ? t->taps[2 * j + 1] : 0.0;
-    const double xr = t->is_complex ? t->x[i * t->values + 2 * c] : t->x[i * t->values + c];
-    const double xi = t->is_complex ? t->x[i * t->values + 2 * c + 1] : 0.0;
-    const double ph = -TWO_PI * fmod(f * (double)i, 1.0);
-    const double cr = f != 0.0 ? cos(ph) : 1.0, ci = f != 0.0 ? sin(ph) : 0.0;
-    const double ur = xr * cr - xi * ci, ui = xr * ci + xi * cr;
-    sr += hr * ur - hi * ui;
-    si += hr * ui + hi * ur;
-  }
-  *re = sr;
-  *im = si;
-}
-
 /* Relative L2 error of every channel of out (count frames) against the
  * definition, on at most `probe` outputs spread over the signal. */
 static double ref_error(const scase *t, const float *out, int64_t count, int32_t d, double f,
                         int64_t probe) {
   double num = 0.0, den = 0.0;
   const int64_t stride = count > probe ? count / probe : 1;
-  for (int64_t n = 0; n < count; n += stride)
-    for (int32_t c = 0; c < t->channels; c++) {
-      double re, im;
-      definition(t, c, d, f, n, &re, &im);
-      if (t->is_complex) {
-        const double er = out[n * t->values + 2 * c] - re;
-        const double ei = out[n * t->values + 2 * c + 1] - im;
-        num += er * er + ei * ei;
-        den += re * re + im * im;
-      } else {
-        const double e = out[n * t->values + c] - re;
-        num += e * e;
-        den += re * re;
-      }
-    }
-  return den > 0.0 ? sqrt(num / den) : sqrt(num);
+  const ts_signal sig = {t->x, t->frames, t->channels, t->is_complex};
+  const ts_taps h = {t->taps, t->len, t->cplx_taps};
+  for (int32_t c = 0; c < t->channels; c++)
+    ts_decimated_error_sums(sig, c, h, d, f, out, count, stride, &num, &den);
+  return ts_ratio_l2(num, den);
 }
 
 /* Relative L2 difference of out (frames x values of the decimated stream)
@@ -789,9 +676,6 @@ int main(void) {
   }
   test_kernel_errors();
   test_kernels();
-  test_speed(0, 64, 8, 24);
-  test_speed(1, 128, 8, 22);
-  test_speed(1, 1024, 8, 20);
   test_streams();
   test_describe();
   test_integer();
