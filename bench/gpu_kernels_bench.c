@@ -20,6 +20,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "bench_cuda_check.h"
 #include "gpu_conv.h"
 #include "gpu_conv_fft_path.h"
 
@@ -36,15 +37,6 @@
 
 static int failures = 0;
 static const char *only = NULL;
-
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));       \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static float uniform(void) {

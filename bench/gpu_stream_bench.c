@@ -19,6 +19,7 @@
  * random positions (relative error printed, must be < 1e-5).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_cuda_check.h"
 #include "bench_gpu_bus.h"
 #include "convoy.h"
 
@@ -35,15 +36,6 @@
 #define CHECKS 256
 
 static int failures = 0;
-
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));       \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
 
 static double now_s(void) {
   struct timespec t;

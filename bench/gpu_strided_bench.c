@@ -10,6 +10,8 @@
  * events, after one warm-up run) of the full-rate run and of the run that
  * computes every D-th output only, and their ratio.
  */
+#include "bench_cuda_check.h"
+#include "bench_util.h"
 #include "gpu_conv.h"
 
 #include <cuda_runtime_api.h>
@@ -17,20 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define CK(call)                                                                                   \
-  do {                                                                                             \
-    cudaError_t e_ = (call);                                                                       \
-    if (e_ != cudaSuccess) {                                                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_));       \
-      exit(1);                                                                                     \
-    }                                                                                              \
-  } while (0)
-
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 /* Median ms of reps runs (after a warm-up), full rate when step is 1. */
 static double median_ms(gpu_conv *g, const float *d_in, int64_t in_stride, float *d_out, int64_t n,
@@ -56,8 +44,8 @@ static double median_ms(gpu_conv *g, const float *d_in, int64_t in_stride, float
     CK(cudaEventElapsedTime(&ms, a, b));
     if (rep >= 0) t[rep] = ms;
   }
-  qsort(t, (size_t)reps, sizeof(double), cmp_double);
-  const double m = t[reps / 2];
+  double m, lo, hi;
+  bench_stats(t, reps, &m, &lo, &hi);
   free(t);
   CK(cudaEventDestroy(a));
   CK(cudaEventDestroy(b));
@@ -69,7 +57,7 @@ static void one_case(int cx, int64_t taps, int64_t step, int64_t n, int reps) {
   const int64_t in_stride = n + taps - 1;
   float *h = malloc(sizeof(float) * (size_t)(rows * taps));
   const float *rows_of[2];
-  for (int64_t i = 0; i < rows * taps; i++) h[i] = (float)(rand() / (double)RAND_MAX - 0.5);
+  bench_fill_noise(h, rows * taps, (uint64_t)taps, 1.0f);
   for (int32_t r = 0; r < rows; r++) rows_of[r] = h + r * taps;
   gpu_conv_config cfg;
   gpu_conv_config_init(&cfg);
@@ -109,13 +97,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: gpu_strided_bench [LOG2_OUTPUTS (10..28) [REPS]]\n");
     return 1;
   }
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+  struct cudaDeviceProp prop;
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) {
     printf("gpu_strided_bench: no GPU\n");
     return 0;
   }
-  struct cudaDeviceProp prop;
-  CK(cudaGetDeviceProperties(&prop, 0));
   printf("device: %s; 2^%d outputs a row, median of %d runs\n", prop.name, log2n, reps);
   const int64_t n = (int64_t)1 << log2n;
   one_case(0, 64, 8, n, reps);
