@@ -116,6 +116,42 @@ static convoy_status measure(capture_reader *r, int64_t size, char *err, size_t 
   return CONVOY_OK;
 }
 
+/* A reader named name with checked options and no descriptor yet. */
+static convoy_status reader_new(capture_reader **out, const char *name,
+                                const capture_reader_options *options, char *err, size_t err_size) {
+  *out = NULL;
+  capture_reader_options o = *options;
+  convoy_status st = check_options(name, &o, err, err_size);
+  if (st != CONVOY_OK) return st;
+  capture_reader *r = calloc(1, sizeof *r);
+  if (!r || !(r->path = dup_string(name))) {
+    free(r);
+    io_errorf(err, err_size, "%s: out of memory", name);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  r->fd = -1;
+  r->opt = o;
+  r->frame_bytes = (int64_t)capture_datatype_sample_bytes(o.type) * o.channels;
+  *out = r;
+  return CONVOY_OK;
+}
+
+/* The staging buffer holds whole frames, at most the frames delivered (a
+ * frame is never larger than 1024 channels x 16 bytes, well under the
+ * bound). A sequential reader's is CAPTURE_STAGE_BYTES whatever the count:
+ * it also reads and drops the skipped start. */
+static convoy_status alloc_stage(capture_reader *r, char *err, size_t err_size) {
+  r->stage_frames = CAPTURE_STAGE_BYTES / r->frame_bytes;
+  if (r->stage_frames > r->frames) r->stage_frames = r->frames;
+  r->stage =
+      malloc(r->sequential ? CAPTURE_STAGE_BYTES : (size_t)(r->stage_frames * r->frame_bytes));
+  if (!r->stage) {
+    io_errorf(err, err_size, "%s: out of memory", r->path);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  return CONVOY_OK;
+}
+
 convoy_status capture_reader_open(capture_reader **out, const char *path,
                                   const capture_reader_options *options, char *err,
                                   size_t err_size) {
@@ -124,51 +160,25 @@ convoy_status capture_reader_open(capture_reader **out, const char *path,
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
   *out = NULL;
-  capture_reader_options o = *options;
-  convoy_status st = check_options(path, &o, err, err_size);
+  capture_reader *r = NULL;
+  convoy_status st = reader_new(&r, path, options, err, err_size);
   if (st != CONVOY_OK) return st;
-
-  capture_reader *r = calloc(1, sizeof *r);
-  if (!r || !(r->path = dup_string(path))) {
-    free(r);
-    io_errorf(err, err_size, "%s: out of memory", path);
-    return CONVOY_ERR_OUT_OF_MEMORY;
-  }
-  r->opt = o;
-  r->frame_bytes = (int64_t)capture_datatype_sample_bytes(o.type) * o.channels;
   r->owns_fd = 1;
   r->length_known = 1;
   r->fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (r->fd < 0) {
-    io_errorf(err, err_size, "%s: %s", path, strerror(errno));
-    capture_reader_close(r);
-    return CONVOY_ERR_IO;
-  }
   struct stat sb;
-  if (fstat(r->fd, &sb) != 0) {
+  if (r->fd < 0 || fstat(r->fd, &sb) != 0) {
     io_errorf(err, err_size, "%s: %s", path, strerror(errno));
-    capture_reader_close(r);
-    return CONVOY_ERR_IO;
-  }
-  if (!S_ISREG(sb.st_mode)) {
+    st = CONVOY_ERR_IO;
+  } else if (!S_ISREG(sb.st_mode)) {
     io_errorf(err, err_size, "%s: not a regular file (captures are read by offset)", path);
-    capture_reader_close(r);
-    return CONVOY_ERR_IO;
+    st = CONVOY_ERR_IO;
   }
-  st = measure(r, (int64_t)sb.st_size, err, err_size);
+  if (st == CONVOY_OK) st = measure(r, (int64_t)sb.st_size, err, err_size);
+  if (st == CONVOY_OK) st = alloc_stage(r, err, err_size);
   if (st != CONVOY_OK) {
     capture_reader_close(r);
     return st;
-  }
-  /* The staging buffer holds whole frames; a frame is never larger than
-   * 1024 channels x 16 bytes, well under the bound. */
-  r->stage_frames = CAPTURE_STAGE_BYTES / r->frame_bytes;
-  if (r->stage_frames > r->frames) r->stage_frames = r->frames;
-  r->stage = malloc((size_t)(r->stage_frames * r->frame_bytes));
-  if (!r->stage) {
-    io_errorf(err, err_size, "%s: out of memory", path);
-    capture_reader_close(r);
-    return CONVOY_ERR_OUT_OF_MEMORY;
   }
 #ifdef POSIX_FADV_SEQUENTIAL
   (void)posix_fadvise(r->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -242,19 +252,11 @@ convoy_status capture_reader_open_fd(capture_reader **out, int fd, const char *n
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
   *out = NULL;
-  capture_reader_options o = *options;
-  convoy_status st = check_options(name, &o, err, err_size);
+  capture_reader *r = NULL;
+  convoy_status st = reader_new(&r, name, options, err, err_size);
   if (st != CONVOY_OK) return st;
-  capture_reader *r = calloc(1, sizeof *r);
-  if (!r || !(r->path = dup_string(name))) {
-    free(r);
-    io_errorf(err, err_size, "%s: out of memory", name);
-    return CONVOY_ERR_OUT_OF_MEMORY;
-  }
   r->fd = fd;
   r->sequential = 1;
-  r->opt = o;
-  r->frame_bytes = (int64_t)capture_datatype_sample_bytes(o.type) * o.channels;
   struct stat sb;
   off_t at = -1;
   if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) at = lseek(fd, 0, SEEK_CUR);
@@ -262,25 +264,17 @@ convoy_status capture_reader_open_fd(capture_reader **out, int fd, const char *n
     /* A regular file on the descriptor: measured and checked as a named one. */
     r->length_known = 1;
     st = measure(r, (int64_t)sb.st_size - (int64_t)at, err, err_size);
-  } else if (o.trailing_bytes > 0) {
+  } else if (r->opt.trailing_bytes > 0) {
     io_errorf(err, err_size, "%s: a trailer cannot be held back from a pipe", name);
     st = CONVOY_ERR_INVALID_ARGUMENT;
   } else {
-    r->frames = o.count == -1 ? INT64_MAX : o.count;
-    if (o.count == 0) {
+    r->frames = r->opt.count == -1 ? INT64_MAX : r->opt.count;
+    if (r->opt.count == 0) {
       io_errorf(err, err_size, "%s: count of 0 samples selects nothing", name);
       st = CONVOY_ERR_FORMAT;
     }
   }
-  if (st == CONVOY_OK) {
-    r->stage_frames = CAPTURE_STAGE_BYTES / r->frame_bytes;
-    if (r->stage_frames > r->frames) r->stage_frames = r->frames;
-    r->stage = malloc(CAPTURE_STAGE_BYTES);
-    if (!r->stage) {
-      io_errorf(err, err_size, "%s: out of memory", name);
-      st = CONVOY_ERR_OUT_OF_MEMORY;
-    }
-  }
+  if (st == CONVOY_OK) st = alloc_stage(r, err, err_size);
   if (st == CONVOY_OK) st = skip_start(r, err, err_size);
   if (st != CONVOY_OK) {
     capture_reader_close(r);
