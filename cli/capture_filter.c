@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "progress.h"
+#include "summary.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -144,13 +145,9 @@ static int commit(capture_job *j) {
   sigmf_meta *meta = NULL;
   if (j->out.sigmf) {
     /* A matched filter is recorded as a design: the template and its options. */
-    filter_options recorded = *j->o;
+    filter_options recorded;
     char design[1024];
-    if (recorded.capture.matched.template_path) {
-      capture_matched_describe(&recorded.capture.matched, 0, design, sizeof design);
-      recorded.taps = TAPS_DESIGN;
-      recorded.taps_arg = design;
-    }
+    capture_matched_recorded(j->o, 0, &recorded, design, sizeof design);
     capture_meta_info mi;
     memset(&mi, 0, sizeof mi);
     mi.o = &recorded;
@@ -168,20 +165,11 @@ static int commit(capture_job *j) {
   return rc;
 }
 
-static void format_level(char *buf, size_t size, double linear) {
-  if (linear <= 0)
-    snprintf(buf, size, "-inf dBFS");
-  else
-    snprintf(buf, size, "%+.2f dBFS", 20.0 * log10(linear));
-}
-
 static void summary(const capture_job *j, capture_tally tally, double elapsed) {
   if (diag_quiet()) return;
   int64_t frames = j->result.out_frames;
   int32_t ch = j->in.ro.channels;
   double rate = j->in.rate / (double)capture_xlate_factor(&j->o->capture.xlate); /* OUT's */
-  char level[32];
-  format_level(level, sizeof level, tally.peak);
   fprintf(stderr, "convoy: %s -> %s%s\n", j->in.name, j->out.name, j->out.sigmf ? " (SigMF)" : "");
   if (rate > 0)
     fprintf(stderr, "  samples  %lld (%.3f s), %d channel%s, %.9g Hz, %s\n", (long long)frames,
@@ -194,16 +182,14 @@ static void summary(const capture_job *j, capture_tally tally, double elapsed) {
           j->taps.complex_taps ? "complex" : "real",
           convoy_engine_name(convoy_stream_engine(j->stream)),
           j->result.direct ? "" : " (input converted on the host)");
-  fprintf(stderr, "  level    peak %s, clipped %lld values\n", level, (long long)tally.clipped);
+  summary_capture_level(tally.peak, tally.clipped);
   double msps = elapsed > 0 ? (double)j->result.in_frames * ch / elapsed / 1e6 : 0.0;
   if (rate > 0 && elapsed > 0)
     fprintf(stderr, "  time     %.3f s, %.1f MS/s, %.1fx real time\n", elapsed, msps,
             (double)j->result.in_frames / j->in.rate / elapsed);
   else
     fprintf(stderr, "  time     %.3f s, %.1f MS/s\n", elapsed, msps);
-  if (tally.clipped > 0)
-    diag_warn("%lld values clipped; lower the level with --gain %.1f or widen --out-scale",
-              (long long)tally.clipped, -20.0 * log10(tally.peak) - 0.1);
+  summary_capture_clip_warning(tally.peak, tally.clipped);
   fflush(stderr);
 }
 

@@ -286,12 +286,17 @@ const char *capture_matched_mode_name(convoy_pulse_mode mode) {
   return mode == CONVOY_PULSE_SAME ? "same" : mode == CONVOY_PULSE_VALID ? "valid" : "full";
 }
 
-void capture_matched_describe(const capture_matched_args *m, int64_t pulses, char *buf,
-                              size_t size) {
-  int n = snprintf(buf, size, "matched:template=%s,mode=%s,window=%s%s", m->template_path,
+void capture_matched_recorded(const filter_options *o, int64_t pulses, filter_options *recorded,
+                              char *design, size_t size) {
+  *recorded = *o;
+  const capture_matched_args *m = &o->capture.matched;
+  if (!m->template_path) return;
+  int n = snprintf(design, size, "matched:template=%s,mode=%s,window=%s%s", m->template_path,
                    capture_matched_mode_name(m->mode), m->window_name ? m->window_name : "none",
                    m->normalize ? ",normalize" : "");
   if (m->pulse_len > 0 && n >= 0 && (size_t)n < size)
-    snprintf(buf + n, size - (size_t)n, ",pulses=%lld,pulse_len=%lld", (long long)pulses,
+    snprintf(design + n, size - (size_t)n, ",pulses=%lld,pulse_len=%lld", (long long)pulses,
              (long long)m->pulse_len);
+  recorded->taps = TAPS_DESIGN;
+  recorded->taps_arg = design;
 }

@@ -88,10 +88,12 @@ int capture_matched_window(const filter_options *o, const char *in_name, int64_t
 /* The name of a mode: "full", "same" or "valid". */
 const char *capture_matched_mode_name(convoy_pulse_mode mode);
 
-/* One line describing the operation for the SigMF processing record, e.g.
- * "matched:template=chirp.cf32,mode=same,window=hann,normalize" (pulses and
- * pulse length added when given). Always NUL-terminated. */
-void capture_matched_describe(const capture_matched_args *m, int64_t pulses, char *buf,
-                              size_t size);
+/* The options as the SigMF processing record names the filter: *o, and
+ * with --matched a design of one line written into design (always
+ * NUL-terminated), e.g. "matched:template=chirp.cf32,mode=same,window=hann,
+ * normalize", with pulses and the pulse length when --pulse-len is given.
+ * recorded->taps_arg points into design. */
+void capture_matched_recorded(const filter_options *o, int64_t pulses, filter_options *recorded,
+                              char *design, size_t size);
 
 #endif /* CONVOY_CLI_CAPTURE_MATCHED_H */

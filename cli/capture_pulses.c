@@ -11,6 +11,7 @@
 #include "convoy_pulse.h"
 #include "diag.h"
 #include "progress.h"
+#include "summary.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -199,11 +200,9 @@ static int commit(pulse_job *j) {
   const capture_matched_args *m = &j->o->capture.matched;
   sigmf_meta *meta = NULL;
   if (j->out.sigmf) {
-    filter_options recorded = *j->o;
+    filter_options recorded;
     char design[1024];
-    capture_matched_describe(m, j->pulses, design, sizeof design);
-    recorded.taps = TAPS_DESIGN;
-    recorded.taps_arg = design;
+    capture_matched_recorded(j->o, j->pulses, &recorded, design, sizeof design);
     capture_taps taps;
     memset(&taps, 0, sizeof taps);
     taps.max_taps = j->tmpl.length;
@@ -249,17 +248,11 @@ static void summary(const pulse_job *j, capture_tally tally, double elapsed) {
           m->window_name ? m->window_name : "none", m->normalize ? ", unit energy" : "",
           convoy_engine_name(convoy_pulse_engine(j->full)),
           (long long)convoy_pulse_fft_size(j->full));
-  if (tally.peak > 0)
-    fprintf(stderr, "  level    peak %+.2f dBFS, clipped %lld values\n", 20.0 * log10(tally.peak),
-            (long long)tally.clipped);
-  else
-    fprintf(stderr, "  level    peak -inf dBFS, clipped %lld values\n", (long long)tally.clipped);
+  summary_capture_level(tally.peak, tally.clipped);
   double samples = (double)(j->pulses * j->pulse_len * j->channels);
   fprintf(stderr, "  time     %.3f s, %.1f MS/s\n", elapsed,
           elapsed > 0 ? samples / elapsed / 1e6 : 0.0);
-  if (tally.clipped > 0)
-    diag_warn("%lld values clipped; lower the level with --gain %.1f or widen --out-scale",
-              (long long)tally.clipped, -20.0 * log10(tally.peak) - 0.1);
+  summary_capture_clip_warning(tally.peak, tally.clipped);
   fflush(stderr);
 }
 

@@ -46,7 +46,7 @@ static const char *container_name(int32_t format) {
   return "?";
 }
 
-static void format_level(char *buf, size_t size, double linear) {
+void summary_format_level(char *buf, size_t size, double linear) {
   if (linear <= 0)
     snprintf(buf, size, "-inf dBFS");
   else
@@ -58,7 +58,7 @@ void summary_print(const filter_summary *s) {
   double seconds = s->rate > 0 ? (double)s->frames / (double)s->rate : 0.0;
   double speed = s->elapsed_s > 0 ? seconds / s->elapsed_s : 0.0;
   char peak[32];
-  format_level(peak, sizeof peak, s->peak);
+  summary_format_level(peak, sizeof peak, s->peak);
   fprintf(stderr, "convoy: %s -> %s\n", s->in_name, s->out_name);
   fprintf(stderr, "  frames   %lld (%.3f s), %d channel%s, %d Hz, %s %s\n", (long long)s->frames,
           seconds, (int)s->channels, s->channels == 1 ? "" : "s", (int)s->rate,
@@ -80,4 +80,16 @@ void summary_print(const filter_summary *s) {
               "format will clip (use --gain or --normalize)");
   }
   fflush(stderr);
+}
+
+void summary_capture_level(double peak, int64_t clipped) {
+  char level[32];
+  summary_format_level(level, sizeof level, peak);
+  fprintf(stderr, "  level    peak %s, clipped %lld values\n", level, (long long)clipped);
+}
+
+void summary_capture_clip_warning(double peak, int64_t clipped) {
+  if (clipped > 0)
+    diag_warn("%lld values clipped; lower the level with --gain %.1f or widen --out-scale",
+              (long long)clipped, -20.0 * log10(peak) - 0.1);
 }

@@ -5,6 +5,7 @@
 #ifndef CONVOY_CLI_SUMMARY_H
 #define CONVOY_CLI_SUMMARY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct filter_summary {
@@ -22,10 +23,20 @@ typedef struct filter_summary {
   double elapsed_s;   /* wall time, both passes */
 } filter_summary;
 
+/* "peak" as "+1.23 dBFS" (1.0 = 0 dBFS), or "-inf dBFS" for silence. */
+void summary_format_level(char *buf, size_t size, double linear);
+
 /* Short name of a libsndfile subtype: "pcm16", "float", "vorbis"... */
 const char *summary_subtype_name(int32_t format);
 
 /* Prints the report, and a clipping warning when samples were clipped. */
 void summary_print(const filter_summary *s);
+
+/* A capture report's level line: the peak before saturation (1.0 = 0
+ * dBFS) and the values clipped. */
+void summary_capture_level(double peak, int64_t clipped);
+
+/* When values clipped, the warning that names the --gain that avoids it. */
+void summary_capture_clip_warning(double peak, int64_t clipped);
 
 #endif /* CONVOY_CLI_SUMMARY_H */
