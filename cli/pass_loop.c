@@ -160,11 +160,14 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
   const pass_config *cfg = pl->cfg;
   convoy_stream *s = cfg->stream;
   /* max_output() depends on the frames held back at the time of the call;
-   * never more than latency() are, so these bound every call and the flush. */
-  int64_t latency = convoy_stream_latency(s);
+   * never more than latency() are, so these bound every call and the flush.
+   * A decimating stream keeps at most ceil(m / D) of any m full-rate frames. */
+  const int64_t latency = convoy_stream_latency(s);
+  const int64_t call = kept_before(&cfg->window, cfg->chunk_frames + latency);
+  const int64_t flush = kept_before(&cfg->window, latency + convoy_stream_taps(s) - 1);
   int64_t cap = convoy_stream_max_output(s, cfg->chunk_frames);
-  if (cfg->chunk_frames + latency > cap) cap = cfg->chunk_frames + latency;
-  if (latency + convoy_stream_taps(s) - 1 > cap) cap = latency + convoy_stream_taps(s) - 1;
+  if (call > cap) cap = call;
+  if (flush > cap) cap = flush;
   pl->out_capacity = cap;
   const size_t frames = (size_t)cfg->chunk_frames;
   for (int i = 0; i < RING_BUFFERS; i++) {
