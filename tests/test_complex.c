@@ -444,22 +444,6 @@ static void test_integer_input(ts_rng *rng) {
 
 /* ------------------------------------------------------------ integer output */
 
-/* The documented rule: b bits, full = 2^(b-1), code = floor(x full + 0.5),
- * saturated (and counted) outside -full .. full - 1; U8 adds 128. */
-static int32_t quantize(float x, int bits, int64_t *clipped) {
-  const double full = ldexp(1.0, bits - 1);
-  const double v = floor((double)x * full + 0.5);
-  if (v > full - 1.0) {
-    (*clipped)++;
-    return (int32_t)(full - 1.0);
-  }
-  if (v < -full) {
-    (*clipped)++;
-    return (int32_t)-full;
-  }
-  return (int32_t)v;
-}
-
 static void test_integer_output(ts_rng *rng) {
   const convoy_sample_format fmts[] = {CONVOY_FORMAT_S16, CONVOY_FORMAT_S8, CONVOY_FORMAT_U8};
   for (int k = 0; k < 3; k++) {
@@ -496,14 +480,7 @@ static void test_integer_output(ts_rng *rng) {
     int64_t clipped = 0, bad = 0;
     const int bits = fmts[k] == CONVOY_FORMAT_S16 ? 16 : 8;
     for (int64_t i = 0; i < values * got && done == got; i++) {
-      int32_t want = quantize(ref[i], bits, &clipped), have;
-      if (fmts[k] == CONVOY_FORMAT_S16)
-        have = ((int16_t *)out)[i];
-      else if (fmts[k] == CONVOY_FORMAT_S8)
-        have = ((int8_t *)out)[i];
-      else
-        have = (int32_t)((uint8_t *)out)[i] - 128;
-      bad += have != want;
+      bad += ts_code_at(out, fmts[k], i) != ts_quantize(ref[i], bits, &clipped);
     }
     convoy_output_stats stats;
     TS_CHECK_OK(convoy_stream_output_stats(s, &stats));

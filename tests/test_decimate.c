@@ -316,11 +316,8 @@ static void test_reset_and_integer(ts_rng *rng) {
     TS_CHECK_OK(convoy_stream_process_to(s, CONVOY_FORMAT_F32, t.x, t.frames, codes, n1 + 8, &got));
     TS_CHECK_OK(convoy_stream_flush_to(s, codes + 4 * got, n1 + 8 - got, &got2));
     int ok = a && got + got2 == n1;
-    for (int64_t i = 0; ok && i < 4 * n1; i++) {
-      double q = floor((double)a[i] * 32768.0 + 0.5);
-      q = q > 32767 ? 32767 : q < -32768 ? -32768 : q;
-      ok = codes[i] == (int16_t)q;
-    }
+    int64_t clipped = 0;
+    for (int64_t i = 0; ok && i < 4 * n1; i++) ok = codes[i] == ts_quantize(a[i], 16, &clipped);
     TS_CHECK(ok, "%s: S16 output is not the float output quantized",
              convoy_engine_name(engines[ei]));
     free(codes);

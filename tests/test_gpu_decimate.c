@@ -496,16 +496,6 @@ static void test_describe(void) {
 
 /* ------------------------------------------------------------ integer output */
 
-/* The documented code of x for `bits` significant bits, no dither. */
-static int32_t code_of(float x, int bits) {
-  const double full = ldexp(1.0, bits - 1);
-  if (isnan(x)) return 0;
-  const double c = floor((double)x * full + 0.5);
-  if (c > full - 1) return (int32_t)(full - 1);
-  if (c < -full) return (int32_t)-full;
-  return (int32_t)c;
-}
-
 /* The stream's integer output for the whole input, cut in chunks of up to
  * chunk_max frames (<= 0: one call); NULL after a failure. */
 static void *run_integer(const scase *t, int32_t d, double f, convoy_sample_format fmt,
@@ -566,11 +556,7 @@ static void test_integer(void) {
         int64_t bad = 0, clipped = 0;
         const int bits = fmt == CONVOY_FORMAT_S16 ? 16 : 8;
         for (int64_t s = 0; s < n1 * t.values; s++) {
-          const int32_t want = code_of(ref[s], bits);
-          const int32_t got = fmt == CONVOY_FORMAT_S16 ? ((const int16_t *)one)[s]
-                                                       : ((const uint8_t *)one)[s] - 128;
-          bad += got != want;
-          clipped += fabsf(ref[s]) >= 1.0f;
+          bad += ts_code_at(one, fmt, s) != ts_quantize(ref[s], bits, &clipped);
         }
         TS_CHECK(bad == 0, "%s D %d: %lld codes differ from quantizing the float output",
                  fmt == CONVOY_FORMAT_S16 ? "S16" : "U8", (int)d, (long long)bad);

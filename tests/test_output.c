@@ -29,35 +29,14 @@ static int64_t expected_code(float x, const out_case *oc, uint64_t seed, uint64_
   const int bits = oc->bits ? oc->bits : container;
   const double full = ldexp(1.0, bits - 1);
   const double step = ldexp(1.0, container - bits);
-  if (isnan(x)) {
-    (*clipped)++;
-    return 0;
-  }
-  double code = floor((double)x * full + 0.5);
-  if (code > full - 1 || code < -full) {
-    (*clipped)++;
-    return (int64_t)((code > 0 ? full - 1 : -full) * step);
-  }
-  if (oc->dither && bits <= 16) {
+  const int64_t before = *clipped;
+  double code = ts_quantize(x, bits, clipped);
+  if (*clipped == before && oc->dither && bits <= 16) {
     code = floor((double)x * full + sq_tpdf(seed, index) + 0.5);
     if (code > full - 1) code = full - 1;
     if (code < -full) code = -full;
   }
   return (int64_t)(code * step);
-}
-
-/* The signed code at i (U8 is offset binary: its byte minus 128). */
-static int64_t code_at(const void *buf, convoy_sample_format fmt, int64_t i) {
-  switch (fmt) {
-  case CONVOY_FORMAT_S8:
-    return ((const int8_t *)buf)[i];
-  case CONVOY_FORMAT_U8:
-    return (int64_t)((const uint8_t *)buf)[i] - 128;
-  case CONVOY_FORMAT_S16:
-    return ((const int16_t *)buf)[i];
-  default:
-    return ((const int32_t *)buf)[i];
-  }
 }
 
 /* Runs the input through the stream with process_to in random chunks, then
@@ -157,8 +136,8 @@ static void check_engine(convoy_engine engine) {
         for (int64_t i = 0; i < nf * ch; i++) {
           if (fabs((double)yf[i]) > peak) peak = fabs((double)yf[i]);
           int64_t want = expected_code(yf[i], oc, seed, (uint64_t)i, &want_clipped);
-          if (code_at(yi, oc->fmt, i) != want && bad++ == 0) first_bad = i;
-          if (code_at(yi2, oc->fmt, i) != code_at(yi, oc->fmt, i)) diff2++;
+          if (ts_code_at(yi, oc->fmt, i) != want && bad++ == 0) first_bad = i;
+          if (ts_code_at(yi2, oc->fmt, i) != ts_code_at(yi, oc->fmt, i)) diff2++;
         }
         TS_CHECK(bad == 0,
                  "%s fmt %d bits %d dither %d ch %d frames %lld taps %lld: %lld codes differ "
@@ -166,7 +145,7 @@ static void check_engine(convoy_engine engine) {
                  convoy_engine_name(engine), (int)oc->fmt, (int)oc->bits, (int)oc->dither, (int)ch,
                  (long long)frames, (long long)taps, (long long)bad, (long long)first_bad,
                  first_bad >= 0 ? yf[first_bad] : 0.0,
-                 first_bad >= 0 ? (long long)code_at(yi, oc->fmt, first_bad) : 0LL);
+                 first_bad >= 0 ? (long long)ts_code_at(yi, oc->fmt, first_bad) : 0LL);
         TS_CHECK(diff2 == 0, "%s: %lld codes depend on the chunking", convoy_engine_name(engine),
                  (long long)diff2);
         convoy_output_stats st;
@@ -302,7 +281,7 @@ static void check_hard_values(void) {
         for (int64_t i = 0; i < nf * ch; i++) {
           if (fabs((double)yf[i]) > peak) peak = fabs((double)yf[i]);
           int64_t want = expected_code(yf[i], oc, seed, (uint64_t)i, &want_clipped);
-          if (code_at(yi, oc->fmt, i) != want && bad++ == 0) first_bad = i;
+          if (ts_code_at(yi, oc->fmt, i) != want && bad++ == 0) first_bad = i;
         }
         convoy_output_stats st;
         TS_CHECK_OK(convoy_stream_output_stats(si, &st));
@@ -311,7 +290,7 @@ static void check_hard_values(void) {
                  "(first at %lld: x %.9g got %lld), clipped %lld want %lld, peak %g want %g",
                  (int)oc->fmt, (int)oc->bits, (int)oc->dither, (int)ch, (int)threads,
                  (long long)bad, (long long)first_bad, first_bad >= 0 ? yf[first_bad] : 0.0,
-                 first_bad >= 0 ? (long long)code_at(yi, oc->fmt, first_bad) : 0LL,
+                 first_bad >= 0 ? (long long)ts_code_at(yi, oc->fmt, first_bad) : 0LL,
                  (long long)st.clipped, (long long)want_clipped, st.peak, peak);
       }
       free(yi);

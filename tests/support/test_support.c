@@ -322,3 +322,30 @@ convoy_filter *ts_random_filter(ts_rng *rng, int complex_taps, int64_t len, floa
                                          *taps, len));
   return f;
 }
+
+int32_t ts_quantize(float x, int bits, int64_t *clipped) {
+  const double full = ldexp(1.0, bits - 1);
+  if (isnan(x)) {
+    (*clipped)++;
+    return 0;
+  }
+  const double v = floor((double)x * full + 0.5);
+  if (v > full - 1.0 || v < -full) {
+    (*clipped)++;
+    return (int32_t)(v > 0 ? full - 1.0 : -full);
+  }
+  return (int32_t)v;
+}
+
+int64_t ts_code_at(const void *buf, convoy_sample_format fmt, int64_t i) {
+  switch (fmt) {
+  case CONVOY_FORMAT_S8:
+    return ((const int8_t *)buf)[i];
+  case CONVOY_FORMAT_U8:
+    return (int64_t)((const uint8_t *)buf)[i] - 128;
+  case CONVOY_FORMAT_S16:
+    return ((const int16_t *)buf)[i];
+  default:
+    return ((const int32_t *)buf)[i];
+  }
+}

@@ -98,6 +98,17 @@ double *ts_reference_complex(const float *x, int64_t frames, int32_t channels, i
  * 0 when both are zero. */
 double ts_rel_l2_complex(const float *y, int64_t stride, const double *ref, int64_t n);
 
+/* ------------------------------------------------------------- integer output */
+
+/* convoy.h's integer rule without dither, for `bits` significant bits:
+ * floor(x 2^(bits-1) + 0.5), saturated to -2^(bits-1) .. 2^(bits-1) - 1;
+ * NaN gives 0. Adds 1 to *clipped for a saturated or NaN value. */
+int32_t ts_quantize(float x, int bits, int64_t *clipped);
+
+/* The signed code at index i of a buffer of fmt (U8 is offset binary: its
+ * byte minus 128). */
+int64_t ts_code_at(const void *buf, convoy_sample_format fmt, int64_t i);
+
 /* ------------------------------------------------------------- cases */
 
 /* A filter of random taps, uniform in [-1, 1): len real taps, or with
