@@ -23,7 +23,7 @@ typedef struct filter_summary {
   double elapsed_s;   /* wall time, both passes */
 } filter_summary;
 
-/* "peak" as "+1.23 dBFS" (1.0 = 0 dBFS), or "-inf dBFS" for silence. */
+/* linear (1.0 = 0 dBFS) as "+1.23 dBFS", or "-inf dBFS" when it is 0. */
 void summary_format_level(char *buf, size_t size, double linear);
 
 /* Short name of a libsndfile subtype: "pcm16", "float", "vorbis"... */
