@@ -320,18 +320,11 @@ static convoy_status direct_create(const engine_request *r, void **impl, char *e
       return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
                                  "cpu-direct: cannot allocate the decimated plan");
     }
-    next = 0;
-    for (int32_t c = 0; c < r->channels; c++) {
-      int32_t same = -1;
-      for (int32_t d = 0; d < c && same < 0; d++) same = r->taps[d] == r->taps[c] ? d : -1;
-      if (same >= 0) {
-        p->poly_of[c] = p->poly_of[same];
-        continue;
-      }
-      float *poly = p->poly + (size_t)next++ * (size_t)r->taps_len;
-      decim_direct_taps(p->rev_of[c], r->taps_len, p->step, poly);
-      p->poly_of[c] = poly;
-    }
+    /* One polyphase copy per reversed copy, at the same index. */
+    for (int32_t k = 0; k < next; k++)
+      decim_direct_taps(p->rev + (size_t)k * (size_t)r->taps_len, r->taps_len, p->step,
+                        p->poly + (size_t)k * (size_t)r->taps_len);
+    for (int32_t c = 0; c < r->channels; c++) p->poly_of[c] = p->poly + (p->rev_of[c] - p->rev);
   }
   *impl = p;
   return CONVOY_OK;
