@@ -14,6 +14,10 @@
  *       OUT must hold y[skip ..] * gain over IN's length (or to the end of y
  *       with --tail), with relative L2 error <= E (default 1e-5) per channel.
  *       Prints frames=N expected=M rel_l2=E; exit 0 when it matches, 1 when not.
+ *   audio_check samples FILE
+ *       Writes "frames channels rate format" on a line, then every sample as a
+ *       native double, to stdout: the file's content without its headers
+ *       (libsndfile stamps float WAVs' PEAK chunk with the time), for hashing.
  *
  * Exit status 2 on an unreadable file or a bad command line.
  */
@@ -241,10 +245,31 @@ static int cmd_compare(int argc, char **argv) {
   return out.frames == expected && worst <= max_err ? 0 : 1;
 }
 
+static int cmd_samples(const char *path) {
+  SF_INFO info;
+  memset(&info, 0, sizeof info);
+  SNDFILE *f = sf_open(path, SFM_READ, &info);
+  if (!f) {
+    fprintf(stderr, "audio_check: %s: %s\n", path, sf_strerror(NULL));
+    return 2;
+  }
+  printf("%lld %d %d %#x\n", (long long)info.frames, info.channels, info.samplerate,
+         (unsigned)info.format);
+  double buf[4096];
+  sf_count_t frames_per_read = (sf_count_t)(4096 / info.channels);
+  sf_count_t got;
+  while ((got = sf_readf_double(f, buf, frames_per_read)) > 0)
+    fwrite(buf, sizeof buf[0], (size_t)(got * info.channels), stdout);
+  sf_close(f);
+  return fflush(stdout) == 0 ? 0 : 2;
+}
+
 int main(int argc, char **argv) {
+  if (argc >= 3 && !strcmp(argv[1], "samples")) return cmd_samples(argv[2]);
   if (argc >= 3 && !strcmp(argv[1], "info")) return cmd_info(argv[2]);
   if (argc >= 3 && !strcmp(argv[1], "codes")) return cmd_codes(argv[2]);
   if (argc >= 2 && !strcmp(argv[1], "compare")) return cmd_compare(argc, argv);
-  fprintf(stderr, "usage: audio_check info FILE | codes FILE | compare OUT IN TAPS [options]\n");
+  fprintf(stderr, "usage: audio_check info FILE | codes FILE | samples FILE | compare OUT IN TAPS "
+                  "[options]\n");
   return 2;
 }
