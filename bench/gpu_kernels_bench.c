@@ -1,6 +1,6 @@
 /*
  * gpu_kernels_bench.c - device-resident throughput of the GPU convolution
- * kernels (cuda/gpu_conv.h) against the device's own copy rate.
+ * kernels (cuda/conv/gpu_conv.h) against the device's own copy rate.
  *
  *   gpu_kernels_bench [LOG2_SAMPLES [REPS [ONLY]]]    (defaults 28 and 9)
  *

@@ -66,7 +66,7 @@ static float uniform(void) {
 
 /* ------------------------------------------------------------- bus */
 
-/* The same measurement `convoy bench` prints (cli/bench_gpu_bus.c). */
+/* The same measurement `convoy bench` prints (cli/bench/bench_gpu_bus.c). */
 typedef bench_gpu_bus bus;
 
 static bus measure_bus(void *h_a, void *h_b, size_t bytes, int reps) {

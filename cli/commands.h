@@ -25,11 +25,11 @@ int cmd_design(int argc, char **argv);
 /* convoy info: version, build features, engines, CPU threads, GPUs. */
 int cmd_info(int argc, char **argv);
 
-/* convoy bench [options]: engine throughput (cli/cmd_bench.c). */
+/* convoy bench [options]: engine throughput (cli/bench/cmd_bench.c). */
 int cmd_bench(int argc, char **argv);
 
 /* convoy live (--ir FILE | --taps FILE | --design SPEC | --config FILE) [options]:
- * real-time convolution between audio devices (cli/cmd_live.c). */
+ * real-time convolution between audio devices (cli/live/cmd_live.c). */
 int cmd_live(int argc, char **argv);
 
 #endif /* CONVOY_CLI_COMMANDS_H */

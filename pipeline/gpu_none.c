@@ -1,5 +1,5 @@
 /* gpu_none.c - the GPU query functions of a build without CUDA. With CUDA
- * they live in cuda/gpu_query.cu instead. */
+ * they live in cuda/common/gpu_query.cu instead. */
 #include "error_internal.h"
 
 #ifndef CONVOY_HAVE_CUDA

@@ -1,6 +1,6 @@
 /*
  * pulse_internal.h - what the pulse compressor's front (pipeline/pulse.c)
- * hands its CPU (cpu/pulse_cpu.c) and GPU (cuda/gpu_pulse.cu) backends
+ * hands its CPU (cpu/pulse_cpu.c) and GPU (cuda/pulse/gpu_pulse.cu) backends
  * (internal).
  *
  * The front resolves the configuration into a pulse_geom: sizes, the output
@@ -54,7 +54,7 @@ convoy_status pulse_matched_filter(const float *template_iq, int64_t t, convoy_p
                                    size_t err_size);
 
 /* convoy_pulse_create() with the GPU plan forced (gpu_plan as gpu_pulse_plan
- * in cuda/gpu_pulse.h: 0 model, 1 whole-pulse cuFFT, 2 fused overlap-save);
+ * in cuda/pulse/gpu_pulse.h: 0 model, 1 whole-pulse cuFFT, 2 fused overlap-save);
  * ignored by the CPU engine. For tests and benchmarks. */
 convoy_status pulse_create_with_plan(convoy_pulse **out, const convoy_pulse_config *config,
                                      int gpu_plan);

@@ -2,7 +2,7 @@
  * sample_convert.h - integer and float samples to float32, on the CPU
  * (internal). The scales are powers of two, so the conversions are exact for
  * int16 and round int32 to float32's 24-bit mantissa (to nearest); the GPU
- * kernels (cuda/gpu_layout.cuh) compute the same bits. int8 and uint8
+ * kernels (cuda/stream/gpu_layout.cuh) compute the same bits. int8 and uint8
  * (offset binary) convert exactly too. No allocation;
  * buffers must not overlap.
  */

@@ -5,7 +5,7 @@
  * A stream with config.decimation D > 1 or config.shift f != 0 owns one
  * stream_decim (convoy_stream.dec; NULL otherwise). On a GPU engine only
  * the taps rotation below applies: the GPU pipeline keeps and rotates the
- * outputs itself (cuda/gpu_pipeline.h). At create:
+ * outputs itself (cuda/stream/gpu_pipeline.h). At create:
  *   decim_setup_taps   rotates the taps, h'[j] = h[j] e^{j 2 pi f j}, making
  *                      them complex (the stream's complex_taps) when f != 0;
  *   decim_choose_engine  sets the request's decimation (engine.h), so that

@@ -26,7 +26,7 @@
  *
  * A stream on a GPU engine (gpu != NULL) has none of the planar buffers nor
  * an engine impl: process, flush and reset go to the GPU pipeline
- * (cuda/gpu_pipeline.h), which does its own chunking; the stream keeps the
+ * (cuda/stream/gpu_pipeline.h), which does its own chunking; the stream keeps the
  * argument checks and the flushed/failed state for both kinds.
  */
 #ifndef CONVOY_STREAM_INTERNAL_H

@@ -1,5 +1,5 @@
 /*
- * test_gpu_kernels.c - the device-resident convolution kernels (cuda/gpu_conv.h)
+ * test_gpu_kernels.c - the device-resident convolution kernels (cuda/conv/gpu_conv.h)
  * against a double-precision reference, on device buffers.
  *
  * Checks: every register-tap kernel (1..64 taps) and the shared-memory-taps

@@ -1,6 +1,6 @@
 /*
  * fuzz_live_config.c - fuzz entry point for the routing file of
- * `convoy live --config FILE` (cli/live_config.c).
+ * `convoy live --config FILE` (cli/live/live_config.c).
  *
  * Every input (cut at its first NUL byte, as a text file would be read) is
  * parsed. A property that does not hold aborts, which the fuzzer reports

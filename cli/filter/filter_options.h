@@ -38,7 +38,7 @@ typedef struct filter_options {
   int32_t device;       /* --device: GPU index, -1 = default */
   const char *out_type; /* --type: container of OUT when it is "-" (extension, e.g. "flac") */
   int help;             /* --help: print help and exit 0 */
-  capture_args capture; /* raw I/Q and SigMF options (cli/capture_args.h) */
+  capture_args capture; /* raw I/Q and SigMF options (cli/capture/capture_args.h) */
 } filter_options;
 
 /* Parses argv (argv[0] = "filter"). Returns CLI_EXIT_OK, or CLI_EXIT_USAGE

@@ -8,7 +8,7 @@
  * skip + k - delay (skip: --skip; delay: the filter's delay left in the
  * output, 0 after --align). Metadata is first shifted by -skip (what lay
  * before the skipped part is cut at 0 or dropped), then by +delay.
- * Then --decimate and --shift rescale and retune it (cli/capture_xlate.h).
+ * Then --decimate and --shift rescale and retune it (cli/capture/capture_xlate.h).
  * Clipping to the samples written is sigmf_writer_commit()'s.
  */
 #ifndef CONVOY_CLI_CAPTURE_META_H

@@ -1,7 +1,7 @@
 /*
  * capture_args.h - the capture options of `convoy filter` (--format,
  * --out-format, --skip, --count, --scale ...), as parsed from the command
- * line. filter_options.c calls these; cli/capture_filter.c uses the result.
+ * line. filter_options.c calls these; cli/capture/capture_filter.c uses the result.
  */
 #ifndef CONVOY_CLI_CAPTURE_ARGS_H
 #define CONVOY_CLI_CAPTURE_ARGS_H
@@ -18,8 +18,8 @@ typedef struct capture_span {
   double seconds;  /* >= 0, finite */
 } capture_span;
 
-/* Matched filtering (cli/capture_matched.h) and batched pulse compression
- * (cli/capture_pulses.h). A zeroed struct means "not asked for". */
+/* Matched filtering (cli/capture/capture_matched.h) and batched pulse compression
+ * (cli/capture/capture_pulses.h). A zeroed struct means "not asked for". */
 typedef struct capture_matched_args {
   const char *template_path;  /* --matched / --correlate TEMPLATE; NULL when absent */
   const char *window_name;    /* --window as given; NULL when absent */
@@ -32,7 +32,7 @@ typedef struct capture_matched_args {
   int64_t pulse_len;          /* --pulse-len L, >= 1; 0 when absent */
 } capture_matched_args;
 
-/* --decimate D and --shift HZ (cli/capture_xlate.h). A zeroed struct means
+/* --decimate D and --shift HZ (cli/capture/capture_xlate.h). A zeroed struct means
  * "not asked for". */
 typedef struct capture_xlate_args {
   int64_t decimation; /* --decimate D, 1 .. CONVOY_MAX_DECIMATION; 0 when absent */

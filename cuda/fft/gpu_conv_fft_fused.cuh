@@ -1,6 +1,6 @@
 /*
  * gpu_conv_fft_fused.cuh - overlap-save of one segment in one thread block:
- * the FFT arithmetic of the fused FFT engine (cuda/gpu_conv_fft_fused.cu).
+ * the FFT arithmetic of the fused FFT engine (cuda/fft/gpu_conv_fft_fused.cu).
  *
  * A segment of N real inputs (N = 2M, M = 2^9 .. 2^14) is read straight from
  * the signal as M complex values z[n] = x[2n] + i x[2n+1]; a complex FFT of

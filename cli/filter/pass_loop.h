@@ -1,7 +1,7 @@
 /*
  * pass_loop.h - one pass of `convoy filter` through a convoy_stream: frames
  * are read in chunks, filtered, trimmed to the output window and written, on
- * three threads (cli/pass_threads.h) joined by rings of chunk buffers. The
+ * three threads (cli/filter/pass_threads.h) joined by rings of chunk buffers. The
  * audio pass (filter_run.h) and the capture pass (capture_run.h) are this
  * loop with their own read and write callbacks.
  *

@@ -1,6 +1,6 @@
 /*
  * capture_filter.h - `convoy filter` on raw I/Q and real captures and on
- * SigMF recordings (cli/capture_io.h says which files are captures). The
+ * SigMF recordings (cli/capture/capture_io.h says which files are captures). The
  * audio path (cmd_filter.c) hands the command over here.
  */
 #ifndef CONVOY_CLI_CAPTURE_FILTER_H

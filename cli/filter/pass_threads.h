@@ -1,5 +1,5 @@
 /*
- * pass_threads.h - the threads of one filtering pass (cli/pass_loop.c, which
+ * pass_threads.h - the threads of one filtering pass (cli/filter/pass_loop.c, which
  * both `convoy filter` passes run): a reader and a writer thread around the filter
  * loop on the calling thread, joined by four queues of chunk buffers (free
  * and full, input and output), with the first failure of any of them kept

@@ -1,6 +1,6 @@
 /*
  * gpu_conv_fft_callbacks.cu - cuFFT callbacks of the FFT engine's callback
- * path (see cuda/gpu_conv_fft_cb.cuh). Not part of the library's sources:
+ * path (see cuda/fft/gpu_conv_fft_cb.cuh). Not part of the library's sources:
  * the build compiles this file to LTO-IR (-dlto, a fatbin embedded in the
  * library), and cuFFT links it into its kernels at plan time.
  *

@@ -25,7 +25,7 @@
  * --out-scale/--out-offset, else IN's when OUT has IN's datatype (a round
  * trip keeps the codes), else the default of OUT's datatype.
  *
- * Every function prints its one error line itself (cli/diag.h) and returns a
+ * Every function prints its one error line itself (cli/common/diag.h) and returns a
  * CLI_EXIT_* status.
  */
 #ifndef CONVOY_CLI_CAPTURE_IO_H

@@ -6,11 +6,11 @@
  * then pulse 1, ...; a multi-channel recording interleaves its channels per
  * sample as usual), so the batch has the [pulse][sample][channel] layout of
  * include/convoy_pulse.h. Every pulse is correlated with the template
- * (cli/capture_matched.h: window, normalisation, mode) through convoy_pulse
+ * (cli/capture/capture_matched.h: window, normalisation, mode) through convoy_pulse
  * on the engine of --engine (cpu, gpu or auto; the cpu-* and gpu-* names
  * pick their family). OUT holds P pulses of the mode's length (full L+T-1,
  * same L, valid L-T+1) per channel, in the same layout, written as OUT's
- * datatype (cli/capture_io.h). Without --pulses, P is IN's samples / L,
+ * datatype (cli/capture/capture_io.h). Without --pulses, P is IN's samples / L,
  * which must divide exactly; with it, the first P x L samples are used.
  *
  * Memory: the pulses go through convoy_pulse in batches of at most

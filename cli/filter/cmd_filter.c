@@ -1,5 +1,5 @@
 /* cmd_filter.c - `convoy filter IN OUT ...`: filter an audio file (captures
- * are handed to cli/capture_filter.c). */
+ * are handed to cli/capture/capture_filter.c). */
 #define _POSIX_C_SOURCE 200809L
 #include "audio_file.h"
 #include "capture_filter.h"

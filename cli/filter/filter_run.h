@@ -3,7 +3,7 @@
  * through a convoy_stream, trimmed to the output window, scaled, and handed
  * to a consumer (the audio sink, or a peak meter for --normalize).
  *
- * The pass is cli/pass_loop.h's: reading, filtering and consuming run on
+ * The pass is cli/filter/pass_loop.h's: reading, filtering and consuming run on
  * three threads, and chunks reach the consumer in order, on one thread at a
  * time (the gain is applied there too).
  *

@@ -1,6 +1,6 @@
 /*
  * gpu_conv_fft_cb.cu - host side of the FFT engine's cuFFT callback path:
- * attaching the LTO callbacks (cuda/lto/gpu_conv_fft_callbacks.cu, embedded
+ * attaching the LTO callbacks (cuda/fft/lto/gpu_conv_fft_callbacks.cu, embedded
  * as a fatbin by the build) to a lane's plans, and the per-batch slot table.
  */
 #include "gpu_conv_fft_paths.cuh"

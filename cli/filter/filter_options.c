@@ -38,13 +38,13 @@ enum {
   OPT_SKIP,
   OPT_COUNT,
   OPT_RATE,
-  OPT_MATCHED, /* OPT_MATCHED + capture_matched_opt: cli/capture_matched.h */
+  OPT_MATCHED, /* OPT_MATCHED + capture_matched_opt: cli/capture/capture_matched.h */
   OPT_WINDOW = OPT_MATCHED + MATCHED_OPT_WINDOW,
   OPT_NORM_TEMPLATE = OPT_MATCHED + MATCHED_OPT_NORMALIZE,
   OPT_MODE = OPT_MATCHED + MATCHED_OPT_MODE,
   OPT_PULSES = OPT_MATCHED + MATCHED_OPT_PULSES,
   OPT_PULSE_LEN = OPT_MATCHED + MATCHED_OPT_PULSE_LEN,
-  OPT_DECIMATE, /* cli/capture_xlate.h */
+  OPT_DECIMATE, /* cli/capture/capture_xlate.h */
   OPT_SHIFT
 };
 
@@ -121,7 +121,7 @@ static int span_arg(arg_parser *p, const char *val, capture_span *span) {
   return CLI_EXIT_OK;
 }
 
-/* The options of raw I/Q and SigMF captures (cli/capture_args.h). */
+/* The options of raw I/Q and SigMF captures (cli/capture/capture_args.h). */
 static int handle_capture(arg_parser *p, capture_args *c, int id, const char *val) {
   if (id >= OPT_MATCHED && id <= OPT_PULSE_LEN)
     return capture_matched_option(p, &c->matched, (capture_matched_opt)(id - OPT_MATCHED), val);

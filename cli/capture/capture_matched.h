@@ -15,11 +15,11 @@
  * outputs of the filter): full keeps them all, same keeps N from (T-1)/2
  * (numpy's centring: an occurrence at input sample d peaks near d), valid
  * keeps the N - T + 1 from T - 1 (where the template lies inside the input;
- * an occurrence at d peaks at d). The streaming pass of cli/capture_run.h
+ * an occurrence at d peaks at d). The streaming pass of cli/capture/capture_run.h
  * does the work, so any length of capture and any chunking give the same
  * output.
  *
- * With --pulse-len the input is a batch of pulses instead (cli/capture_pulses.h).
+ * With --pulse-len the input is a batch of pulses instead (cli/capture/capture_pulses.h).
  */
 #ifndef CONVOY_CLI_CAPTURE_MATCHED_H
 #define CONVOY_CLI_CAPTURE_MATCHED_H
@@ -78,7 +78,7 @@ int capture_matched_taps(const filter_options *o, const char *in_name, int compl
                          double rate, capture_taps *t);
 
 /* The streaming output window of o's mode for `frames` input frames and a
- * template of `taps` samples, as cli/capture_run.h takes it: *skip frames
+ * template of `taps` samples, as cli/capture/capture_run.h takes it: *skip frames
  * dropped at the start, *tail (keep the ring-out), *drop_end frames dropped
  * at the end. valid with a template longer than the input prints one error
  * line naming both lengths and returns CLI_EXIT_FAIL. */

@@ -1,7 +1,7 @@
 /*
  * gpu_conv_fft_4step.cuh - overlap-save at FFT sizes too large for one
  * thread block (N = 2^17 .. 2^22): the arithmetic of the four-step FFT
- * engine (cuda/gpu_conv_fft_4step.cu), three kernels per batch of segments.
+ * engine (cuda/fft/gpu_conv_fft_4step.cu), three kernels per batch of segments.
  *
  * As in the fused engine (gpu_conv_fft_fused.cuh), a segment of N real inputs
  * is taken as M = N/2 complex points z[n] = x[2n] + i x[2n+1]; both

@@ -17,7 +17,7 @@
  *           whole segments may go to a second launch of a smaller M (the
  *           tail). M and the tail are chosen at create by timing every
  *           plan that fits on the batch's buffers (a few ms, once per
- *           geometry and process: cuda/gpu_pulse_choose.cu).
+ *           geometry and process: cuda/pulse/gpu_pulse_choose.cu).
  *
  * Errors: CUDA and cuFFT failures become convoy_status with the CUDA
  * message in err (and CUDA's last error cleared). Functions of one object

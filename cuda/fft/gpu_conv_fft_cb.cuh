@@ -1,7 +1,7 @@
 /*
  * gpu_conv_fft_cb.cuh - what the cuFFT callback path shares between the host
- * side (cuda/gpu_conv_fft_cb.cu) and the callbacks themselves
- * (cuda/lto/gpu_conv_fft_callbacks.cu, compiled to LTO-IR and linked into
+ * side (cuda/fft/gpu_conv_fft_cb.cu) and the callbacks themselves
+ * (cuda/fft/lto/gpu_conv_fft_callbacks.cu, compiled to LTO-IR and linked into
  * cuFFT's kernels at plan time).
  *
  * The transforms run in place on a lane's scratch of `slots` segments (real

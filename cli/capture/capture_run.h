@@ -4,7 +4,7 @@
  * a convoy_stream (any gain is in its taps), trimmed to the output window
  * and written through a capture_writer.
  *
- * The pass is cli/pass_loop.h's: the reader thread does the pread and,
+ * The pass is cli/filter/pass_loop.h's: the reader thread does the pread and,
  * where the library cannot take the stored samples as they are, the
  * conversion to float; the writer thread the conversion to the output
  * datatype, with its clip tally. Memory is a fixed number of chunks,
@@ -24,7 +24,7 @@
  * tail, less drop_end frames at the end. Chunks reach the writer in order.
  * With decimation D > 1 (the stream's config.decimation, given here too) the
  * stream keeps y[k D] only, and the window keeps those of them inside it: the
- * output is window frames phase, phase + D, ... (cli/capture_xlate.h).
+ * output is window frames phase, phase + D, ... (cli/capture/capture_xlate.h).
  */
 #ifndef CONVOY_CLI_CAPTURE_RUN_H
 #define CONVOY_CLI_CAPTURE_RUN_H
