@@ -16,10 +16,11 @@
 #include "worker_pool.h"
 
 #include <fftw3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct pulse_cpu {
+typedef struct pulse_cpu {
   pulse_geom g; /* h is not kept */
   int32_t threads;
   fftwf_plan forward, inverse;
@@ -28,9 +29,9 @@ struct pulse_cpu {
   worker_pool *pool;       /* NULL with one thread */
   const float *in;         /* the run in progress */
   float *out;
-};
+} pulse_cpu;
 
-void pulse_cpu_destroy(pulse_cpu *p) {
+static void pulse_cpu_destroy(pulse_cpu *p) {
   if (!p) return;
   pool_destroy(p->pool);
   convoy_fftw_lock();
@@ -44,7 +45,8 @@ void pulse_cpu_destroy(pulse_cpu *p) {
   free(p);
 }
 
-convoy_status pulse_cpu_create(const pulse_geom *g, pulse_cpu **out, char *err, size_t err_size) {
+static convoy_status pulse_cpu_create(const pulse_geom *g, pulse_cpu **out, char *err,
+                                      size_t err_size) {
   *out = NULL;
   if (g->fft_size > INT32_MAX)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
@@ -142,7 +144,8 @@ static void compress_pulse(void *ctx, int64_t t) {
   }
 }
 
-convoy_status pulse_cpu_run(pulse_cpu *p, const float *in, float *out, char *err, size_t err_size) {
+static convoy_status pulse_cpu_run(pulse_cpu *p, const float *in, float *out, char *err,
+                                   size_t err_size) {
   (void)err, (void)err_size;
   p->in = in;
   p->out = out;
@@ -155,4 +158,40 @@ convoy_status pulse_cpu_run(pulse_cpu *p, const float *in, float *out, char *err
   p->in = NULL;
   p->out = NULL;
   return CONVOY_OK;
+}
+
+static convoy_status cpu_create(const pulse_geom *g, int plan, void **impl, char *err,
+                                size_t err_size) {
+  (void)plan; /* one plan: a transform of fft_size per pulse */
+  pulse_cpu *p = NULL;
+  convoy_status st = pulse_cpu_create(g, &p, err, err_size);
+  *impl = p;
+  return st;
+}
+
+static convoy_status cpu_run(void *impl, const float *in, float *out, char *err, size_t err_size) {
+  return pulse_cpu_run(impl, in, out, err, err_size);
+}
+
+static void cpu_describe(const void *impl, char *buf, size_t buf_size) {
+  const pulse_cpu *p = impl;
+  const int64_t pulses = pulse_count(&p->g);
+  snprintf(buf, buf_size, "FFTW N=%lld, %d threads", (long long)p->g.fft_size,
+           (int)(p->g.threads < pulses ? p->g.threads : pulses));
+}
+
+static void cpu_destroy(void *impl) {
+  pulse_cpu_destroy(impl);
+}
+
+static const pulse_backend_ops cpu_ops = {
+    .create = cpu_create,
+    .run_host = cpu_run,
+    .run_device = NULL,
+    .describe = cpu_describe,
+    .destroy = cpu_destroy,
+};
+
+const pulse_backend_ops *pulse_backend_cpu(void) {
+  return &cpu_ops;
 }

@@ -72,6 +72,11 @@ const char *convoy_version(void);
 
 /* ------------------------------------------------------------------ engines */
 
+/* Engine ids. Each is named, given a family and (for exact engines) its
+ * implementation in one list, pipeline/engine_list.def; callers that show or
+ * parse engines enumerate them with convoy_engine_count()/convoy_engine_at()
+ * rather than naming them. The numbers are stable; new engines take new
+ * numbers at the end. */
 typedef enum convoy_engine {
   CONVOY_ENGINE_AUTO = 0,       /* cheapest available, by cost model */
   CONVOY_ENGINE_CPU = 1,        /* cheapest CPU engine */
@@ -82,7 +87,42 @@ typedef enum convoy_engine {
   CONVOY_ENGINE_GPU_FFT = 6     /* cuFFT overlap-save */
 } convoy_engine;
 
-/** "auto", "cpu", "cpu-direct", "cpu-fft", "gpu", "gpu-direct", "gpu-fft". */
+/* Where an engine runs. A choice (auto, cpu, gpu) has the family it chooses
+ * within; auto's is CONVOY_FAMILY_ANY. */
+typedef enum convoy_family {
+  CONVOY_FAMILY_ANY = 0,
+  CONVOY_FAMILY_CPU = 1,
+  CONVOY_FAMILY_GPU = 2
+} convoy_family;
+
+/** How many engine ids there are: every exact engine and every choice, in
+ *  this build or not (convoy_engine_available() says which can run). */
+int32_t convoy_engine_count(void);
+
+/** The engine id at index (0 .. convoy_engine_count() - 1), in listing order:
+ *  auto, then each family's choice followed by its exact engines. Out of
+ *  range: CONVOY_ENGINE_AUTO. */
+convoy_engine convoy_engine_at(int32_t index);
+
+/** The engine's family; CONVOY_FAMILY_ANY for auto and unknown ids. */
+convoy_family convoy_engine_family(convoy_engine engine);
+
+/** 1 for one engine (cpu-fft, say), 0 for a choice among several (auto, cpu,
+ *  gpu) and for unknown ids. */
+int convoy_engine_is_exact(convoy_engine engine);
+
+/** The choice that picks the cheapest engine of a family: CONVOY_ENGINE_CPU
+ *  for CONVOY_FAMILY_CPU, CONVOY_ENGINE_GPU for CONVOY_FAMILY_GPU,
+ *  CONVOY_ENGINE_AUTO for CONVOY_FAMILY_ANY. */
+convoy_engine convoy_family_choice(convoy_family family);
+
+/** The CPU engine that serves what the engine would when no GPU is usable:
+ *  the CPU engine of the same method for an exact GPU engine (gpu-fft ->
+ *  cpu-fft), the CPU choice for the GPU choice; other ids map to themselves. */
+convoy_engine convoy_engine_cpu_fallback(convoy_engine engine);
+
+/** "auto", "cpu", "cpu-direct", "cpu-fft", "gpu", "gpu-direct", "gpu-fft";
+ *  "unknown" for other values. Static storage. */
 const char *convoy_engine_name(convoy_engine engine);
 
 /** Parses a name as printed by convoy_engine_name(). */

@@ -1,14 +1,23 @@
 /*
- * engine.h - the interface every convolution engine implements (internal).
+ * engine.h - the interface every stream engine implements (internal), and
+ * the registry over the one list of them (engine_list.def).
  *
- * The stream (pipeline/stream.c) owns buffering, history, interleaving and
- * flushing. An engine only turns planar input with history into planar
- * output, in whole granules, so one harness can drive every engine.
+ * An engine serves a stream in one of two ways, chosen by its ops:
+ *   planar: run() turns planar input with history into planar output in
+ *     whole granules, and the stream (pipeline/stream*.c) owns buffering,
+ *     history, interleaving, decimation, quantizing and flushing (the CPU
+ *     engines);
+ *   whole stream: whole_stream != NULL, and the stream hands it interleaved
+ *     host samples as they come (engine_stream_ops below), keeping only the
+ *     argument checks and the flushed/failed state (the GPU engines, whose
+ *     pipeline overlaps transfers with compute). Such an engine still
+ *     implements run(), so one harness drives every engine the same way.
  */
 #ifndef CONVOY_ENGINE_H
 #define CONVOY_ENGINE_H
 
 #include "convoy.h"
+#include "sample_quantize.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -50,6 +59,39 @@ typedef struct engine_request {
                                of another size than the engine runs): the engine starts
                                its own when threads > 1 */
 } engine_request;
+
+/* What a whole-stream engine is given at create beyond the engine_request
+ * (whose channels are the stream's rows, and decimation the stream's). */
+typedef struct engine_stream_setup {
+  convoy_engine wanted; /* the id asked for: a choice (auto, a family) lets the
+                           engine settle its own method; create reports it */
+  int32_t streams;      /* convoy_stream_config.gpu_streams (0 = default) */
+  int64_t chunk_frames; /* convoy_stream_config.chunk_frames (0 = default) */
+  output_spec out;      /* the stream's output format */
+  double shift;         /* cycles per input frame on a complex stream whose
+                           taps the stream already rotated; 0 = none */
+} engine_stream_setup;
+
+/* The whole-stream ops: the semantics of the convoy_stream calls of the same
+ * names (include/convoy.h), on host memory, frames counted as the stream
+ * counts them (kept frames when decimating). Failures write a one-line
+ * message into err; after a failed process or flush, reset must come next. */
+typedef struct engine_stream_ops {
+  /* Everything is allocated and planned here; *chosen is the exact engine id
+   * that runs. */
+  convoy_status (*create)(const struct engine_request *r, const engine_stream_setup *setup,
+                          void **impl, convoy_engine *chosen, char *err, size_t err_size);
+  convoy_status (*process)(void *impl, convoy_sample_format fmt, const void *in, int64_t in_frames,
+                           void *out, int64_t *out_frames, char *err, size_t err_size);
+  convoy_status (*flush)(void *impl, void *out, int64_t *out_frames, char *err, size_t err_size);
+  convoy_status (*reset)(void *impl, char *err, size_t err_size);
+  int64_t (*max_output)(const void *impl, int64_t in_frames);
+  int64_t (*flush_frames)(const void *impl);
+  int64_t (*latency)(const void *impl);
+  output_tally (*tally)(const void *impl); /* integer output since create or reset */
+  void (*describe)(const void *impl, char *buf, size_t buf_size);
+  void (*destroy)(void *impl); /* NULL is a no-op */
+} engine_stream_ops;
 
 typedef struct engine_ops {
   convoy_engine id;
@@ -100,16 +142,34 @@ typedef struct engine_ops {
   convoy_status (*run_decimated)(void *impl, const float *const *in, float *const *out,
                                  int64_t n_out, int64_t first, int64_t factor, char *err,
                                  size_t err_size);
+
+  /* NULL for a planar engine; else the stream runs through these (above). */
+  const engine_stream_ops *whole_stream;
 } engine_ops;
 
-/* Engines built into this library; NULL where not built. */
-const engine_ops *engine_cpu_direct(void);
-const engine_ops *engine_cpu_fft(void);
-const engine_ops *engine_gpu_direct(void);
-const engine_ops *engine_gpu_fft(void);
+/* The getters of the listed engines: the ops, or NULL when the engine
+ * cannot run here (no usable GPU). Defined by the engines' own files; one
+ * whose row needs CUDA is neither defined nor referenced without it. */
+#define CONVOY_STREAM_ENGINE(id, name, family, cpu_fallback, needs, getter)                        \
+  const engine_ops *getter(void);
+#include "engine_list.def"
 
-/* The ops for an exact engine id, or NULL. */
+/* The ops for an exact engine id, or NULL (not built, cannot run here, or
+ * a choice). */
 const engine_ops *engine_lookup(convoy_engine id);
+
+/* 1 for an id of the list (exact or a choice). */
+int engine_is_known(convoy_engine id);
+
+/* CONVOY_ERR_NO_DEVICE with a message when device (>= 0; -1 is the default)
+ * names no present GPU and wanted may run on a GPU; CONVOY_OK otherwise
+ * (also when no GPU is present at all: choosing then says why). */
+convoy_status engine_check_device(convoy_engine wanted, int32_t device, char *err, size_t err_size);
+
+/* Why engine_choose() could not serve wanted: CONVOY_ERR_NO_DEVICE when its
+ * engines are built in but none can run here (no usable GPU), with the
+ * device query's reason in why; otherwise CONVOY_ERR_UNSUPPORTED and why "". */
+convoy_status engine_unavailable(convoy_engine wanted, char *why, size_t why_size);
 
 /* Resolves AUTO/CPU/GPU to the cheapest available engine for r; exact ids
  * pass through when available. Returns NULL with a message otherwise. */

@@ -8,7 +8,9 @@
  * byte after the header, 64-byte aligned either way.
  */
 #include "error_internal.h"
-#include "gpu_pipeline.h"
+#ifdef CONVOY_HAVE_GPU_ENGINES
+#include "gpu_pipeline.h" /* pinned memory; a build without CUDA has only plain */
+#endif
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,7 +35,10 @@ void *convoy_host_alloc(size_t bytes) {
   }
   size_t total = (bytes + HEADER_BYTES + HEADER_BYTES - 1) / HEADER_BYTES * HEADER_BYTES;
   uint64_t magic = MAGIC_PINNED;
-  unsigned char *base = gpu_host_alloc_pinned(total); /* page-aligned when it succeeds */
+  unsigned char *base = NULL;
+#ifdef CONVOY_HAVE_GPU_ENGINES
+  base = gpu_host_alloc_pinned(total); /* page-aligned when it succeeds */
+#endif
   if (!base) {
     magic = MAGIC_PLAIN;
     base = aligned_alloc(HEADER_BYTES, total);
@@ -61,10 +66,13 @@ void convoy_host_free(void *ptr) {
   if (!header_of(ptr, &magic)) return; /* not ours: leaking beats freeing the wrong way */
   unsigned char *base = (unsigned char *)ptr - HEADER_BYTES;
   memset(base, 0, sizeof(block_header)); /* a double free then finds no magic */
-  if (magic == MAGIC_PINNED)
+#ifdef CONVOY_HAVE_GPU_ENGINES
+  if (magic == MAGIC_PINNED) {
     gpu_host_free_pinned(base);
-  else
-    free(base);
+    return;
+  }
+#endif
+  free(base);
 }
 
 int convoy_host_is_pinned(const void *ptr) {

@@ -1,24 +1,39 @@
 /* pulse.c - the pulse compressor's public object: configuration checks,
- * geometry, engine choice, and dispatch to the CPU or GPU backend. */
+ * geometry, the choice among the backends of engine_list.def, and dispatch
+ * to the chosen one. */
+#include "engine.h"
 #include "error_internal.h"
-#include "gpu_pulse.h"
 #include "pulse_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Batches smaller than this (complex samples) go to the CPU under AUTO: the
- * GPU's fixed costs (launches, transfers, a synchronisation) dominate. */
+/* Batches smaller than this (complex samples) go to the first listed backend
+ * (the CPU's) under AUTO: a GPU's fixed costs (launches, transfers, a
+ * synchronisation) dominate. */
 #define AUTO_GPU_MIN_SAMPLES (INT64_C(1) << 16)
 #define PULSE_LEN_MAX (INT64_C(1) << 26)
 
+typedef struct pulse_row {
+  const char *name;
+  convoy_family family;
+  const pulse_backend_ops *(*get)(void); /* NULL when not built */
+} pulse_row;
+
+static const pulse_row pulse_rows[] = {
+#define CONVOY_PULSE_BACKEND(name, family, needs, getter)                                          \
+  {name, family, CONVOY_BUILT_##needs(getter)},
+#include "engine_list.def"
+};
+#define N_PULSE_ROWS ((int)(sizeof pulse_rows / sizeof pulse_rows[0]))
+
 struct convoy_pulse {
   pulse_geom g;
-  convoy_engine engine; /* CPU or GPU */
+  convoy_engine engine; /* the chosen backend's family choice (cpu, gpu) */
   float *h;             /* matched filter, 2T floats */
-  pulse_cpu *cpu;
-  gpu_pulse *gpu;
+  const pulse_backend_ops *ops;
+  void *impl;
   char err[CONVOY_ERROR_SIZE];
 };
 
@@ -77,35 +92,55 @@ static convoy_status check_config(const convoy_pulse_config *c) {
   return CONVOY_OK;
 }
 
-/* Resolves AUTO/CPU/GPU (and the *_FFT synonyms) into CPU or GPU. */
-static convoy_status pick_engine(const convoy_pulse_config *c, convoy_engine *engine) {
+/* The backend of a family that can run here with the configured device, or
+ * NULL with the reason in why. */
+static const pulse_backend_ops *usable(const pulse_row *row, const convoy_pulse_config *c,
+                                       char *why, size_t why_size) {
+  const pulse_backend_ops *ops = row->get ? row->get() : NULL;
+  if (!ops) {
+    snprintf(why, why_size, "%s", row->get ? "no usable device" : "not built into this convoy");
+    return NULL;
+  }
+  if (engine_check_device(convoy_family_choice(row->family), c->device, why, why_size) != CONVOY_OK)
+    return NULL;
+  return ops;
+}
+
+/* Resolves the configured engine to a backend: a family's choice or its FFT
+ * engine names that family's backend; AUTO takes the last listed backend
+ * that can run here for batches of AUTO_GPU_MIN_SAMPLES or more, else the
+ * first listed. */
+static convoy_status pick_backend(const convoy_pulse_config *c, const pulse_row **row,
+                                  const pulse_backend_ops **ops) {
   const int64_t samples = (int64_t)c->channels * c->pulses * c->pulse_len;
-  switch (c->engine) {
-  case CONVOY_ENGINE_CPU:
-  case CONVOY_ENGINE_CPU_FFT:
-    *engine = CONVOY_ENGINE_CPU;
-    return CONVOY_OK;
-  case CONVOY_ENGINE_GPU:
-  case CONVOY_ENGINE_GPU_FFT:
-    if (!convoy_built_with_cuda())
-      return convoy_error_set(CONVOY_ERR_NO_DEVICE, "pulse: GPU engine asked for, built without "
-                                                    "CUDA");
-    if (convoy_gpu_count() < 1 || c->device >= convoy_gpu_count())
-      return convoy_error_set(CONVOY_ERR_NO_DEVICE, "pulse: GPU engine asked for, no usable GPU %d",
-                              c->device < 0 ? 0 : (int)c->device);
-    *engine = CONVOY_ENGINE_GPU;
-    return CONVOY_OK;
-  case CONVOY_ENGINE_AUTO:
-    *engine = convoy_built_with_cuda() && convoy_gpu_count() > c->device &&
-                      convoy_gpu_count() > 0 && samples >= AUTO_GPU_MIN_SAMPLES
-                  ? CONVOY_ENGINE_GPU
-                  : CONVOY_ENGINE_CPU;
-    return CONVOY_OK;
-  default:
+  char why[CONVOY_ERROR_SIZE] = "";
+  if (!engine_is_known(c->engine) ||
+      (convoy_engine_is_exact(c->engine) &&
+       convoy_engine_cpu_fallback(c->engine) != CONVOY_ENGINE_CPU_FFT))
     return convoy_error_set(CONVOY_ERR_UNSUPPORTED,
                             "pulse: engine %s does not compress pulses (auto, cpu or gpu)",
                             convoy_engine_name(c->engine));
+  const convoy_family family = convoy_engine_family(c->engine);
+  if (family != CONVOY_FAMILY_ANY) {
+    for (int i = 0; i < N_PULSE_ROWS; i++) {
+      if (pulse_rows[i].family != family) continue;
+      *row = &pulse_rows[i];
+      if ((*ops = usable(*row, c, why, sizeof why))) return CONVOY_OK;
+      return convoy_error_set(CONVOY_ERR_NO_DEVICE, "pulse: %s engine asked for, %s",
+                              convoy_engine_name(c->engine), why);
+    }
+    return convoy_error_set(CONVOY_ERR_UNSUPPORTED, "pulse: no %s backend",
+                            convoy_engine_name(c->engine));
   }
+  if (samples >= AUTO_GPU_MIN_SAMPLES)
+    for (int i = N_PULSE_ROWS - 1; i > 0; i--)
+      if ((*ops = usable(&pulse_rows[i], c, why, sizeof why))) {
+        *row = &pulse_rows[i];
+        return CONVOY_OK;
+      }
+  *row = &pulse_rows[0];
+  *ops = pulse_rows[0].get();
+  return CONVOY_OK;
 }
 
 convoy_status pulse_create_with_plan(convoy_pulse **out, const convoy_pulse_config *c,
@@ -115,8 +150,9 @@ convoy_status pulse_create_with_plan(convoy_pulse **out, const convoy_pulse_conf
   if (!c) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "convoy_pulse_create: config NULL");
   convoy_status st = check_config(c);
   if (st != CONVOY_OK) return st;
-  convoy_engine engine = CONVOY_ENGINE_CPU;
-  if ((st = pick_engine(c, &engine)) != CONVOY_OK) return st;
+  const pulse_row *row = NULL;
+  const pulse_backend_ops *ops = NULL;
+  if ((st = pick_backend(c, &row, &ops)) != CONVOY_OK) return st;
 
   convoy_pulse *p = calloc(1, sizeof *p);
   float *h = malloc(sizeof(float) * 2 * (size_t)c->template_len);
@@ -126,7 +162,7 @@ convoy_status pulse_create_with_plan(convoy_pulse **out, const convoy_pulse_conf
     return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "pulse: out of memory");
   }
   p->h = h;
-  p->engine = engine;
+  p->engine = convoy_family_choice(row->family);
   char err[CONVOY_ERROR_SIZE] = "";
   st = pulse_matched_filter(c->waveform, c->template_len, c->window, c->kaiser_beta, c->normalize,
                             h, err, sizeof err);
@@ -160,10 +196,8 @@ convoy_status pulse_create_with_plan(convoy_pulse **out, const convoy_pulse_conf
   g->threads = c->threads > 0 ? c->threads : convoy_cpu_threads();
   g->device = c->device < 0 ? 0 : c->device;
 
-  if (engine == CONVOY_ENGINE_CPU)
-    st = pulse_cpu_create(g, &p->cpu, err, sizeof err);
-  else
-    st = gpu_pulse_create(g, (gpu_pulse_plan)gpu_plan, &p->gpu, err, sizeof err);
+  st = ops->create(g, gpu_plan, &p->impl, err, sizeof err);
+  if (st == CONVOY_OK) p->ops = ops;
   if (st != CONVOY_OK) {
     convoy_pulse_destroy(p);
     return convoy_error_set(st, "%s", err);
@@ -178,8 +212,7 @@ convoy_status convoy_pulse_create(convoy_pulse **pulse, const convoy_pulse_confi
 
 void convoy_pulse_destroy(convoy_pulse *p) {
   if (!p) return;
-  pulse_cpu_destroy(p->cpu);
-  gpu_pulse_destroy(p->gpu);
+  if (p->ops) p->ops->destroy(p->impl);
   free(p->h);
   free(p);
 }
@@ -219,17 +252,17 @@ convoy_status convoy_pulse_run(convoy_pulse *p, const float *in, float *out) {
   if (overlaps(in, in_bytes, out, out_bytes))
     return convoy_error_format(p->err, sizeof p->err, CONVOY_ERR_INVALID_ARGUMENT,
                                "pulse: run: input and output overlap (in-place is not allowed)");
-  if (p->cpu) return pulse_cpu_run(p->cpu, in, out, p->err, sizeof p->err);
-  return gpu_pulse_run_host(p->gpu, in, out, p->err, sizeof p->err);
+  return p->ops->run_host(p->impl, in, out, p->err, sizeof p->err);
 }
 
 convoy_status convoy_pulse_run_device(convoy_pulse *p, const void *d_in, void *d_out,
                                       void *cuda_stream) {
   if (!p)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "convoy_pulse_run_device: pulse NULL");
-  if (!p->gpu)
+  if (!p->ops->run_device)
     return convoy_error_format(p->err, sizeof p->err, CONVOY_ERR_UNSUPPORTED,
-                               "pulse: run_device needs the GPU engine (this one runs on the CPU)");
+                               "pulse: run_device needs the GPU engine (this one runs on the %s)",
+                               convoy_engine_name(p->engine));
   if (!d_in || !d_out)
     return convoy_error_format(p->err, sizeof p->err, CONVOY_ERR_INVALID_ARGUMENT,
                                "pulse: run_device: %s pointer is NULL", d_in ? "output" : "input");
@@ -241,7 +274,7 @@ convoy_status convoy_pulse_run_device(convoy_pulse *p, const void *d_in, void *d
   if (overlaps(d_in, in_bytes, d_out, out_bytes))
     return convoy_error_format(p->err, sizeof p->err, CONVOY_ERR_INVALID_ARGUMENT,
                                "pulse: run_device: input and output overlap");
-  return gpu_pulse_run_device(p->gpu, d_in, d_out, cuda_stream, p->err, sizeof p->err);
+  return p->ops->run_device(p->impl, d_in, d_out, cuda_stream, p->err, sizeof p->err);
 }
 
 convoy_status convoy_pulse_describe(const convoy_pulse *p, char *buf, size_t buf_size) {
@@ -249,11 +282,7 @@ convoy_status convoy_pulse_describe(const convoy_pulse *p, char *buf, size_t buf
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "convoy_pulse_describe: NULL argument");
   const pulse_geom *g = &p->g;
   char plan[400] = "";
-  if (p->gpu)
-    gpu_pulse_describe(p->gpu, plan, sizeof plan);
-  else
-    snprintf(plan, sizeof plan, "FFTW N=%lld, %d threads", (long long)g->fft_size,
-             (int)(g->threads < pulse_count(g) ? g->threads : pulse_count(g)));
+  p->ops->describe(p->impl, plan, sizeof plan);
   snprintf(buf, buf_size,
            "pulse %s: %d ch x %d pulses x %lld samples, template %lld, out %lld "
            "from %lld, %s",

@@ -59,16 +59,28 @@ convoy_status pulse_matched_filter(const float *template_iq, int64_t t, convoy_p
 convoy_status pulse_create_with_plan(convoy_pulse **out, const convoy_pulse_config *config,
                                      int gpu_plan);
 
-/* ------------------------------------------------------------- CPU backend
- * (cpu/pulse_cpu.c): FFTW, one transform of fft_size per pulse, pulses
- * spread over g->threads threads. create copies what it needs from g except
- * h, which it only reads while creating. run is not reentrant on one
- * object. */
-typedef struct pulse_cpu pulse_cpu;
+/* ------------------------------------------------------------- backends
+ * One per CONVOY_PULSE_BACKEND row of engine_list.def: cpu/pulse_cpu.c
+ * (FFTW, one transform of fft_size per pulse, pulses spread over g->threads
+ * threads) and cuda/pulse/ (cuFFT). create copies what it needs from g
+ * except h, which it only reads while creating; plan is gpu_plan of
+ * pulse_create_with_plan() (a backend with one plan ignores it). run_host is
+ * not reentrant on one object. */
+typedef struct pulse_backend_ops {
+  convoy_status (*create)(const pulse_geom *g, int plan, void **impl, char *err, size_t err_size);
+  convoy_status (*run_host)(void *impl, const float *in, float *out, char *err, size_t err_size);
+  /* NULL for a backend without device memory; stream is a cudaStream_t. */
+  convoy_status (*run_device)(void *impl, const void *d_in, void *d_out, void *stream, char *err,
+                              size_t err_size);
+  void (*describe)(const void *impl, char *buf, size_t buf_size);
+  void (*destroy)(void *impl); /* NULL is a no-op */
+} pulse_backend_ops;
 
-convoy_status pulse_cpu_create(const pulse_geom *g, pulse_cpu **out, char *err, size_t err_size);
-convoy_status pulse_cpu_run(pulse_cpu *p, const float *in, float *out, char *err, size_t err_size);
-void pulse_cpu_destroy(pulse_cpu *p);
+/* The getters of the listed backends: the ops, or NULL when the backend
+ * cannot run here (no usable GPU). One whose row needs CUDA is neither
+ * defined nor referenced without it. */
+#define CONVOY_PULSE_BACKEND(name, family, needs, getter) const pulse_backend_ops *getter(void);
+#include "engine_list.def"
 
 /* The window weight of sample j of t (t >= 1), in double. */
 double pulse_window_weight(convoy_pulse_window window, double kaiser_beta, int64_t j, int64_t t);

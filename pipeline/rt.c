@@ -1,6 +1,7 @@
 /* rt.c - convoy_rt (include/convoy_rt.h): configuration, validation, backend
  * choice, create/destroy and queries. process(), set_routes() and reset()
  * are in rt_process.c. */
+#include "engine.h"
 #include "rt_internal.h"
 
 #include <math.h>
@@ -45,7 +46,7 @@ static convoy_status check_config(const convoy_rt_config *c) {
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
                             "%s: max_ir_frames %lld is outside 0 .. %lld (0: the longest route)",
                             fn, (long long)c->max_ir_frames, (long long)RT_MAX_IR_FRAMES);
-  if ((int)c->engine < (int)CONVOY_ENGINE_AUTO || (int)c->engine > (int)CONVOY_ENGINE_GPU_FFT)
+  if (!engine_is_known(c->engine))
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: unknown engine id %d", fn,
                             (int)c->engine);
   if (c->mode != CONVOY_RT_OFFLINE && c->mode != CONVOY_RT_REALTIME)
@@ -105,28 +106,55 @@ convoy_status rt_check_routes(const char *fn, const convoy_rt_route *routes, int
   return CONVOY_OK;
 }
 
-static int gpu_family(convoy_engine e) {
-  return e == CONVOY_ENGINE_GPU || e == CONVOY_ENGINE_GPU_DIRECT || e == CONVOY_ENGINE_GPU_FFT;
+typedef struct rt_row {
+  const char *name;
+  convoy_family family;
+  const rt_backend_ops *(*get)(void); /* NULL when not built */
+} rt_row;
+
+static const rt_row rt_rows[] = {
+#define CONVOY_RT_BACKEND(name, family, needs, getter) {name, family, CONVOY_BUILT_##needs(getter)},
+#include "engine_list.def"
+};
+#define N_RT_ROWS ((int)(sizeof rt_rows / sizeof rt_rows[0]))
+
+static const rt_row *rt_row_of(convoy_family family) {
+  for (int i = 0; i < N_RT_ROWS; i++)
+    if (rt_rows[i].family == family) return &rt_rows[i];
+  return NULL;
 }
 
-/* The backend for the request: GPU when asked for (or, with AUTO, when
- * it can serve the layout and its cost is lower), else CPU. */
+/* The backend for the request: the one of the engine's family when it names
+ * one (an error when that cannot serve the layout), else, for AUTO, the
+ * cheapest that can, the first listed on a tie. */
 static convoy_status choose_backend(const convoy_rt_config *c, const rt_layout *l,
                                     const convoy_rt_route *routes, int32_t n_routes,
-                                    const rt_backend_ops **ops) {
-  const rt_backend_ops *cpu = rt_backend_cpu(), *gpu = rt_backend_gpu();
-  int gpu_asked = c->engine == CONVOY_ENGINE_AUTO || gpu_family(c->engine);
-  double gpu_cost = gpu && gpu_asked ? gpu->cost(l, routes, n_routes) : -1.0;
-  if (gpu_family(c->engine)) {
-    if (gpu_cost < 0)
-      return convoy_error_set(CONVOY_ERR_NO_DEVICE, "convoy_rt_create: GPU engine requested but %s",
-                              gpu ? "no usable GPU serves this layout" : "built without CUDA");
-    *ops = gpu;
+                                    const rt_row **chosen) {
+  const convoy_family family = convoy_engine_family(c->engine);
+  if (family != CONVOY_FAMILY_ANY) {
+    const rt_row *row = rt_row_of(family);
+    const rt_backend_ops *ops = row && row->get ? row->get() : NULL;
+    if (!ops || ops->cost(l, routes, n_routes) < 0)
+      return convoy_error_set(CONVOY_ERR_NO_DEVICE, "convoy_rt_create: %s engine requested but %s",
+                              convoy_engine_name(c->engine),
+                              row && row->get ? "no usable device serves this layout"
+                                              : "it is not built into this convoy");
+    *chosen = row;
     return CONVOY_OK;
   }
-  *ops = cpu;
-  if (c->engine == CONVOY_ENGINE_AUTO && gpu_cost >= 0 && gpu_cost < cpu->cost(l, routes, n_routes))
-    *ops = gpu;
+  double best_cost = 0.0;
+  *chosen = NULL;
+  for (int i = 0; i < N_RT_ROWS; i++) {
+    const rt_backend_ops *ops = rt_rows[i].get ? rt_rows[i].get() : NULL;
+    const double cost = ops ? ops->cost(l, routes, n_routes) : -1.0;
+    if (cost >= 0 && (!*chosen || cost < best_cost)) {
+      *chosen = &rt_rows[i];
+      best_cost = cost;
+    }
+  }
+  if (!*chosen)
+    return convoy_error_set(CONVOY_ERR_UNSUPPORTED,
+                            "convoy_rt_create: no backend serves this layout");
   return CONVOY_OK;
 }
 
@@ -176,9 +204,11 @@ void convoy_rt_destroy(convoy_rt *rt) {
   free(rt);
 }
 
-static convoy_status create_with(convoy_rt *rt, const rt_backend_ops *ops,
-                                 const convoy_rt_route *routes, int32_t n_routes) {
+static convoy_status create_with(convoy_rt *rt, const rt_row *row, const convoy_rt_route *routes,
+                                 int32_t n_routes) {
+  const rt_backend_ops *ops = row->get();
   rt->ops = ops;
+  rt->family = row->family;
   convoy_status st = ops->create(&rt->layout, &rt->impl, rt->err, sizeof rt->err);
   if (st != CONVOY_OK) {
     rt->impl = NULL;
@@ -220,8 +250,8 @@ convoy_status convoy_rt_create(convoy_rt **rt_out, const convoy_rt_config *confi
       .max_partition = cfg.max_partition,
       .device = cfg.device,
   };
-  const rt_backend_ops *ops = NULL;
-  st = choose_backend(&cfg, &l, routes, n_routes, &ops);
+  const rt_row *row = NULL;
+  st = choose_backend(&cfg, &l, routes, n_routes, &row);
   if (st != CONVOY_OK) return st;
 
   convoy_rt *rt = calloc(1, sizeof *rt);
@@ -234,9 +264,10 @@ convoy_status convoy_rt_create(convoy_rt **rt_out, const convoy_rt_config *confi
     convoy_rt_destroy(rt);
     return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", fn);
   }
-  st = create_with(rt, ops, routes, n_routes);
-  if (st != CONVOY_OK && ops != rt_backend_cpu() && cfg.engine == CONVOY_ENGINE_AUTO)
-    st = create_with(rt, rt_backend_cpu(), routes, n_routes); /* GPU failed: CPU serves AUTO */
+  st = create_with(rt, row, routes, n_routes);
+  if (st != CONVOY_OK && row != &rt_rows[0] &&
+      convoy_engine_family(cfg.engine) == CONVOY_FAMILY_ANY)
+    st = create_with(rt, &rt_rows[0], routes, n_routes); /* the first listed serves AUTO */
   if (st != CONVOY_OK) {
     convoy_error_set(st, "%s: %s", fn, rt->err);
     convoy_rt_destroy(rt);
@@ -266,7 +297,7 @@ int32_t convoy_rt_block_frames(const convoy_rt *rt) {
 
 convoy_engine convoy_rt_engine(const convoy_rt *rt) {
   if (!rt) return CONVOY_ENGINE_AUTO;
-  return rt->ops == rt_backend_cpu() ? CONVOY_ENGINE_CPU : CONVOY_ENGINE_GPU;
+  return convoy_family_choice(rt->family);
 }
 
 convoy_status convoy_rt_describe(const convoy_rt *rt, char *buf, size_t buf_size) {

@@ -80,8 +80,10 @@ typedef struct rt_backend_ops {
   void (*destroy)(void *impl);
 } rt_backend_ops;
 
-/* Backends built into this library; NULL where not built. */
-const rt_backend_ops *rt_backend_cpu(void);
-const rt_backend_ops *rt_backend_gpu(void);
+/* The getters of the listed backends (engine_list.def): the ops, or NULL
+ * when the backend cannot run here. One whose row needs CUDA is neither
+ * defined nor referenced without it. */
+#define CONVOY_RT_BACKEND(name, family, needs, getter) const rt_backend_ops *getter(void);
+#include "engine_list.def"
 
 #endif /* CONVOY_RT_BACKEND_H */

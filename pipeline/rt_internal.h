@@ -28,6 +28,7 @@ struct convoy_rt {
   convoy_rt_config cfg;
   rt_layout layout;
   const rt_backend_ops *ops;
+  convoy_family family; /* ops' row in engine_list.def */
   void *impl;
   rt_set_node *active;    /* being read */
   rt_set_node *switching; /* handed to begin_switch(), crossfade not done */

@@ -49,7 +49,7 @@ static convoy_status check_config(const convoy_stream_config *c) {
   if (c->channels < 1 || c->channels > CONVOY_MAX_CHANNELS)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: channels %d is outside 1 .. %d", fn,
                             (int)c->channels, CONVOY_MAX_CHANNELS);
-  if ((int)c->engine < (int)CONVOY_ENGINE_AUTO || (int)c->engine > (int)CONVOY_ENGINE_GPU_FFT)
+  if (!engine_is_known(c->engine))
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: unknown engine id %d", fn,
                             (int)c->engine);
   if (c->sample != CONVOY_SAMPLE_F32 && c->sample != CONVOY_SAMPLE_CF32)
@@ -94,33 +94,11 @@ static convoy_status check_config(const convoy_stream_config *c) {
   return decim_check_config(c);
 }
 
-static int is_gpu_engine(convoy_engine e) {
-  return e == CONVOY_ENGINE_GPU_DIRECT || e == CONVOY_ENGINE_GPU_FFT;
-}
-
-/* AUTO and the GPU family may run on a GPU. */
-static int may_use_gpu(convoy_engine e) {
-  return e == CONVOY_ENGINE_AUTO || e == CONVOY_ENGINE_GPU || is_gpu_engine(e);
-}
-
-/* Status for an engine request that engine_choose() turned down. */
-static convoy_status unavailable_status(convoy_engine wanted) {
-  int gpu = wanted == CONVOY_ENGINE_GPU || wanted == CONVOY_ENGINE_GPU_DIRECT ||
-            wanted == CONVOY_ENGINE_GPU_FFT;
-#ifdef CONVOY_HAVE_GPU_ENGINES
-  /* GPU engines are built in; unavailable means no usable device. */
-  if (gpu && !convoy_engine_available(wanted)) return CONVOY_ERR_NO_DEVICE;
-#else
-  (void)gpu;
-#endif
-  return CONVOY_ERR_UNSUPPORTED;
-}
-
 void convoy_stream_destroy(convoy_stream *stream) {
   convoy_stream *s = stream;
   if (!s) return;
   if (s->ops && s->impl) s->ops->destroy(s->impl);
-  gpu_pipeline_destroy(s->gpu);
+  if (s->ops && s->whole) s->ops->whole_stream->destroy(s->whole);
   decim_destroy(s->dec);
   pool_destroy(s->pool);
   if (s->filters) {
@@ -136,37 +114,30 @@ void convoy_stream_destroy(convoy_stream *stream) {
   free(s);
 }
 
-/* The GPU pipeline in place of the engine impl and planar buffers. A family
- * request (AUTO, GPU) lets the GPU layer pick direct or FFT by its own model,
- * or by timing with plan_effort 1; the stream then reports what it picked. */
-static convoy_status create_gpu(convoy_stream *s, const convoy_stream_config *cfg,
-                                const engine_request *req, char *msg, size_t msg_size) {
-  gpu_pipeline_config pc = {
-      .channels = s->rows,
-      .taps_len = s->taps_len,
-      .taps = s->taps,
-      .complex_taps = s->complex_taps,
-      .kind = !is_gpu_engine(cfg->engine)               ? GPU_CONV_AUTO
-              : cfg->engine == CONVOY_ENGINE_GPU_DIRECT ? GPU_CONV_DIRECT
-                                                        : GPU_CONV_FFT,
-      .device = cfg->device,
+/* A whole-stream engine in place of the engine impl and planar buffers. A
+ * choice (auto, a family) lets the engine settle its own method, by its own
+ * model or by timing with plan_effort 1; the stream then reports what it
+ * picked. */
+static convoy_status create_whole(convoy_stream *s, const convoy_stream_config *cfg,
+                                  const engine_request *req, char *msg, size_t msg_size) {
+  const engine_stream_setup setup = {
+      .wanted = cfg->engine,
       .streams = cfg->gpu_streams,
       .chunk_frames = cfg->chunk_frames,
-      .fft_size = cfg->fft_size,
-      .plan_effort = cfg->plan_effort,
-      .threads = req->threads,
       .out = s->out,
-      .decimation = s->dec ? s->dec->factor : 1,
       .shift = s->dec ? s->dec->shift : 0.0,
   };
-  convoy_status st = gpu_pipeline_create(&pc, &s->gpu, msg, msg_size);
+  const engine_stream_ops *whole = s->ops->whole_stream;
+  convoy_engine chosen = s->ops->id;
+  convoy_status st = whole->create(req, &setup, &s->whole, &chosen, msg, msg_size);
   if (st != CONVOY_OK) return st;
-  s->ops = engine_lookup(gpu_pipeline_kind(s->gpu) == GPU_CONV_DIRECT ? CONVOY_ENGINE_GPU_DIRECT
-                                                                      : CONVOY_ENGINE_GPU_FFT);
-  if (!s->ops) {
-    convoy_error_format(msg, msg_size, CONVOY_ERR_INTERNAL, "GPU engine table missing");
+  const engine_ops *ran = engine_lookup(chosen);
+  if (!ran || ran->whole_stream != whole) {
+    convoy_error_format(msg, msg_size, CONVOY_ERR_INTERNAL, "engine '%s' is not in the list",
+                        convoy_engine_name(chosen));
     return CONVOY_ERR_INTERNAL;
   }
+  s->ops = ran;
   s->granule = 1;
   return CONVOY_OK;
 }
@@ -363,31 +334,24 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
       .decimation = s->dec ? (int32_t)s->dec->factor : 1,
   };
   char msg[CONVOY_ERROR_SIZE] = "";
-  if (cfg.device >= 0 && may_use_gpu(cfg.engine)) {
-    int n_gpus = convoy_gpu_count();
-    if (n_gpus > 0 && cfg.device >= n_gpus) {
-      convoy_stream_destroy(s);
-      return convoy_error_set(CONVOY_ERR_NO_DEVICE, "%s: no GPU %d (%d present: 0 .. %d)", fn,
-                              (int)cfg.device, n_gpus, n_gpus - 1);
-    }
+  st = engine_check_device(cfg.engine, cfg.device, msg, sizeof msg);
+  if (st != CONVOY_OK) {
+    convoy_stream_destroy(s);
+    return convoy_error_set(st, "%s: %s", fn, msg);
   }
   s->ops = engine_choose(cfg.engine, &req, msg, sizeof msg);
   if (!s->ops) {
-    convoy_status why = unavailable_status(cfg.engine);
+    char reason[CONVOY_ERROR_SIZE];
+    convoy_status why = engine_unavailable(cfg.engine, reason, sizeof reason);
     convoy_stream_destroy(s);
-    if (why == CONVOY_ERR_NO_DEVICE) {
-      convoy_gpu_count(); /* leaves the reason for no GPU in convoy_last_error() */
-      char reason[CONVOY_ERROR_SIZE];
-      snprintf(reason, sizeof reason, "%s", convoy_last_error());
-      return convoy_error_set(why, "%s: %s (%s)", fn, msg, reason[0] ? reason : "no GPU");
-    }
+    if (why == CONVOY_ERR_NO_DEVICE) return convoy_error_set(why, "%s: %s (%s)", fn, msg, reason);
     return convoy_error_set(why, "%s: %s%s", fn, msg,
                             complex_taps ? " (complex taps, rows counted as real and "
                                            "imaginary parts)"
                                          : "");
   }
-  if (is_gpu_engine(s->ops->id)) {
-    st = create_gpu(s, &cfg, &req, msg, sizeof msg);
+  if (s->ops->whole_stream) {
+    st = create_whole(s, &cfg, &req, msg, sizeof msg);
     if (st != CONVOY_OK) {
       convoy_stream_destroy(s);
       return convoy_error_set(st, "%s: %s", fn, msg);
@@ -431,7 +395,7 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
 int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames) {
   const convoy_stream *s = stream;
   if (!s || in_frames < 0 || s->flushed) return 0;
-  if (s->gpu) return gpu_pipeline_max_output(s->gpu, in_frames);
+  if (s->whole) return s->ops->whole_stream->max_output(s->whole, in_frames);
   int64_t total = in_frames > INT64_MAX - s->pending ? INT64_MAX : s->pending + in_frames;
   const int64_t full = total / s->granule * s->granule;
   return s->dec ? decim_count(s->dec->factor, s->full_pos, full) : full;
@@ -440,14 +404,14 @@ int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames)
 int64_t convoy_stream_flush_frames(const convoy_stream *stream) {
   const convoy_stream *s = stream;
   if (!s || s->flushed) return 0;
-  if (s->gpu) return gpu_pipeline_flush_frames(s->gpu);
+  if (s->whole) return s->ops->whole_stream->flush_frames(s->whole);
   return s->dec ? decim_count(s->dec->factor, s->full_pos, s->pending + s->hist)
                 : s->pending + s->hist;
 }
 
 int64_t convoy_stream_latency(const convoy_stream *stream) {
   if (!stream) return 0;
-  if (stream->gpu) return gpu_pipeline_latency(stream->gpu);
+  if (stream->whole) return stream->ops->whole_stream->latency(stream->whole);
   return stream->granule - 1 + (stream->dec ? stream->dec->factor - 1 : 0);
 }
 
@@ -469,9 +433,9 @@ convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, siz
   convoy_stream *s = (convoy_stream *)stream; /* only its message buffer is written */
   if (!buf || buf_size == 0)
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: buf is NULL or buf_size is 0", fn);
-  if (s->gpu) {
+  if (s->whole) {
     char line[512] = "";
-    gpu_pipeline_describe(s->gpu, line, sizeof line);
+    s->ops->whole_stream->describe(s->whole, line, sizeof line);
     snprintf(buf, buf_size, "%s: %s%s", convoy_engine_name(s->ops->id), line,
              !s->is_complex    ? ""
              : s->complex_taps ? "; complex samples, complex taps"

@@ -24,17 +24,16 @@
  * rows of a channel carry the real and imaginary parts of its taps (zeros
  * for the imaginary part of a real filter).
  *
- * A stream on a GPU engine (gpu != NULL) has none of the planar buffers nor
- * an engine impl: process, flush and reset go to the GPU pipeline
- * (cuda/stream/gpu_pipeline.h), which does its own chunking; the stream keeps the
- * argument checks and the flushed/failed state for both kinds.
+ * A stream on a whole-stream engine (ops->whole_stream, engine.h; whole !=
+ * NULL) has none of the planar buffers nor an engine impl: process, flush
+ * and reset go to the engine, which does its own chunking; the stream keeps
+ * the argument checks and the flushed/failed state for both kinds.
  */
 #ifndef CONVOY_STREAM_INTERNAL_H
 #define CONVOY_STREAM_INTERNAL_H
 
 #include "engine.h"
 #include "error_internal.h"
-#include "gpu_pipeline.h"
 
 struct convoy_stream {
   int32_t channels; /* as configured: real or complex channels */
@@ -58,20 +57,20 @@ struct convoy_stream {
   float **out_buf;         /* [rows] -> work frames */
   int64_t pending;         /* input frames after the history, < granule between calls */
 
-  gpu_pipeline *gpu; /* GPU engines: the host-to-host pipeline; NULL otherwise */
+  void *whole; /* whole-stream engines: the engine's state; NULL for planar ones */
 
   output_spec out;    /* what process_to() and flush_to() write */
-  uint64_t out_index; /* CPU engines: output samples written (the dither position) */
-  output_tally tally; /* CPU engines: integer output statistics */
+  uint64_t out_index; /* planar engines: output samples written (the dither position) */
+  output_tally tally; /* planar engines: integer output statistics */
 
-  /* CPU engines with threads > 1: the stream's workers, lent to the engine
+  /* Planar engines with threads > 1: the stream's workers, lent to the engine
    * (engine_request.pool) and quantizing large runs of integer output
    * (output_write_parallel) between engine runs; NULL otherwise. */
   struct worker_pool *pool;
 
   /* Decimation and shift (stream_decimate.h): dec is NULL when neither is
    * configured, and then nothing below the engine run changes. */
-  int64_t full_pos; /* CPU engines: full-rate output frames produced (the
+  int64_t full_pos; /* planar engines: full-rate output frames produced (the
                        absolute index of the next engine output) */
   struct stream_decim *dec;
 

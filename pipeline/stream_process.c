@@ -61,9 +61,9 @@ static convoy_status check_usable(convoy_stream *s, const char *fn) {
   return CONVOY_OK;
 }
 
-/* A GPU pipeline failure: the stream needs a reset. */
-static convoy_status gpu_failed(convoy_stream *s, convoy_status st, const char *fn,
-                                const char *msg) {
+/* A whole-stream engine's failure: the stream needs a reset. */
+static convoy_status whole_failed(convoy_stream *s, convoy_status st, const char *fn,
+                                  const char *msg) {
   s->failed = 1;
   return stream_fail(s, st, "%s: %s: %s", fn, convoy_engine_name(s->ops->id),
                      msg[0] ? msg : convoy_strerror(st));
@@ -115,11 +115,11 @@ static convoy_status process_any(convoy_stream *s, const char *fn, convoy_sample
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT,
                        "%s: in and out overlap (in-place filtering is not supported)", fn);
 
-  if (s->gpu) {
+  if (s->whole) {
     char msg[CONVOY_ERROR_SIZE] = "";
-    st = gpu_pipeline_process(s->gpu, fmt, in_bytes, in_frames, out_bytes, out_frames, msg,
-                              sizeof msg);
-    return st == CONVOY_OK ? st : gpu_failed(s, st, fn, msg);
+    st = s->ops->whole_stream->process(s->whole, fmt, in_bytes, in_frames, out_bytes, out_frames,
+                                       msg, sizeof msg);
+    return st == CONVOY_OK ? st : whole_failed(s, st, fn, msg);
   }
 
   const unsigned char *in = in_bytes;
@@ -186,10 +186,10 @@ static convoy_status flush_any(convoy_stream *s, const char *fn, void *out_bytes
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out is NULL and %lld frames are due",
                        fn, (long long)total);
 
-  if (s->gpu) {
+  if (s->whole) {
     char msg[CONVOY_ERROR_SIZE] = "";
-    st = gpu_pipeline_flush(s->gpu, out_bytes, out_frames, msg, sizeof msg);
-    if (st != CONVOY_OK) return gpu_failed(s, st, fn, msg);
+    st = s->ops->whole_stream->flush(s->whole, out_bytes, out_frames, msg, sizeof msg);
+    if (st != CONVOY_OK) return whole_failed(s, st, fn, msg);
     s->flushed = 1;
     return CONVOY_OK;
   }
@@ -240,7 +240,7 @@ convoy_status convoy_stream_output_stats(const convoy_stream *stream, convoy_out
   if (!stream || !stats)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
                             "convoy_stream_output_stats: stream or stats is NULL");
-  output_tally t = stream->gpu ? gpu_pipeline_output_tally(stream->gpu) : stream->tally;
+  output_tally t = stream->whole ? stream->ops->whole_stream->tally(stream->whole) : stream->tally;
   stats->clipped = t.clipped;
   stats->peak = t.peak;
   return CONVOY_OK;
@@ -250,9 +250,9 @@ convoy_status convoy_stream_reset(convoy_stream *stream) {
   convoy_stream *s = stream;
   if (!s)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "convoy_stream_reset: stream is NULL");
-  if (s->gpu) {
+  if (s->whole) {
     char msg[CONVOY_ERROR_SIZE] = "";
-    convoy_status st = gpu_pipeline_reset(s->gpu, msg, sizeof msg);
+    convoy_status st = s->ops->whole_stream->reset(s->whole, msg, sizeof msg);
     s->flushed = 0;
     s->failed = st != CONVOY_OK;
     if (st != CONVOY_OK)

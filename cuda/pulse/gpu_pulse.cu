@@ -423,3 +423,42 @@ void gpu_pulse_describe(const gpu_pulse *p, char *buf, size_t buf_size) {
     }
   if (*sep == ',' && n > 0 && (size_t)n < buf_size) snprintf(buf + n, buf_size - (size_t)n, ")");
 }
+
+/* ------------------------------------------------------------- the backend */
+
+namespace {
+
+convoy_status backend_create(const pulse_geom *g, int plan, void **impl, char *err,
+                             size_t err_size) {
+  gpu_pulse *p = nullptr;
+  convoy_status st = gpu_pulse_create(g, (gpu_pulse_plan)plan, &p, err, err_size);
+  *impl = p;
+  return st;
+}
+
+convoy_status backend_run_host(void *impl, const float *in, float *out, char *err,
+                               size_t err_size) {
+  return gpu_pulse_run_host(static_cast<gpu_pulse *>(impl), in, out, err, err_size);
+}
+
+convoy_status backend_run_device(void *impl, const void *d_in, void *d_out, void *stream, char *err,
+                                 size_t err_size) {
+  return gpu_pulse_run_device(static_cast<gpu_pulse *>(impl), d_in, d_out, stream, err, err_size);
+}
+
+void backend_describe(const void *impl, char *buf, size_t buf_size) {
+  gpu_pulse_describe(static_cast<const gpu_pulse *>(impl), buf, buf_size);
+}
+
+void backend_destroy(void *impl) {
+  gpu_pulse_destroy(static_cast<gpu_pulse *>(impl));
+}
+
+const pulse_backend_ops backend_ops = {backend_create, backend_run_host, backend_run_device,
+                                       backend_describe, backend_destroy};
+
+} // namespace
+
+extern "C" const pulse_backend_ops *pulse_backend_gpu(void) {
+  return gp_device_count() > 0 ? &backend_ops : nullptr;
+}

@@ -21,6 +21,9 @@ extern "C" {
 #include <stdio.h>
 #include <string.h>
 
+/* The pipeline behind streams on these engines (gpu_stream_ops.cu). */
+extern "C" const engine_stream_ops gpu_whole_stream_ops;
+
 namespace {
 
 /* Pinned host transfers each way while the other way runs too, bytes per
@@ -261,12 +264,14 @@ void planar_describe(const void *impl, char *buf, size_t buf_size) {
 }
 
 /* No run_decimated: GPU streams decimate in their pipeline (gpu_pipeline.h). */
+/* Streams run through the pipeline (gpu_stream_ops.cu); run() above serves
+ * callers of the engine interface itself. */
 const engine_ops ops_direct = {CONVOY_ENGINE_GPU_DIRECT, cost_direct, create_direct,
                                planar_granule,           planar_run,  planar_describe,
-                               planar_destroy,           nullptr};
+                               planar_destroy,           nullptr,     &gpu_whole_stream_ops};
 const engine_ops ops_fft = {CONVOY_ENGINE_GPU_FFT, cost_fft,   create_fft,
                             planar_granule,        planar_run, planar_describe,
-                            planar_destroy,        nullptr};
+                            planar_destroy,        nullptr,    &gpu_whole_stream_ops};
 
 } // namespace
 
