@@ -13,9 +13,6 @@ enum { OPT_HELP = 1 };
 
 static const arg_option info_opts[] = {{"help", 'h', ARG_NONE, OPT_HELP}, {NULL, 0, ARG_NONE, 0}};
 
-static const convoy_engine all_engines[] = {CONVOY_ENGINE_CPU_DIRECT, CONVOY_ENGINE_CPU_FFT,
-                                            CONVOY_ENGINE_GPU_DIRECT, CONVOY_ENGINE_GPU_FFT};
-
 static void print_cuda_version(const char *label, int v) {
   if (v > 0)
     printf("    %-18s %d.%d\n", label, v / 1000, v % 1000 / 10);
@@ -69,8 +66,9 @@ int cmd_info(int argc, char **argv) {
   printf("  %-18s %s\n", "libsndfile", sf_version_string());
   printf("  %-18s %s\n", "CUDA engines", convoy_built_with_cuda() ? "yes" : "no");
   printf("Engines:\n");
-  for (size_t i = 0; i < sizeof all_engines / sizeof all_engines[0]; i++) {
-    convoy_engine e = all_engines[i];
+  for (int32_t i = 0; i < convoy_engine_count(); i++) {
+    convoy_engine e = convoy_engine_at(i);
+    if (!convoy_engine_is_exact(e)) continue;
     printf("  %-18s %s\n", convoy_engine_name(e),
            convoy_engine_available(e) ? "available" : "not available");
   }

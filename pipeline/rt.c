@@ -124,6 +124,11 @@ static const rt_row *rt_row_of(convoy_family family) {
   return NULL;
 }
 
+const rt_backend_ops *rt_backend_of(convoy_family family) {
+  const rt_row *row = rt_row_of(family);
+  return row && row->get ? row->get() : NULL;
+}
+
 /* The backend for the request: the one of the engine's family when it names
  * one (an error when that cannot serve the layout), else, for AUTO, the
  * cheapest that can, the first listed on a tie. */

@@ -86,4 +86,8 @@ typedef struct rt_backend_ops {
 #define CONVOY_RT_BACKEND(name, family, needs, getter) const rt_backend_ops *getter(void);
 #include "engine_list.def"
 
+/* The listed backend of a family, or NULL when none is built or it cannot
+ * run here. */
+const rt_backend_ops *rt_backend_of(convoy_family family);
+
 #endif /* CONVOY_RT_BACKEND_H */

@@ -136,14 +136,62 @@ static void test_group_delay(void) {
   TS_CHECK(convoy_filter_group_delay(NULL, NULL) == 0.0, "NULL filter");
 }
 
-static void test_engines(void) {
-  for (int e = CONVOY_ENGINE_AUTO; e <= CONVOY_ENGINE_GPU_FFT; e++) {
-    const char *name = convoy_engine_name((convoy_engine)e);
+/* The list as include/convoy.h documents it: every id once, names that parse
+ * back, each family's choice first, and what a GPU request falls back to. */
+static void test_engine_list(void) {
+  static const struct {
+    convoy_engine id;
+    const char *name;
+    convoy_family family;
+    int exact;
+    convoy_engine cpu_fallback;
+  } want[] = {
+      {CONVOY_ENGINE_AUTO, "auto", CONVOY_FAMILY_ANY, 0, CONVOY_ENGINE_AUTO},
+      {CONVOY_ENGINE_CPU, "cpu", CONVOY_FAMILY_CPU, 0, CONVOY_ENGINE_CPU},
+      {CONVOY_ENGINE_CPU_DIRECT, "cpu-direct", CONVOY_FAMILY_CPU, 1, CONVOY_ENGINE_CPU_DIRECT},
+      {CONVOY_ENGINE_CPU_FFT, "cpu-fft", CONVOY_FAMILY_CPU, 1, CONVOY_ENGINE_CPU_FFT},
+      {CONVOY_ENGINE_GPU, "gpu", CONVOY_FAMILY_GPU, 0, CONVOY_ENGINE_CPU},
+      {CONVOY_ENGINE_GPU_DIRECT, "gpu-direct", CONVOY_FAMILY_GPU, 1, CONVOY_ENGINE_CPU_DIRECT},
+      {CONVOY_ENGINE_GPU_FFT, "gpu-fft", CONVOY_FAMILY_GPU, 1, CONVOY_ENGINE_CPU_FFT},
+  };
+  const int32_t n = (int32_t)(sizeof want / sizeof want[0]);
+  TS_CHECK(convoy_engine_count() == n, "%d engines listed, want %d", (int)convoy_engine_count(),
+           (int)n);
+  for (int32_t i = 0; i < convoy_engine_count() && i < n; i++) {
+    const convoy_engine e = convoy_engine_at(i);
+    TS_CHECK(e == want[i].id, "engine %d is id %d, want %d", (int)i, (int)e, (int)want[i].id);
+    const char *name = convoy_engine_name(e);
+    TS_CHECK(strcmp(name, want[i].name) == 0, "id %d named '%s', want '%s'", (int)e, name,
+             want[i].name);
     convoy_engine back = (convoy_engine)-1;
-    TS_CHECK(name && name[0], "engine %d has no name", e);
     TS_CHECK_OK(convoy_engine_from_name(name, &back));
-    TS_CHECK(back == (convoy_engine)e, "'%s' parsed back to %d, want %d", name, (int)back, e);
+    TS_CHECK(back == e, "'%s' parsed back to %d, want %d", name, (int)back, (int)e);
+    TS_CHECK(convoy_engine_family(e) == want[i].family, "%s: family %d", name,
+             (int)convoy_engine_family(e));
+    TS_CHECK(convoy_engine_is_exact(e) == want[i].exact, "%s: exact %d", name,
+             convoy_engine_is_exact(e));
+    TS_CHECK(convoy_engine_cpu_fallback(e) == want[i].cpu_fallback, "%s falls back to %s", name,
+             convoy_engine_name(convoy_engine_cpu_fallback(e)));
+    if (!want[i].exact)
+      TS_CHECK(convoy_family_choice(want[i].family) == e, "%s is not its family's choice", name);
+    for (int32_t j = 0; j < i; j++) TS_CHECK(convoy_engine_at(j) != e, "%s listed twice", name);
   }
+  TS_CHECK(convoy_engine_at(-1) == CONVOY_ENGINE_AUTO && convoy_engine_at(n) == CONVOY_ENGINE_AUTO,
+           "out-of-range index");
+  TS_CHECK(convoy_engine_family((convoy_engine)77) == CONVOY_FAMILY_ANY &&
+               !convoy_engine_is_exact((convoy_engine)77) &&
+               convoy_engine_cpu_fallback((convoy_engine)77) == (convoy_engine)77,
+           "unknown id");
+  TS_CHECK(strcmp(convoy_engine_name((convoy_engine)77), "unknown") == 0, "unknown id's name");
+  /* The parse error lists every name from the same list. */
+  convoy_engine e;
+  TS_CHECK(convoy_engine_from_name("fastest", &e) == CONVOY_ERR_INVALID_ARGUMENT, "fastest parsed");
+  for (int32_t i = 0; i < n; i++)
+    TS_CHECK(strstr(convoy_last_error(), want[i].name) != NULL, "'%s' does not list %s",
+             convoy_last_error(), want[i].name);
+}
+
+static void test_engines(void) {
   TS_CHECK(strcmp(convoy_engine_name(CONVOY_ENGINE_CPU_FFT), "cpu-fft") == 0, "cpu-fft name");
   TS_CHECK(convoy_engine_name((convoy_engine)77) != NULL, "unknown id name NULL");
   convoy_engine e;
@@ -167,7 +215,8 @@ static void test_engines(void) {
   /* Every unavailable engine is refused at create with a message naming it. */
   const float taps[3] = {1.0f, 2.0f, 3.0f};
   convoy_filter *f = make_filter(taps, 3);
-  for (int id = CONVOY_ENGINE_AUTO; id <= CONVOY_ENGINE_GPU_FFT; id++) {
+  for (int32_t i = 0; i < convoy_engine_count(); i++) {
+    const convoy_engine id = convoy_engine_at(i);
     convoy_stream_config cfg;
     convoy_stream_config_init(&cfg);
     cfg.engine = (convoy_engine)id;
@@ -178,12 +227,12 @@ static void test_engines(void) {
                convoy_engine_name((convoy_engine)id), convoy_strerror(st), convoy_last_error());
       if (s) {
         convoy_engine got = convoy_stream_engine(s);
-        TS_CHECK(got >= CONVOY_ENGINE_CPU_DIRECT && got != CONVOY_ENGINE_GPU,
-                 "stream engine %s is not an exact engine", convoy_engine_name(got));
-        if (id == CONVOY_ENGINE_CPU)
-          TS_CHECK(got == CONVOY_ENGINE_CPU_DIRECT || got == CONVOY_ENGINE_CPU_FFT,
-                   "cpu resolved to %s", convoy_engine_name(got));
-        if (id >= CONVOY_ENGINE_CPU_DIRECT && id != CONVOY_ENGINE_GPU)
+        TS_CHECK(convoy_engine_is_exact(got), "stream engine %s is not an exact engine",
+                 convoy_engine_name(got));
+        if (convoy_engine_family(id) != CONVOY_FAMILY_ANY)
+          TS_CHECK(convoy_engine_family(got) == convoy_engine_family(id), "%s resolved to %s",
+                   convoy_engine_name(id), convoy_engine_name(got));
+        if (convoy_engine_is_exact(id))
           TS_CHECK(got == (convoy_engine)id, "asked %s got %s",
                    convoy_engine_name((convoy_engine)id), convoy_engine_name(got));
       }
@@ -417,6 +466,7 @@ int main(void) {
   test_status_and_version();
   test_filter_create();
   test_group_delay();
+  test_engine_list();
   test_engines();
   test_stream_create_args();
   test_process_args();

@@ -32,19 +32,18 @@ static int quick;
 
 /* ------------------------------------------------------------ engines */
 
-static const convoy_engine all_engines[] = {CONVOY_ENGINE_CPU_DIRECT, CONVOY_ENGINE_CPU_FFT,
-                                            CONVOY_ENGINE_GPU_DIRECT, CONVOY_ENGINE_GPU_FFT};
-#define N_ALL ((int)(sizeof all_engines / sizeof all_engines[0]))
+/* Every exact engine of the library's list that can run here. */
+#define N_ALL 64
 static convoy_engine engines[N_ALL];
 static int n_engines;
 static double worst_error[N_ALL]; /* largest relative L2 error against the reference */
 static int n_checked[N_ALL];      /* accuracy cases each engine ran */
 
 static int is_direct(convoy_engine e) {
-  return e == CONVOY_ENGINE_CPU_DIRECT || e == CONVOY_ENGINE_GPU_DIRECT;
+  return convoy_engine_cpu_fallback(e) == CONVOY_ENGINE_CPU_DIRECT;
 }
 static int is_fft(convoy_engine e) {
-  return e == CONVOY_ENGINE_CPU_FFT || e == CONVOY_ENGINE_GPU_FFT;
+  return convoy_engine_cpu_fallback(e) == CONVOY_ENGINE_CPU_FFT;
 }
 
 /* Largest taps x frames x channels a direct engine is given per case. */
@@ -373,8 +372,10 @@ int main(void) {
   quick = ts_quick();
   ts_rng rng;
   ts_rng_init(&rng, ts_seed("test_engines"));
-  for (int i = 0; i < N_ALL; i++)
-    if (convoy_engine_available(all_engines[i])) engines[n_engines++] = all_engines[i];
+  for (int32_t i = 0; i < convoy_engine_count() && n_engines < N_ALL; i++) {
+    convoy_engine e = convoy_engine_at(i);
+    if (convoy_engine_is_exact(e) && convoy_engine_available(e)) engines[n_engines++] = e;
+  }
   printf("engines:");
   for (int i = 0; i < n_engines; i++) printf(" %s", convoy_engine_name(engines[i]));
   printf("%s\n", quick ? " (quick)" : "");

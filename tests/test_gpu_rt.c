@@ -1,6 +1,6 @@
 /*
  * test_gpu_rt.c - the GPU backend of the real-time convolver
- * (pipeline/rt_backend.h, rt_backend_gpu()). Skips (77) without a usable GPU.
+ * (pipeline/rt_backend.h, the GPU row of engine_list.def). Skips (77) without a usable GPU.
  *
  * Checks:
  *   - output against the double reference (sum over routes of gain * x_in *
@@ -113,7 +113,7 @@ typedef struct rig {
 
 static int rig_open(rig *g, int32_t block, const routing *m, int64_t max_ir) {
   memset(g, 0, sizeof *g);
-  g->ops = rt_backend_gpu();
+  g->ops = rt_backend_of(CONVOY_FAMILY_GPU);
   g->l.block = block;
   g->l.n_in = m->n_in;
   g->l.n_out = m->n_out;
@@ -369,13 +369,15 @@ static void bad_device(ts_rng *rng) {
   rt_layout l = {64, 1, 1, 16, CONVOY_RT_OFFLINE, 1, 0, convoy_gpu_count() + 3};
   void *impl = NULL;
   char err[ERR_SIZE] = "";
-  convoy_status st = rt_backend_gpu()->create(&l, &impl, err, ERR_SIZE);
+  convoy_status st = rt_backend_of(CONVOY_FAMILY_GPU)->create(&l, &impl, err, ERR_SIZE);
   TS_CHECK(st == CONVOY_ERR_NO_DEVICE && impl == NULL, "device %d: %s (%s)", (int)l.device,
            convoy_strerror(st), err);
   TS_CHECK(strlen(err) > 0, "no message for a bad device");
-  TS_CHECK(rt_backend_gpu()->cost(&l, m.r, 1) < 0, "cost for a missing device is not negative");
+  TS_CHECK(rt_backend_of(CONVOY_FAMILY_GPU)->cost(&l, m.r, 1) < 0,
+           "cost for a missing device is not negative");
   l.device = -1;
-  TS_CHECK(rt_backend_gpu()->cost(&l, m.r, 1) > 0, "cost for the default device not positive");
+  TS_CHECK(rt_backend_of(CONVOY_FAMILY_GPU)->cost(&l, m.r, 1) > 0,
+           "cost for the default device not positive");
   routing_free(&m);
 }
 
@@ -516,7 +518,7 @@ static void public_api(ts_rng *rng, int32_t B, int32_t n_in, int32_t n_out, int6
 }
 
 int main(void) {
-  if (!rt_backend_gpu() || convoy_gpu_count() == 0) {
+  if (!rt_backend_of(CONVOY_FAMILY_GPU) || convoy_gpu_count() == 0) {
     printf("test_gpu_rt: no GPU backend or no usable GPU, skipped\n");
     return TS_SKIP;
   }

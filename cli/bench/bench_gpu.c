@@ -48,9 +48,7 @@ typedef struct gpu_row {
 } gpu_row;
 
 int bench_gpu_handles(convoy_engine engine) {
-  return (engine == CONVOY_ENGINE_GPU || engine == CONVOY_ENGINE_GPU_DIRECT ||
-          engine == CONVOY_ENGINE_GPU_FFT) &&
-         convoy_engine_available(engine);
+  return convoy_engine_family(engine) == CONVOY_FAMILY_GPU && convoy_engine_available(engine);
 }
 
 static uint64_t next_u64(uint64_t *x) {

@@ -6,6 +6,7 @@
 #include "bench_util.h"
 #include "commands.h"
 #include "diag.h"
+#include "engine_names.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -114,11 +115,12 @@ static int list_full(const arg_parser *p, int n) {
 static int engine_item(const arg_parser *p, const char *tok, void *ctx) {
   live_settings *s = ctx;
   convoy_engine e;
-  if (convoy_engine_from_name(tok, &e) != CONVOY_OK)
-    return diag_usage(p->cmd, "%s: unknown engine '%s' (expected cpu, gpu or auto)", p->current,
-                      tok);
-  if (e == CONVOY_ENGINE_CPU_DIRECT || e == CONVOY_ENGINE_CPU_FFT) e = CONVOY_ENGINE_CPU;
-  if (e == CONVOY_ENGINE_GPU_DIRECT || e == CONVOY_ENGINE_GPU_FFT) e = CONVOY_ENGINE_GPU;
+  if (convoy_engine_from_name(tok, &e) != CONVOY_OK) {
+    char names[128];
+    return diag_usage(p->cmd, "%s: unknown engine '%s' (expected %s)", p->current, tok,
+                      engine_names(names, sizeof names, ENGINE_NAMES_CHOICES, " or ", -1));
+  }
+  e = convoy_family_choice(convoy_engine_family(e)); /* the convolver has one backend a family */
   for (int i = 0; i < s->n_engines; i++)
     if (s->engines[i] == e) return 0;
   s->engines[s->n_engines++] = e; /* at most the three families */
@@ -167,8 +169,12 @@ static int channels_item(const arg_parser *p, const char *tok, void *ctx) {
 
 static void set_defaults(live_settings *s) {
   if (s->n_engines == 0) {
-    s->engines[s->n_engines++] = CONVOY_ENGINE_CPU;
-    if (convoy_engine_available(CONVOY_ENGINE_GPU)) s->engines[s->n_engines++] = CONVOY_ENGINE_GPU;
+    for (int32_t i = 0; i < convoy_engine_count(); i++) {
+      convoy_engine e = convoy_engine_at(i);
+      if (!convoy_engine_is_exact(e) && convoy_engine_family(e) != CONVOY_FAMILY_ANY &&
+          convoy_engine_available(e))
+        s->engines[s->n_engines++] = e;
+    }
   }
   if (s->n_blocks == 0) {
     static const int32_t b[] = {64, 128, 256};

@@ -105,14 +105,12 @@ static const arg_option bench_options[] = {{"taps", 0, ARG_REQUIRED, OPT_TAPS},
                                            {"help", 'h', ARG_NONE, OPT_HELP},
                                            {NULL, 0, ARG_NONE, 0}};
 
-static const convoy_engine exact_engines[] = {CONVOY_ENGINE_CPU_DIRECT, CONVOY_ENGINE_CPU_FFT,
-                                              CONVOY_ENGINE_GPU_DIRECT, CONVOY_ENGINE_GPU_FFT};
-#define N_EXACT_ENGINES ((int)(sizeof exact_engines / sizeof exact_engines[0]))
-
 static void default_engines(bench_settings *s) {
   s->n_engines = 0;
-  for (int i = 0; i < N_EXACT_ENGINES; i++)
-    if (convoy_engine_available(exact_engines[i])) s->engines[s->n_engines++] = exact_engines[i];
+  for (int32_t i = 0; i < convoy_engine_count(); i++) {
+    convoy_engine e = convoy_engine_at(i);
+    if (convoy_engine_is_exact(e) && convoy_engine_available(e)) s->engines[s->n_engines++] = e;
+  }
   s->engines[s->n_engines++] = CONVOY_ENGINE_AUTO;
 }
 

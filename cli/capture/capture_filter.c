@@ -104,8 +104,7 @@ static int set_window(capture_job *j) {
 static int64_t chunk_frames(const capture_job *j) {
   int64_t values = (int64_t)j->in.ro.channels * capture_datatype_components(j->in.ro.type);
   int64_t n = CHUNK_VALUES / values > 1024 ? CHUNK_VALUES / values : 1024;
-  convoy_engine e = convoy_stream_engine(j->stream);
-  if (e == CONVOY_ENGINE_GPU_DIRECT || e == CONVOY_ENGINE_GPU_FFT) {
+  if (convoy_engine_family(convoy_stream_engine(j->stream)) == CONVOY_FAMILY_GPU) {
     /* The GPU pipeline moves whole chunks of about a quarter of its latency
      * (streams + 1 chunks); smaller reads would go through its host copy. */
     int64_t gpu_chunk = (convoy_stream_latency(j->stream) + 1) / 4;

@@ -32,20 +32,9 @@ typedef struct pulse_job {
   int64_t out_frames;
 } pulse_job;
 
-/* convoy_pulse takes the engine families only. */
+/* convoy_pulse takes the engine families' choices only. */
 static convoy_engine family(convoy_engine e) {
-  switch (e) {
-  case CONVOY_ENGINE_CPU:
-  case CONVOY_ENGINE_CPU_DIRECT:
-  case CONVOY_ENGINE_CPU_FFT:
-    return CONVOY_ENGINE_CPU;
-  case CONVOY_ENGINE_GPU:
-  case CONVOY_ENGINE_GPU_DIRECT:
-  case CONVOY_ENGINE_GPU_FFT:
-    return CONVOY_ENGINE_GPU;
-  default:
-    return CONVOY_ENGINE_AUTO;
-  }
+  return convoy_family_choice(convoy_engine_family(e));
 }
 
 /* P, L and the batch size from the options and IN's length. */

@@ -1,6 +1,7 @@
 /* help.c - help texts. */
 #include "help.h"
 
+#include "engine_names.h"
 #include "filter_options.h"
 
 void help_main(FILE *f) {
@@ -44,6 +45,11 @@ void help_main(FILE *f) {
 }
 
 void help_filter(FILE *f) {
+  char names[256], engines[512];
+  engine_names(names, sizeof names, ENGINE_NAMES_ALL, ", ", CONVOY_ENGINE_AUTO);
+  snprintf(engines, sizeof engines,
+           "%s; a GPU engine where none can run falls back to the CPU with a notice", names);
+  engine_names_wrap(names, sizeof names, engines, 20, 80);
   fprintf(f,
           "Usage: convoy filter IN OUT (--taps FILE | --ir FILE | --design SPEC) [options]\n"
           "\n"
@@ -65,9 +71,7 @@ void help_filter(FILE *f) {
           "\n"
           "Options:\n"
           "  --subtype S       output samples: pcm16, pcm24, pcm32, float, double\n"
-          "  --engine E        auto (default), cpu, gpu, cpu-direct, cpu-fft, gpu-direct,\n"
-          "                    gpu-fft; a GPU engine where none can run falls back to the\n"
-          "                    CPU with a notice\n"
+          "  --engine E        %s\n"
           "  --gain DB         scale the output by DB decibels\n"
           "  --normalize[=L]   scale so the output peak is L dBFS (default %g); reads IN\n"
           "                    twice, so IN cannot be stdin\n"
@@ -169,7 +173,7 @@ void help_filter(FILE *f) {
           "      --pulses 128 --pulse-len 9000 --mode same --engine gpu\n"
           "\n"
           "Exit status: 0 success, 1 usage error, 2 processing error (nothing written).\n",
-          FILTER_NORMALIZE_DEFAULT_DBFS);
+          names, FILTER_NORMALIZE_DEFAULT_DBFS);
 }
 
 void help_design(FILE *f) {

@@ -45,13 +45,9 @@ static const char *display_name(const char *path, const char *dash) {
 
 /* A GPU engine asked for where none can run falls back to its CPU twin. */
 static convoy_engine resolve_engine(convoy_engine wanted) {
-  if (wanted != CONVOY_ENGINE_GPU && wanted != CONVOY_ENGINE_GPU_DIRECT &&
-      wanted != CONVOY_ENGINE_GPU_FFT)
-    return wanted;
+  if (convoy_engine_family(wanted) != CONVOY_FAMILY_GPU) return wanted;
   if (convoy_engine_available(wanted)) return wanted;
-  convoy_engine cpu = wanted == CONVOY_ENGINE_GPU_DIRECT ? CONVOY_ENGINE_CPU_DIRECT
-                      : wanted == CONVOY_ENGINE_GPU_FFT  ? CONVOY_ENGINE_CPU_FFT
-                                                         : CONVOY_ENGINE_CPU;
+  convoy_engine cpu = convoy_engine_cpu_fallback(wanted);
   const char *why;
   if (!convoy_built_with_cuda()) {
     why = "convoy was built without CUDA";
@@ -146,10 +142,6 @@ static convoy_status consume_sink(void *ctx, const float *x, int64_t n, char *er
   return audio_sink_write(ctx, x, n, err, err_size);
 }
 
-static int is_gpu_engine(convoy_engine e) {
-  return e == CONVOY_ENGINE_GPU_DIRECT || e == CONVOY_ENGINE_GPU_FFT;
-}
-
 static int run_pass(filter_job *j, const char *label, float gain, filter_consumer consume,
                     void *ctx) {
   filter_run_config rc;
@@ -160,7 +152,7 @@ static int run_pass(filter_job *j, const char *label, float gain, filter_consume
   rc.channels = j->info.channels;
   rc.chunk_frames =
       CHUNK_SAMPLES / j->info.channels > 1024 ? CHUNK_SAMPLES / j->info.channels : 1024;
-  if (is_gpu_engine(convoy_stream_engine(j->stream))) {
+  if (convoy_engine_family(convoy_stream_engine(j->stream)) == CONVOY_FAMILY_GPU) {
     /* The GPU pipeline moves whole chunks of about a quarter of its latency
      * (streams + 1 chunks); smaller reads would go through its host copy. */
     int64_t gpu_chunk = (convoy_stream_latency(j->stream) + 1) / 4;

@@ -7,6 +7,7 @@
 #include "capture_xlate.h"
 #include "commands.h"
 #include "diag.h"
+#include "engine_names.h"
 
 #include <string.h>
 
@@ -168,11 +169,11 @@ static int handle(arg_parser *p, filter_options *o, int id, const char *val) {
                         val);
     return CLI_EXIT_OK;
   case OPT_ENGINE:
-    if (convoy_engine_from_name(val, &o->engine) != CONVOY_OK)
-      return diag_usage(p->cmd,
-                        "--engine: '%s' is not one of auto, cpu, gpu, cpu-direct, cpu-fft, "
-                        "gpu-direct, gpu-fft",
-                        val);
+    if (convoy_engine_from_name(val, &o->engine) != CONVOY_OK) {
+      char names[256];
+      return diag_usage(p->cmd, "--engine: '%s' is not one of %s", val,
+                        engine_names(names, sizeof names, ENGINE_NAMES_ALL, ", ", -1));
+    }
     return CLI_EXIT_OK;
   case OPT_GAIN:
     return arg_double(p, val, &o->gain_db) ? CLI_EXIT_USAGE : CLI_EXIT_OK;

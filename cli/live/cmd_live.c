@@ -96,8 +96,8 @@ static int make_engine(live_run *r, const live_routes *routes) {
   if (st == CONVOY_OK) return CLI_EXIT_OK;
   const char *why = convoy_last_error()[0] ? convoy_last_error() : convoy_strerror(st);
   if (st == CONVOY_ERR_NO_DEVICE ||
-      (st == CONVOY_ERR_UNSUPPORTED && r->opt.engine == CONVOY_ENGINE_GPU))
-    diag_error("--engine gpu: no GPU to run on (%s)", why);
+      (st == CONVOY_ERR_UNSUPPORTED && convoy_engine_family(r->opt.engine) == CONVOY_FAMILY_GPU))
+    diag_error("--engine %s: no GPU to run on (%s)", convoy_engine_name(r->opt.engine), why);
   else
     diag_error("cannot set up the convolver (%d channels, block %d, %lld-frame responses): %s",
                (int)r->reload.channels, (int)r->reload.block, (long long)routes->max_taps, why);

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "convoy_rt.h"
 #include "diag.h"
+#include "engine_names.h"
 
 #include <string.h>
 
@@ -60,15 +61,15 @@ static int set_source(arg_parser *p, live_options *o, live_source s, const char 
   return CLI_EXIT_OK;
 }
 
+/* The real-time convolver takes the choices only (one backend a family). */
 static int set_engine(arg_parser *p, live_options *o, const char *val) {
-  if (strcmp(val, "auto") == 0)
-    o->engine = CONVOY_ENGINE_AUTO;
-  else if (strcmp(val, "cpu") == 0)
-    o->engine = CONVOY_ENGINE_CPU;
-  else if (strcmp(val, "gpu") == 0)
-    o->engine = CONVOY_ENGINE_GPU;
-  else
-    return diag_usage(p->cmd, "--engine: '%s' is not one of auto, cpu, gpu", val);
+  convoy_engine e;
+  if (convoy_engine_from_name(val, &e) != CONVOY_OK || convoy_engine_is_exact(e)) {
+    char names[128];
+    return diag_usage(p->cmd, "--engine: '%s' is not one of %s", val,
+                      engine_names(names, sizeof names, ENGINE_NAMES_CHOICES, ", ", -1));
+  }
+  o->engine = e;
   return CLI_EXIT_OK;
 }
 
