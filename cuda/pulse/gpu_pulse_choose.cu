@@ -232,7 +232,7 @@ convoy_status gpu_pulse_fused_choose(const pulse_geom *g, gpu_pulse_plan want,
         return CONVOY_OK;
       }
   }
-  GC_CUDA(time_all(g, a, s, key.ms), "pulse: timing the fused kernel");
+  GP_CUDA(time_all(g, a, s, key.ms), "pulse: timing the fused kernel");
   std::lock_guard<std::mutex> hold(g_lock);
   int found = -1;
   for (int i = 0; i < g_used && found < 0; i++)
