@@ -1,21 +1,5 @@
-/* gpu_util.cu - device switching, device count. */
+/* gpu_util.cu - the scoped current-device switch. */
 #include "gpu_util.cuh"
-
-#include <mutex>
-
-int gp_device_count(void) {
-  static std::once_flag once;
-  static int count = 0;
-  std::call_once(once, [] {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess || n < 0) {
-      (void)cudaGetLastError();
-      n = 0;
-    }
-    count = n;
-  });
-  return count;
-}
 
 convoy_status gp_device_guard::enter(int device, char *err, size_t err_size) {
   int now = -1;

@@ -1,18 +1,15 @@
 /*
  * gpu_util.cuh - what the pipeline-side CUDA files share (CUDA C++ only):
- * error translation (gpu_error.cuh), a scoped current-device switch, and the
- * cached device count.
+ * error translation (gpu_error.cuh), the cached device queries
+ * (gpu_device.cuh) and a scoped current-device switch.
  */
 #ifndef CONVOY_GPU_UTIL_CUH
 #define CONVOY_GPU_UTIL_CUH
 
+#include "gpu_device.cuh"
 #include "gpu_error.cuh"
 
 #include <stddef.h>
-
-/* Usable CUDA devices, asked once per process; 0 without a driver or GPU
- * (and CUDA's last error is then cleared). */
-int gp_device_count(void);
 
 /* Makes `device` current for the calling thread for the guard's life, and
  * restores the previous one after. */

@@ -1,9 +1,9 @@
 /*
  * gpu_conv.cu - the gpu_conv handle: argument checks, device selection,
- * distinct filters, the choice between the direct and FFT engines, and CUDA
- * error translation at the C boundary.
+ * distinct filters, and the choice between the direct and FFT engines.
  */
 #include "gpu_conv_internal.cuh"
+#include "gpu_device.cuh"
 
 #include <mutex>
 #include <new>
@@ -31,24 +31,17 @@ struct gpu_conv {
 /* ------------------------------------------------------------- device */
 
 convoy_status gc_device_query(int index, gc_device *dev, char *err, size_t err_size) {
-  int sms = 0, clock_khz = 0, mem_khz = 0, bus_bits = 0, l2 = 0;
-  GP_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, index),
-          "cudaDeviceGetAttribute");
-  GP_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, index),
-          "cudaDeviceGetAttribute");
-  GP_CUDA(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, index),
-          "cudaDeviceGetAttribute");
-  GP_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, index),
-          "cudaDeviceGetAttribute");
-  GP_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, index), "cudaDeviceGetAttribute");
+  gp_device_facts f;
+  GP_CUDA(gp_device_facts_of(index, &f), "cudaDeviceGetAttribute");
   dev->index = index;
-  dev->sms = sms > 0 ? sms : 1;
+  dev->sms = f.sms > 0 ? f.sms : 1;
   /* 128 fp32 lanes per multiprocessor from Volta on; the estimates only rank
    * engines against each other, timing decides where it is asked to. */
-  dev->fma_per_s = (double)dev->sms * 128.0 * (clock_khz > 0 ? clock_khz : 1500000) * 1e3;
-  double bw = 2.0 * (mem_khz > 0 ? mem_khz : 2600000) * 1e3 * (bus_bits > 0 ? bus_bits : 5120) / 8;
+  dev->fma_per_s = (double)dev->sms * 128.0 * (f.clock_khz > 0 ? f.clock_khz : 1500000) * 1e3;
+  double bw =
+      2.0 * (f.mem_khz > 0 ? f.mem_khz : 2600000) * 1e3 * (f.bus_bits > 0 ? f.bus_bits : 5120) / 8;
   dev->bytes_per_s = bw;
-  dev->l2_bytes = l2 > 0 ? l2 : (32 << 20);
+  dev->l2_bytes = f.l2_bytes > 0 ? f.l2_bytes : (32 << 20);
   return CONVOY_OK;
 }
 
@@ -410,7 +403,7 @@ extern "C" convoy_status gpu_conv_create(const gpu_conv_config *config, gpu_conv
   if (st != CONVOY_OK) return st;
 
   int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
+  cudaError_t e = gp_device_count_query(&count);
   if (e != cudaSuccess) return gp_cuda_fail(e, "gpu_conv: no usable CUDA device", err, err_size);
   int32_t device = config->device;
   if (device < 0) GP_CUDA(cudaGetDevice(&device), "cudaGetDevice");

@@ -242,7 +242,7 @@ convoy_status rt_create(const rt_layout *l, void **impl, char *err, size_t err_s
   m->g.n_out = l->n_out;
   grt_geom_plan(&m->g, dev.sms);
   cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+  if (gp_device_props(device, &prop) == cudaSuccess)
     snprintf(m->device_name, sizeof m->device_name, "%s", prop.name);
   (void)cudaGetLastError();
 
