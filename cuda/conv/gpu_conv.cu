@@ -4,8 +4,8 @@
  */
 #include "gpu_conv_internal.cuh"
 #include "gpu_device.cuh"
+#include "gpu_plan_cache.cuh"
 
-#include <mutex>
 #include <new>
 
 #include <math.h>
@@ -110,34 +110,21 @@ struct choice {
   gpu_conv_kind kind;
   int64_t fft_size;
 };
-constexpr int kCacheSize = 64;
-choice cache[kCacheSize];
-int cache_used = 0, cache_next = 0;
-std::mutex cache_mutex;
+gp_plan_cache<choice, 64> cache;
 
 int64_t decimation_of(const gpu_conv_config *c) {
   return c->decimation > 1 ? c->decimation : 1;
 }
 
 bool cache_find(const gpu_conv_config *c, int32_t device, choice *out) {
-  std::lock_guard<std::mutex> lock(cache_mutex);
-  for (int i = 0; i < cache_used; i++) {
-    const choice &k = cache[i];
-    if (k.wanted == c->kind && k.device == device && k.channels == c->channels &&
-        k.complex_taps == (c->complex_taps != 0) && k.whole_granules == (c->whole_granules != 0) &&
-        k.taps_len == c->taps_len && k.max_out == c->max_out && k.decimation == decimation_of(c)) {
-      *out = k;
-      return true;
-    }
-  }
-  return false;
-}
-
-void cache_store(const choice &k) {
-  std::lock_guard<std::mutex> lock(cache_mutex);
-  cache[cache_next] = k;
-  cache_next = (cache_next + 1) % kCacheSize;
-  if (cache_used < kCacheSize) cache_used++;
+  return cache.find(
+      [&](const choice &k) {
+        return k.wanted == c->kind && k.device == device && k.channels == c->channels &&
+               k.complex_taps == (c->complex_taps != 0) &&
+               k.whole_granules == (c->whole_granules != 0) && k.taps_len == c->taps_len &&
+               k.max_out == c->max_out && k.decimation == decimation_of(c);
+      },
+      out);
 }
 
 /* Restores the calling thread's current device on scope exit. */
@@ -387,7 +374,7 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
                 decimation_of(&cfg),
                 kind,
                 kind == GPU_CONV_FFT ? gc_fft_size(g->fft) : 0};
-    cache_store(k);
+    cache.add(k);
   }
   return CONVOY_OK;
 }
