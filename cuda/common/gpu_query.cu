@@ -6,6 +6,8 @@
  * convoy_last_error(), and the runtime's sticky last error is cleared so a
  * failed query does not leak into later, unrelated CUDA calls.
  */
+#include "gpu_device.cuh"
+
 #include <cuda_runtime.h>
 
 #include <stdio.h>
@@ -40,7 +42,7 @@ extern "C" int convoy_built_with_cuda(void) {
 
 extern "C" int convoy_gpu_count(void) {
   int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
+  cudaError_t e = gp_device_count_query(&count);
   if (e != cudaSuccess) {
     forget_error(e);
     /* cudaErrorNoDevice, cudaErrorInsufficientDriver, ... : a machine
@@ -69,7 +71,7 @@ extern "C" convoy_status convoy_gpu_get_info(int index, convoy_gpu_info *info) {
                             count == 1 ? "" : "s", count - 1);
 
   cudaDeviceProp prop;
-  cudaError_t e = cudaGetDeviceProperties(&prop, index);
+  cudaError_t e = gp_device_props(index, &prop);
   if (e != cudaSuccess)
     return convoy_error_set(CONVOY_ERR_BACKEND, "GPU %d: cudaGetDeviceProperties: %s", index,
                             cudaGetErrorString(forget_error(e)));

@@ -1,11 +1,11 @@
 /*
  * gpu_conv.cu - the gpu_conv handle: argument checks, device selection,
- * distinct filters, the choice between the direct and FFT engines, and CUDA
- * error translation at the C boundary.
+ * distinct filters, and the choice between the direct and FFT engines.
  */
 #include "gpu_conv_internal.cuh"
+#include "gpu_device.cuh"
+#include "gpu_plan_cache.cuh"
 
-#include <mutex>
 #include <new>
 
 #include <math.h>
@@ -28,99 +28,20 @@ struct gpu_conv {
   gc_fft *fft;
 };
 
-/* ------------------------------------------------------------- errors */
-
-static convoy_status status_of_cuda(cudaError_t e) {
-  switch (e) {
-  case cudaErrorMemoryAllocation:
-    return CONVOY_ERR_OUT_OF_MEMORY;
-  case cudaErrorNoDevice:
-  case cudaErrorInsufficientDriver:
-  case cudaErrorInvalidDevice:
-  case cudaErrorDevicesUnavailable:
-  case cudaErrorSystemNotReady:
-  case cudaErrorSystemDriverMismatch:
-  case cudaErrorCompatNotSupportedOnDevice:
-    return CONVOY_ERR_NO_DEVICE;
-  default:
-    return CONVOY_ERR_BACKEND;
-  }
-}
-
-convoy_status gc_cuda_fail(cudaError_t e, const char *what, char *err, size_t err_size) {
-  (void)cudaGetLastError(); /* clear the sticky-until-read last error */
-  return convoy_error_format(err, err_size, status_of_cuda(e), "%s: %s (%s)", what,
-                             cudaGetErrorString(e), cudaGetErrorName(e));
-}
-
-static const char *cufft_name(cufftResult r) {
-  switch (r) {
-  case CUFFT_SUCCESS:
-    return "CUFFT_SUCCESS";
-  case CUFFT_INVALID_PLAN:
-    return "CUFFT_INVALID_PLAN";
-  case CUFFT_ALLOC_FAILED:
-    return "CUFFT_ALLOC_FAILED";
-  case CUFFT_INVALID_TYPE:
-    return "CUFFT_INVALID_TYPE";
-  case CUFFT_INVALID_VALUE:
-    return "CUFFT_INVALID_VALUE";
-  case CUFFT_INTERNAL_ERROR:
-    return "CUFFT_INTERNAL_ERROR";
-  case CUFFT_EXEC_FAILED:
-    return "CUFFT_EXEC_FAILED";
-  case CUFFT_SETUP_FAILED:
-    return "CUFFT_SETUP_FAILED";
-  case CUFFT_INVALID_SIZE:
-    return "CUFFT_INVALID_SIZE";
-  case CUFFT_UNALIGNED_DATA:
-    return "CUFFT_UNALIGNED_DATA";
-  case CUFFT_INVALID_DEVICE:
-    return "CUFFT_INVALID_DEVICE";
-  case CUFFT_NO_WORKSPACE:
-    return "CUFFT_NO_WORKSPACE";
-  case CUFFT_NOT_IMPLEMENTED:
-    return "CUFFT_NOT_IMPLEMENTED";
-  case CUFFT_NOT_SUPPORTED:
-    return "CUFFT_NOT_SUPPORTED";
-  case CUFFT_MISSING_DEPENDENCY:
-    return "CUFFT_MISSING_DEPENDENCY";
-  default:
-    return "unknown cuFFT error";
-  }
-}
-
-convoy_status gc_cufft_fail(cufftResult r, const char *what, char *err, size_t err_size) {
-  /* cuFFT reports CUDA failures in its own codes; the runtime may hold one too. */
-  cudaError_t e = cudaGetLastError();
-  convoy_status st = r == CUFFT_ALLOC_FAILED ? CONVOY_ERR_OUT_OF_MEMORY : CONVOY_ERR_BACKEND;
-  if (e != cudaSuccess)
-    return convoy_error_format(err, err_size, st, "%s: cuFFT %s (%d); CUDA: %s", what,
-                               cufft_name(r), (int)r, cudaGetErrorString(e));
-  return convoy_error_format(err, err_size, st, "%s: cuFFT %s (%d)", what, cufft_name(r), (int)r);
-}
-
 /* ------------------------------------------------------------- device */
 
 convoy_status gc_device_query(int index, gc_device *dev, char *err, size_t err_size) {
-  int sms = 0, clock_khz = 0, mem_khz = 0, bus_bits = 0, l2 = 0;
-  GC_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, index),
-          "cudaDeviceGetAttribute");
-  GC_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, index),
-          "cudaDeviceGetAttribute");
-  GC_CUDA(cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, index),
-          "cudaDeviceGetAttribute");
-  GC_CUDA(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, index),
-          "cudaDeviceGetAttribute");
-  GC_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, index), "cudaDeviceGetAttribute");
+  gp_device_facts f;
+  GP_CUDA(gp_device_facts_of(index, &f), "cudaDeviceGetAttribute");
   dev->index = index;
-  dev->sms = sms > 0 ? sms : 1;
+  dev->sms = f.sms > 0 ? f.sms : 1;
   /* 128 fp32 lanes per multiprocessor from Volta on; the estimates only rank
    * engines against each other, timing decides where it is asked to. */
-  dev->fma_per_s = (double)dev->sms * 128.0 * (clock_khz > 0 ? clock_khz : 1500000) * 1e3;
-  double bw = 2.0 * (mem_khz > 0 ? mem_khz : 2600000) * 1e3 * (bus_bits > 0 ? bus_bits : 5120) / 8;
+  dev->fma_per_s = (double)dev->sms * 128.0 * (f.clock_khz > 0 ? f.clock_khz : 1500000) * 1e3;
+  double bw =
+      2.0 * (f.mem_khz > 0 ? f.mem_khz : 2600000) * 1e3 * (f.bus_bits > 0 ? f.bus_bits : 5120) / 8;
   dev->bytes_per_s = bw;
-  dev->l2_bytes = l2 > 0 ? l2 : (32 << 20);
+  dev->l2_bytes = f.l2_bytes > 0 ? f.l2_bytes : (32 << 20);
   return CONVOY_OK;
 }
 
@@ -142,7 +63,7 @@ convoy_status gc_fill_pattern(float *p, int64_t n, cudaStream_t stream, char *er
   if (n <= 0) return CONVOY_OK;
   int64_t blocks = (n + 255) / 256;
   fill_pattern_kernel<<<(unsigned)(blocks < 4096 ? blocks : 4096), 256, 0, stream>>>(p, n);
-  GC_LAUNCHED("fill kernel");
+  GP_LAUNCHED("fill kernel");
   return CONVOY_OK;
 }
 
@@ -155,7 +76,7 @@ double gc_time_best(gc_timed_fn fn, void *arg, int reps, char *err, size_t err_s
   if (e == cudaSuccess) e = cudaEventCreate(&a);
   if (e == cudaSuccess) e = cudaEventCreate(&b);
   if (e != cudaSuccess) {
-    gc_cuda_fail(e, "timing setup", err, err_size);
+    gp_cuda_fail(e, "timing setup", err, err_size);
     goto done;
   }
   for (int i = 0; i <= reps; i++) {
@@ -167,7 +88,7 @@ double gc_time_best(gc_timed_fn fn, void *arg, int reps, char *err, size_t err_s
     if ((e = cudaEventElapsedTime(&ms, a, b)) != cudaSuccess) break;
     if (i > 0 && (best < 0.0 || ms * 1e-3 < best)) best = ms * 1e-3; /* run 0 warms up */
   }
-  if (e != cudaSuccess) gc_cuda_fail(e, "timing", err, err_size);
+  if (e != cudaSuccess) gp_cuda_fail(e, "timing", err, err_size);
   if (e != cudaSuccess || st != CONVOY_OK) best = -1.0;
 done:
   if (s) cudaStreamSynchronize(s);
@@ -189,42 +110,29 @@ struct choice {
   gpu_conv_kind kind;
   int64_t fft_size;
 };
-constexpr int kCacheSize = 64;
-choice cache[kCacheSize];
-int cache_used = 0, cache_next = 0;
-std::mutex cache_mutex;
+gp_plan_cache<choice, 64> cache;
 
 int64_t decimation_of(const gpu_conv_config *c) {
   return c->decimation > 1 ? c->decimation : 1;
 }
 
 bool cache_find(const gpu_conv_config *c, int32_t device, choice *out) {
-  std::lock_guard<std::mutex> lock(cache_mutex);
-  for (int i = 0; i < cache_used; i++) {
-    const choice &k = cache[i];
-    if (k.wanted == c->kind && k.device == device && k.channels == c->channels &&
-        k.complex_taps == (c->complex_taps != 0) && k.whole_granules == (c->whole_granules != 0) &&
-        k.taps_len == c->taps_len && k.max_out == c->max_out && k.decimation == decimation_of(c)) {
-      *out = k;
-      return true;
-    }
-  }
-  return false;
-}
-
-void cache_store(const choice &k) {
-  std::lock_guard<std::mutex> lock(cache_mutex);
-  cache[cache_next] = k;
-  cache_next = (cache_next + 1) % kCacheSize;
-  if (cache_used < kCacheSize) cache_used++;
+  return cache.find(
+      [&](const choice &k) {
+        return k.wanted == c->kind && k.device == device && k.channels == c->channels &&
+               k.complex_taps == (c->complex_taps != 0) &&
+               k.whole_granules == (c->whole_granules != 0) && k.taps_len == c->taps_len &&
+               k.max_out == c->max_out && k.decimation == decimation_of(c);
+      },
+      out);
 }
 
 /* Restores the calling thread's current device on scope exit. */
 struct device_guard {
   int previous = -1;
   convoy_status enter(int device, char *err, size_t err_size) {
-    GC_CUDA(cudaGetDevice(&previous), "cudaGetDevice");
-    if (previous != device) GC_CUDA(cudaSetDevice(device), "cudaSetDevice");
+    GP_CUDA(cudaGetDevice(&previous), "cudaGetDevice");
+    if (previous != device) GP_CUDA(cudaSetDevice(device), "cudaSetDevice");
     return CONVOY_OK;
   }
   ~device_guard() {
@@ -381,10 +289,10 @@ static convoy_status time_engines(gpu_conv *g, int64_t taps_len, int64_t max_out
   convoy_status st = CONVOY_OK;
   cudaError_t e = cudaMalloc((void **)&in, sizeof(float) * (size_t)(in_stride * g->channels));
   if (e == cudaSuccess) e = cudaMalloc((void **)&out, sizeof(float) * (size_t)(n * g->channels));
-  if (e != cudaSuccess) st = gc_cuda_fail(e, "gpu_conv: timing buffers", err, err_size);
+  if (e != cudaSuccess) st = gp_cuda_fail(e, "gpu_conv: timing buffers", err, err_size);
   if (st == CONVOY_OK) st = gc_fill_pattern(in, in_stride * g->channels, 0, err, err_size);
   if (st == CONVOY_OK && (e = cudaStreamSynchronize(0)) != cudaSuccess)
-    st = gc_cuda_fail(e, "gpu_conv: timing buffers", err, err_size);
+    st = gp_cuda_fail(e, "gpu_conv: timing buffers", err, err_size);
   if (st == CONVOY_OK) {
     auto_probe p = {g, in, in_stride, out, n_dir};
     g->kind = GPU_CONV_DIRECT;
@@ -454,7 +362,7 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
   /* Copies from pageable host memory and memsets on the legacy stream may
    * still be in flight; runs go to the caller's streams, which need not
    * wait for the legacy stream. */
-  GC_CUDA(cudaDeviceSynchronize(), "gpu_conv: setup");
+  GP_CUDA(cudaDeviceSynchronize(), "gpu_conv: setup");
   if (cfg_in->plan_effort > 0 && cfg_in->fft_size == 0 && !have) {
     choice k = {cfg_in->kind,
                 device,
@@ -466,7 +374,7 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
                 decimation_of(&cfg),
                 kind,
                 kind == GPU_CONV_FFT ? gc_fft_size(g->fft) : 0};
-    cache_store(k);
+    cache.add(k);
   }
   return CONVOY_OK;
 }
@@ -482,10 +390,10 @@ extern "C" convoy_status gpu_conv_create(const gpu_conv_config *config, gpu_conv
   if (st != CONVOY_OK) return st;
 
   int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) return gc_cuda_fail(e, "gpu_conv: no usable CUDA device", err, err_size);
+  cudaError_t e = gp_device_count_query(&count);
+  if (e != cudaSuccess) return gp_cuda_fail(e, "gpu_conv: no usable CUDA device", err, err_size);
   int32_t device = config->device;
-  if (device < 0) GC_CUDA(cudaGetDevice(&device), "cudaGetDevice");
+  if (device < 0) GP_CUDA(cudaGetDevice(&device), "cudaGetDevice");
   if (device >= count)
     return convoy_error_format(err, err_size, CONVOY_ERR_NO_DEVICE,
                                "gpu_conv: no GPU %d (%d present)", (int)device, count);

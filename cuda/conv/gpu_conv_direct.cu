@@ -221,7 +221,7 @@ static convoy_status strided_prepare(const gc_direct *d, int64_t step, strided_a
                                "gpu_conv: step %lld out of range (1 .. %d)", (long long)step,
                                kMaxStep);
   int per_sm = 0;
-  GC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+  GP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
               &per_sm, (const void *)strided_kernel(d->cx), kThreads, *smem),
           "gpu_conv: strided kernel occupancy");
   *most = (int64_t)d->sms * (per_sm > 0 ? per_sm : 1);
@@ -303,18 +303,18 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   if (e == cudaSuccess)
     e = cudaMemcpy(d->d_taps, host, n_taps * sizeof(float), cudaMemcpyHostToDevice);
   free(host);
-  GC_CUDA(e, "gpu_conv: direct taps to the device");
+  GP_CUDA(e, "gpu_conv: direct taps to the device");
   const size_t mapped = (size_t)(cx ? cfg->channels / 2 : cfg->channels);
-  GC_CUDA(cudaMalloc((void **)&d->d_filter_of, sizeof(int32_t) * mapped), "gpu_conv: channel map");
-  GC_CUDA(cudaMemcpy(d->d_filter_of, filters->of_channel, sizeof(int32_t) * mapped,
+  GP_CUDA(cudaMalloc((void **)&d->d_filter_of, sizeof(int32_t) * mapped), "gpu_conv: channel map");
+  GP_CUDA(cudaMemcpy(d->d_filter_of, filters->of_channel, sizeof(int32_t) * mapped,
                      cudaMemcpyHostToDevice),
           "gpu_conv: channel map to the device");
 
   int per_sm = 0;
-  GC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel, kThreads, 0),
+  GP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel, kThreads, 0),
           "gpu_conv: direct kernel occupancy");
   d->max_blocks = (int64_t)dev->sms * (per_sm > 0 ? per_sm : 1);
-  GC_CUDA(cudaFuncSetAttribute((const void *)strided_kernel(cx),
+  GP_CUDA(cudaFuncSetAttribute((const void *)strided_kernel(cx),
                                cudaFuncAttributeMaxDynamicSharedMemorySize, kStridedSmemBytes),
           "gpu_conv: strided kernel shared memory");
   d->sms = dev->sms;
@@ -346,7 +346,7 @@ convoy_status gc_direct_run(gc_direct *d, const float *in, int64_t in_stride, fl
   a.taps_len = d->taps_len;
   int64_t blocks = a.tiles < d->max_blocks ? a.tiles : d->max_blocks;
   void *args[] = {&a};
-  GC_CUDA(cudaLaunchKernel((const void *)d->kernel, dim3((unsigned)blocks), dim3(kThreads), args, 0,
+  GP_CUDA(cudaLaunchKernel((const void *)d->kernel, dim3((unsigned)blocks), dim3(kThreads), args, 0,
                            stream),
           "gpu_conv: direct kernel launch");
   return CONVOY_OK;
@@ -377,7 +377,7 @@ convoy_status gc_direct_run_strided(gc_direct *d, const float *in, int64_t in_st
   a.filter_of = d->d_filter_of;
   const int64_t blocks = a.tiles < most ? a.tiles : most;
   void *args[] = {&a};
-  GC_CUDA(cudaLaunchKernel((const void *)strided_kernel(d->cx), dim3((unsigned)blocks),
+  GP_CUDA(cudaLaunchKernel((const void *)strided_kernel(d->cx), dim3((unsigned)blocks),
                            dim3(kThreads), args, smem, stream),
           "gpu_conv: strided kernel launch");
   return CONVOY_OK;

@@ -1,43 +1,18 @@
 /*
  * gpu_conv_internal.cuh - what the gpu_conv translation units share (CUDA C++
- * only): error translation, device facts, and the two engines' interfaces.
+ * only): device facts, and the two engines' interfaces.
  */
 #ifndef CONVOY_GPU_CONV_INTERNAL_CUH
 #define CONVOY_GPU_CONV_INTERNAL_CUH
 
 #include "gpu_conv.h"
+#include "gpu_error.cuh"
 
 #include <cuda_runtime.h>
 #include <cufft.h>
 
-#include "error_internal.h"
 #include <stddef.h>
 #include <stdint.h>
-
-/* ------------------------------------------------------------- errors */
-
-/* Translates a failed CUDA call: clears the runtime's last error, writes
- * "what: <CUDA message> (<error name>)" into err, and returns the matching
- * status (out of memory, no device, or backend). */
-convoy_status gc_cuda_fail(cudaError_t e, const char *what, char *err, size_t err_size);
-
-/* The same for cuFFT results. */
-convoy_status gc_cufft_fail(cufftResult r, const char *what, char *err, size_t err_size);
-
-#define GC_CUDA(call, what)                                                                        \
-  do {                                                                                             \
-    cudaError_t gc_e_ = (call);                                                                    \
-    if (gc_e_ != cudaSuccess) return gc_cuda_fail(gc_e_, (what), err, err_size);                   \
-  } while (0)
-
-#define GC_CUFFT(call, what)                                                                       \
-  do {                                                                                             \
-    cufftResult gc_r_ = (call);                                                                    \
-    if (gc_r_ != CUFFT_SUCCESS) return gc_cufft_fail(gc_r_, (what), err, err_size);                \
-  } while (0)
-
-/* Checks that the kernel just launched was accepted. */
-#define GC_LAUNCHED(what) GC_CUDA(cudaGetLastError(), (what))
 
 /* ------------------------------------------------------------- device */
 

@@ -422,36 +422,36 @@ void gc_fft_destroy(gc_fft *f) {
  * one batched C2C plan in both directions. */
 static convoy_status lane_make_cx(gc_fft *f, fft_lane *ln, char *err, size_t err_size) {
   const size_t bytes = sizeof(float2) * (size_t)f->slots * (size_t)f->n;
-  GC_CUDA(cudaMalloc((void **)&ln->buf, bytes), "gpu_conv: FFT scratch");
-  GC_CUDA(cudaMemset(ln->buf, 0, bytes), "gpu_conv: FFT scratch");
+  GP_CUDA(cudaMalloc((void **)&ln->buf, bytes), "gpu_conv: FFT scratch");
+  GP_CUDA(cudaMemset(ln->buf, 0, bytes), "gpu_conv: FFT scratch");
   long long dims[1] = {(long long)f->n};
   size_t ws = 0;
-  GC_CUFFT(cufftCreate(&ln->fwd), "gpu_conv: cufftCreate");
+  GP_CUFFT(cufftCreate(&ln->fwd), "gpu_conv: cufftCreate");
   ln->have_fwd = true;
-  GC_CUFFT(cufftSetAutoAllocation(ln->fwd, 0), "gpu_conv: cufftSetAutoAllocation");
+  GP_CUFFT(cufftSetAutoAllocation(ln->fwd, 0), "gpu_conv: cufftSetAutoAllocation");
   char what[96];
   snprintf(what, sizeof what, "gpu_conv: C2C plan (N=%lld, batch %lld)", (long long)f->n,
            (long long)f->slots);
-  GC_CUFFT(cufftMakePlanMany64(ln->fwd, 1, dims, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, f->slots, &ws),
+  GP_CUFFT(cufftMakePlanMany64(ln->fwd, 1, dims, NULL, 1, 0, NULL, 1, 0, CUFFT_C2C, f->slots, &ws),
            what);
   size_t ws_inv = 0;
   if (f->fold > 1) {
     /* the folded inverse: n / D points at the start of each n-point slot */
     long long fdims[1] = {(long long)(f->n / f->fold)}, embed[1] = {(long long)f->n};
-    GC_CUFFT(cufftCreate(&ln->inv), "gpu_conv: cufftCreate");
+    GP_CUFFT(cufftCreate(&ln->inv), "gpu_conv: cufftCreate");
     ln->have_inv = true;
-    GC_CUFFT(cufftSetAutoAllocation(ln->inv, 0), "gpu_conv: cufftSetAutoAllocation");
+    GP_CUFFT(cufftSetAutoAllocation(ln->inv, 0), "gpu_conv: cufftSetAutoAllocation");
     snprintf(what, sizeof what, "gpu_conv: folded C2C plan (N=%lld, batch %lld)",
              (long long)fdims[0], (long long)f->slots);
-    GC_CUFFT(cufftMakePlanMany64(ln->inv, 1, fdims, embed, 1, (long long)f->n, embed, 1,
+    GP_CUFFT(cufftMakePlanMany64(ln->inv, 1, fdims, embed, 1, (long long)f->n, embed, 1,
                                  (long long)f->n, CUFFT_C2C, f->slots, &ws_inv),
              what);
   }
   if (ws_inv > ws) ws = ws_inv;
   if (ws > 0) {
-    GC_CUDA(cudaMalloc(&ln->work, ws), "gpu_conv: cuFFT work area");
-    GC_CUFFT(cufftSetWorkArea(ln->fwd, ln->work), "gpu_conv: cufftSetWorkArea");
-    if (ln->have_inv) GC_CUFFT(cufftSetWorkArea(ln->inv, ln->work), "gpu_conv: cufftSetWorkArea");
+    GP_CUDA(cudaMalloc(&ln->work, ws), "gpu_conv: cuFFT work area");
+    GP_CUFFT(cufftSetWorkArea(ln->fwd, ln->work), "gpu_conv: cufftSetWorkArea");
+    if (ln->have_inv) GP_CUFFT(cufftSetWorkArea(ln->inv, ln->work), "gpu_conv: cufftSetWorkArea");
   }
   return CONVOY_OK;
 }
@@ -459,29 +459,29 @@ static convoy_status lane_make_cx(gc_fft *f, fft_lane *ln, char *err, size_t err
 static convoy_status lane_make(gc_fft *f, fft_lane *ln, char *err, size_t err_size) {
   if (f->path == GPU_CONV_FFT_FOURSTEP) {
     const size_t floats = (size_t)f->slots * (size_t)f->n; /* n/2 complex per segment */
-    GC_CUDA(cudaMalloc((void **)&ln->buf, floats * sizeof(float)), "gpu_conv: FFT scratch");
+    GP_CUDA(cudaMalloc((void **)&ln->buf, floats * sizeof(float)), "gpu_conv: FFT scratch");
     return CONVOY_OK;
   }
   if (f->cx) return lane_make_cx(f, ln, err, err_size);
   const size_t floats = (size_t)f->slots * (size_t)(f->n + 2);
-  GC_CUDA(cudaMalloc((void **)&ln->buf, floats * sizeof(float)), "gpu_conv: FFT scratch");
-  GC_CUDA(cudaMemset(ln->buf, 0, floats * sizeof(float)), "gpu_conv: FFT scratch");
+  GP_CUDA(cudaMalloc((void **)&ln->buf, floats * sizeof(float)), "gpu_conv: FFT scratch");
+  GP_CUDA(cudaMemset(ln->buf, 0, floats * sizeof(float)), "gpu_conv: FFT scratch");
   long long dims[1] = {(long long)f->n};
   size_t ws_fwd = 0, ws_inv = 0;
-  GC_CUFFT(cufftCreate(&ln->fwd), "gpu_conv: cufftCreate");
+  GP_CUFFT(cufftCreate(&ln->fwd), "gpu_conv: cufftCreate");
   ln->have_fwd = true;
-  GC_CUFFT(cufftCreate(&ln->inv), "gpu_conv: cufftCreate");
+  GP_CUFFT(cufftCreate(&ln->inv), "gpu_conv: cufftCreate");
   ln->have_inv = true;
-  GC_CUFFT(cufftSetAutoAllocation(ln->fwd, 0), "gpu_conv: cufftSetAutoAllocation");
-  GC_CUFFT(cufftSetAutoAllocation(ln->inv, 0), "gpu_conv: cufftSetAutoAllocation");
+  GP_CUFFT(cufftSetAutoAllocation(ln->fwd, 0), "gpu_conv: cufftSetAutoAllocation");
+  GP_CUFFT(cufftSetAutoAllocation(ln->inv, 0), "gpu_conv: cufftSetAutoAllocation");
   if (f->path == GPU_CONV_FFT_CALLBACK) {
     const size_t slot_bytes = sizeof(gc_cb_slot) * (size_t)f->slots;
-    GC_CUDA(cudaMalloc((void **)&ln->d_slots, slot_bytes), "gpu_conv: callback slot table");
-    GC_CUDA(cudaMemset(ln->d_slots, 0, slot_bytes), "gpu_conv: callback slot table");
-    GC_CUDA(cudaMalloc((void **)&ln->d_info, sizeof(gc_cb_info)), "gpu_conv: callback facts");
+    GP_CUDA(cudaMalloc((void **)&ln->d_slots, slot_bytes), "gpu_conv: callback slot table");
+    GP_CUDA(cudaMemset(ln->d_slots, 0, slot_bytes), "gpu_conv: callback slot table");
+    GP_CUDA(cudaMalloc((void **)&ln->d_info, sizeof(gc_cb_info)), "gpu_conv: callback facts");
     gc_cb_info info;
     gc_cb_info_make(&info, ln->d_slots, f->n, f->taps_len - 1);
-    GC_CUDA(cudaMemcpy(ln->d_info, &info, sizeof info, cudaMemcpyHostToDevice),
+    GP_CUDA(cudaMemcpy(ln->d_info, &info, sizeof info, cudaMemcpyHostToDevice),
             "gpu_conv: callback facts");
     convoy_status st = gc_cb_attach(ln->fwd, ln->inv, &ln->d_info, err, err_size);
     if (st != CONVOY_OK) return st;
@@ -489,19 +489,19 @@ static convoy_status lane_make(gc_fft *f, fft_lane *ln, char *err, size_t err_si
   char what[96];
   snprintf(what, sizeof what, "gpu_conv: R2C plan (N=%lld, batch %lld)", (long long)f->n,
            (long long)f->slots);
-  GC_CUFFT(
+  GP_CUFFT(
       cufftMakePlanMany64(ln->fwd, 1, dims, NULL, 1, 0, NULL, 1, 0, CUFFT_R2C, f->slots, &ws_fwd),
       what);
   snprintf(what, sizeof what, "gpu_conv: C2R plan (N=%lld, batch %lld)", (long long)f->n,
            (long long)f->slots);
-  GC_CUFFT(
+  GP_CUFFT(
       cufftMakePlanMany64(ln->inv, 1, dims, NULL, 1, 0, NULL, 1, 0, CUFFT_C2R, f->slots, &ws_inv),
       what);
   size_t ws = ws_fwd > ws_inv ? ws_fwd : ws_inv;
   if (ws > 0) {
-    GC_CUDA(cudaMalloc(&ln->work, ws), "gpu_conv: cuFFT work area");
-    GC_CUFFT(cufftSetWorkArea(ln->fwd, ln->work), "gpu_conv: cufftSetWorkArea");
-    GC_CUFFT(cufftSetWorkArea(ln->inv, ln->work), "gpu_conv: cufftSetWorkArea");
+    GP_CUDA(cudaMalloc(&ln->work, ws), "gpu_conv: cuFFT work area");
+    GP_CUFFT(cufftSetWorkArea(ln->fwd, ln->work), "gpu_conv: cufftSetWorkArea");
+    GP_CUFFT(cufftSetWorkArea(ln->inv, ln->work), "gpu_conv: cufftSetWorkArea");
   }
   return CONVOY_OK;
 }
@@ -517,13 +517,13 @@ static convoy_status spectra_make(gc_fft *f, const gc_filters *filters, float sc
   convoy_status st = CONVOY_OK;
   cudaError_t e = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   if (e == cudaSuccess) e = cudaMalloc((void **)&pad, sizeof(float) * (size_t)f->n);
-  if (e != cudaSuccess) st = gc_cuda_fail(e, "gpu_conv: filter spectrum setup", err, err_size);
+  if (e != cudaSuccess) st = gp_cuda_fail(e, "gpu_conv: filter spectrum setup", err, err_size);
   cufftResult r = CUFFT_SUCCESS;
   if (st == CONVOY_OK) {
     r = cufftPlan1d(&plan, (int)f->n, CUFFT_R2C, 1);
     have_plan = r == CUFFT_SUCCESS;
     if (r == CUFFT_SUCCESS) r = cufftSetStream(plan, s);
-    if (r != CUFFT_SUCCESS) st = gc_cufft_fail(r, "gpu_conv: filter spectrum plan", err, err_size);
+    if (r != CUFFT_SUCCESS) st = gp_cufft_fail(r, "gpu_conv: filter spectrum plan", err, err_size);
   }
   for (int32_t i = 0; st == CONVOY_OK && i < filters->count; i++) {
     e = cudaMemsetAsync(pad, 0, sizeof(float) * (size_t)f->n, s);
@@ -531,18 +531,18 @@ static convoy_status spectra_make(gc_fft *f, const gc_filters *filters, float sc
       e = cudaMemcpyAsync(pad, filters->taps[i], sizeof(float) * (size_t)f->taps_len,
                           cudaMemcpyHostToDevice, s);
     if (e != cudaSuccess) {
-      st = gc_cuda_fail(e, "gpu_conv: taps to the device", err, err_size);
+      st = gp_cuda_fail(e, "gpu_conv: taps to the device", err, err_size);
       break;
     }
     r = cufftExecR2C(plan, pad, (cufftComplex *)(f->d_spec + i * bins));
-    if (r != CUFFT_SUCCESS) st = gc_cufft_fail(r, "gpu_conv: filter spectrum", err, err_size);
+    if (r != CUFFT_SUCCESS) st = gp_cufft_fail(r, "gpu_conv: filter spectrum", err, err_size);
   }
   if (st == CONVOY_OK) {
     int64_t count = bins * filters->count;
     scale_kernel<<<blocks_for(count, 4096), kThreads, 0, s>>>(f->d_spec, count, scale);
     e = cudaGetLastError();
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess) st = gc_cuda_fail(e, "gpu_conv: filter spectrum", err, err_size);
+    if (e != cudaSuccess) st = gp_cuda_fail(e, "gpu_conv: filter spectrum", err, err_size);
   }
   if (s) cudaStreamSynchronize(s);
   if (have_plan) cufftDestroy(plan);
@@ -565,7 +565,7 @@ static convoy_status spectra_make_cx(gc_fft *f, const gc_filters *filters, float
   convoy_status st = CONVOY_OK;
   cufftResult r = cufftPlan1d(&plan, (int)n, CUFFT_C2C, 1);
   have_plan = r == CUFFT_SUCCESS;
-  if (r != CUFFT_SUCCESS) st = gc_cufft_fail(r, "gpu_conv: filter spectrum plan", err, err_size);
+  if (r != CUFFT_SUCCESS) st = gp_cufft_fail(r, "gpu_conv: filter spectrum plan", err, err_size);
   /* Folded plans: the taps rotated left by (m - 1) mod D, which moves the
    * circular output by as much, so that the kept outputs (circular
    * positions m - 1 + q D) sit at multiples of D. */
@@ -580,16 +580,16 @@ static convoy_status spectra_make_cx(gc_fft *f, const gc_filters *filters, float
     if (e == cudaSuccess && rot > 0)
       e = cudaMemcpy(spec + n - rot, host, sizeof(float2) * (size_t)rot, cudaMemcpyHostToDevice);
     if (e != cudaSuccess) {
-      st = gc_cuda_fail(e, "gpu_conv: taps to the device", err, err_size);
+      st = gp_cuda_fail(e, "gpu_conv: taps to the device", err, err_size);
       break;
     }
     r = cufftExecC2C(plan, (cufftComplex *)spec, (cufftComplex *)spec, CUFFT_FORWARD);
-    if (r != CUFFT_SUCCESS) st = gc_cufft_fail(r, "gpu_conv: filter spectrum", err, err_size);
+    if (r != CUFFT_SUCCESS) st = gp_cufft_fail(r, "gpu_conv: filter spectrum", err, err_size);
   }
   if (st == CONVOY_OK) st = gc_cx_scale(f->d_spec, n * filters->count, scale, 0, err, err_size);
   if (st == CONVOY_OK) {
     cudaError_t e = cudaDeviceSynchronize();
-    if (e != cudaSuccess) st = gc_cuda_fail(e, "gpu_conv: filter spectrum", err, err_size);
+    if (e != cudaSuccess) st = gp_cuda_fail(e, "gpu_conv: filter spectrum", err, err_size);
   }
   if (have_plan) cufftDestroy(plan);
   free(host);
@@ -631,11 +631,11 @@ static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters 
   f->filters = filters->count;
   f->cx = cfg->complex_taps != 0;
   const size_t bins = (size_t)(f->cx ? n : n / 2 + 1);
-  GC_CUDA(cudaMalloc((void **)&f->d_spec, sizeof(float2) * bins * (size_t)filters->count),
+  GP_CUDA(cudaMalloc((void **)&f->d_spec, sizeof(float2) * bins * (size_t)filters->count),
           "gpu_conv: filter spectra");
   const size_t mapped = (size_t)(f->cx ? cfg->channels / 2 : cfg->channels);
-  GC_CUDA(cudaMalloc((void **)&f->d_filter_of, sizeof(int32_t) * mapped), "gpu_conv: channel map");
-  GC_CUDA(cudaMemcpy(f->d_filter_of, filters->of_channel, sizeof(int32_t) * mapped,
+  GP_CUDA(cudaMalloc((void **)&f->d_filter_of, sizeof(int32_t) * mapped), "gpu_conv: channel map");
+  GP_CUDA(cudaMemcpy(f->d_filter_of, filters->of_channel, sizeof(int32_t) * mapped,
                      cudaMemcpyHostToDevice),
           "gpu_conv: channel map to the device");
   if (f->cx) {
@@ -744,12 +744,12 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
       cudaMalloc((void **)&in, sizeof(float) * rows * (size_t)(n_max + cfg->taps_len - 1));
   if (e == cudaSuccess) e = cudaMalloc((void **)&out, sizeof(float) * rows * (size_t)n_max);
   convoy_status st = CONVOY_OK;
-  if (e != cudaSuccess) st = gc_cuda_fail(e, "gpu_conv: FFT timing buffers", err, err_size);
+  if (e != cudaSuccess) st = gp_cuda_fail(e, "gpu_conv: FFT timing buffers", err, err_size);
   if (st == CONVOY_OK)
     st = gc_fill_pattern(in, rows * (n_max + cfg->taps_len - 1), 0, err, err_size);
   if (st == CONVOY_OK) {
     e = cudaStreamSynchronize(0); /* the timing runs on a non-blocking stream */
-    if (e != cudaSuccess) st = gc_cuda_fail(e, "gpu_conv: FFT timing buffers", err, err_size);
+    if (e != cudaSuccess) st = gp_cuda_fail(e, "gpu_conv: FFT timing buffers", err, err_size);
   }
   double best_time = -1.0;
   for (int k = centre - 2; st == CONVOY_OK && k <= centre + 1; k++) {
@@ -896,8 +896,8 @@ static convoy_status run_callback(gc_fft *f, fft_lane *ln, const float *in, int6
     b.used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
     convoy_status st = gc_cb_slots_set(ln->d_slots, (unsigned)f->slots, &b, stream, err, err_size);
     if (st != CONVOY_OK) return st;
-    GC_CUFFT(cufftExecR2C(ln->fwd, ln->buf, (cufftComplex *)ln->buf), "gpu_conv: R2C");
-    GC_CUFFT(cufftExecC2R(ln->inv, (cufftComplex *)ln->buf, ln->buf), "gpu_conv: C2R");
+    GP_CUFFT(cufftExecR2C(ln->fwd, ln->buf, (cufftComplex *)ln->buf), "gpu_conv: R2C");
+    GP_CUFFT(cufftExecC2R(ln->inv, (cufftComplex *)ln->buf, ln->buf), "gpu_conv: C2R");
   }
   return CONVOY_OK;
 }
@@ -917,16 +917,16 @@ static convoy_status run_plain(gc_fft *f, fft_lane *ln, const float *in, int64_t
                    gx_scatter = blocks_for((l + 3) / 4, cap);
     gather_kernel<<<dim3(gx_gather, used), kThreads, 0, stream>>>(
         ln->buf, in, in_stride, n_in, n, l, l + f->taps_len - 1, segments, p0);
-    GC_LAUNCHED("gpu_conv: gather kernel");
-    GC_CUFFT(cufftExecR2C(ln->fwd, ln->buf, (cufftComplex *)ln->buf), "gpu_conv: R2C");
+    GP_LAUNCHED("gpu_conv: gather kernel");
+    GP_CUFFT(cufftExecR2C(ln->fwd, ln->buf, (cufftComplex *)ln->buf), "gpu_conv: R2C");
     const unsigned zeroed = (unsigned)f->slots - used; /* non-zero in a part batch only */
     multiply_kernel<<<dim3(gx_mul, used + zeroed), kThreads, 0, stream>>>(
         ln->buf, f->d_spec, f->d_filter_of, bins, segments, p0, used);
-    GC_LAUNCHED("gpu_conv: multiply kernel");
-    GC_CUFFT(cufftExecC2R(ln->inv, (cufftComplex *)ln->buf, ln->buf), "gpu_conv: C2R");
+    GP_LAUNCHED("gpu_conv: multiply kernel");
+    GP_CUFFT(cufftExecC2R(ln->inv, (cufftComplex *)ln->buf, ln->buf), "gpu_conv: C2R");
     scatter_kernel<<<dim3(gx_scatter, used), kThreads, 0, stream>>>(
         out, out_stride, n_out, ln->buf, n, l, f->taps_len - 1, segments, p0);
-    GC_LAUNCHED("gpu_conv: scatter kernel");
+    GP_LAUNCHED("gpu_conv: scatter kernel");
   }
   return CONVOY_OK;
 }
@@ -962,9 +962,9 @@ static convoy_status run_plain_cx(gc_fft *f, fft_lane *ln, const float *in, int6
     b.p0 = p0;
     b.used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
     if ((st = gc_cx_gather(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
-    GC_CUFFT(cufftExecC2C(ln->fwd, buf, buf, CUFFT_FORWARD), "gpu_conv: C2C forward");
+    GP_CUFFT(cufftExecC2C(ln->fwd, buf, buf, CUFFT_FORWARD), "gpu_conv: C2C forward");
     if ((st = gc_cx_multiply(buf, &b, stream, err, err_size)) != CONVOY_OK) break;
-    GC_CUFFT(cufftExecC2C(fold > 1 ? ln->inv : ln->fwd, buf, buf, CUFFT_INVERSE),
+    GP_CUFFT(cufftExecC2C(fold > 1 ? ln->inv : ln->fwd, buf, buf, CUFFT_INVERSE),
              "gpu_conv: C2C inverse");
     st = gc_cx_scatter(buf, &b, stream, err, err_size);
   }
@@ -983,8 +983,8 @@ convoy_status gc_fft_run_folded(gc_fft *f, int32_t lane, const float *in, int64_
                                "gpu_conv: this FFT plan does not fold");
   if (count <= 0) return CONVOY_OK;
   fft_lane *ln = &f->lane[lane];
-  GC_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
-  GC_CUFFT(cufftSetStream(ln->inv, stream), "gpu_conv: cufftSetStream");
+  GP_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
+  GP_CUFFT(cufftSetStream(ln->inv, stream), "gpu_conv: cufftSetStream");
   /* Whole segments, as gc_fft_run computes them: a segment's bits never
    * depend on how many of its outputs the call keeps. */
   const int64_t spanned = (count - 1) * f->fold + 1;
@@ -1000,15 +1000,15 @@ convoy_status gc_fft_run(gc_fft *f, int32_t lane, const float *in, int64_t in_st
     return run_fused(f, in, in_stride, out, out_stride, n_out, stream, err, err_size);
   if (f->cx) {
     fft_lane *ln = &f->lane[lane];
-    GC_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
+    GP_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
     return run_plain_cx(f, ln, in, in_stride, out, out_stride, n_out, 1, n_out, stream, err,
                         err_size);
   }
   fft_lane *ln = &f->lane[lane];
   if (f->path == GPU_CONV_FFT_FOURSTEP)
     return run_fourstep(f, ln, in, in_stride, out, out_stride, n_out, stream, err, err_size);
-  GC_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
-  GC_CUFFT(cufftSetStream(ln->inv, stream), "gpu_conv: cufftSetStream");
+  GP_CUFFT(cufftSetStream(ln->fwd, stream), "gpu_conv: cufftSetStream");
+  GP_CUFFT(cufftSetStream(ln->inv, stream), "gpu_conv: cufftSetStream");
   if (f->path == GPU_CONV_FFT_CALLBACK)
     return run_callback(f, ln, in, in_stride, out, out_stride, n_out, stream, err, err_size);
   return run_plain(f, ln, in, in_stride, out, out_stride, n_out, stream, err, err_size);

@@ -154,7 +154,7 @@ convoy_status gc_four_prepare(int64_t n, char *err, size_t err_size) {
   if (!in)
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "gpu_conv: no four-step FFT kernels for N=%lld", (long long)n);
-  GC_CUDA(in->prepare(), "gpu_conv: four-step FFT kernels' shared memory");
+  GP_CUDA(in->prepare(), "gpu_conv: four-step FFT kernels' shared memory");
   return CONVOY_OK;
 }
 
@@ -165,7 +165,7 @@ convoy_status gc_four_launch(int64_t n, const gc_four_args *a, unsigned used, cu
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "gpu_conv: no four-step FFT kernels for N=%lld", (long long)n);
   in->launch(*a, used, stream);
-  GC_LAUNCHED("gpu_conv: four-step FFT kernels");
+  GP_LAUNCHED("gpu_conv: four-step FFT kernels");
   return CONVOY_OK;
 }
 
@@ -177,7 +177,7 @@ convoy_status gc_four_reorder(int64_t n, float2 *spec, int32_t filters, cudaStre
                                "gpu_conv: no four-step FFT kernels for N=%lld", (long long)n);
   const int64_t m = n / 2, total = (m + 1) * filters;
   float2 *tmp = NULL;
-  GC_CUDA(cudaMalloc((void **)&tmp, sizeof(float2) * (size_t)total), "gpu_conv: spectrum reorder");
+  GP_CUDA(cudaMalloc((void **)&tmp, sizeof(float2) * (size_t)total), "gpu_conv: spectrum reorder");
   cudaError_t e =
       cudaMemcpyAsync(tmp, spec, sizeof(float2) * (size_t)total, cudaMemcpyDeviceToDevice, stream);
   if (e == cudaSuccess) {
@@ -188,6 +188,6 @@ convoy_status gc_four_reorder(int64_t n, float2 *spec, int32_t filters, cudaStre
   }
   if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
   cudaFree(tmp);
-  if (e != cudaSuccess) return gc_cuda_fail(e, "gpu_conv: spectrum reorder", err, err_size);
+  if (e != cudaSuccess) return gp_cuda_fail(e, "gpu_conv: spectrum reorder", err, err_size);
   return CONVOY_OK;
 }

@@ -57,10 +57,10 @@ convoy_status gc_cb_attach(cufftHandle fwd, cufftHandle inv, gc_cb_info **d_info
   void **info = (void **)d_info;
   char what[96];
   snprintf(what, sizeof what, "gpu_conv: cuFFT load callback (nvJitLink %u.%u)", major, minor);
-  GC_CUFFT(cufftXtSetJITCallback(fwd, GC_CB_GATHER, fatbin, size, CUFFT_CB_LD_REAL, info), what);
-  GC_CUFFT(cufftXtSetJITCallback(fwd, GC_CB_MULTIPLY, fatbin, size, CUFFT_CB_ST_COMPLEX, info),
+  GP_CUFFT(cufftXtSetJITCallback(fwd, GC_CB_GATHER, fatbin, size, CUFFT_CB_LD_REAL, info), what);
+  GP_CUFFT(cufftXtSetJITCallback(fwd, GC_CB_MULTIPLY, fatbin, size, CUFFT_CB_ST_COMPLEX, info),
            "gpu_conv: cuFFT store callback (multiply)");
-  GC_CUFFT(cufftXtSetJITCallback(inv, GC_CB_SCATTER, fatbin, size, CUFFT_CB_ST_REAL, info),
+  GP_CUFFT(cufftXtSetJITCallback(inv, GC_CB_SCATTER, fatbin, size, CUFFT_CB_ST_REAL, info),
            "gpu_conv: cuFFT store callback (scatter)");
   return CONVOY_OK;
 #else
@@ -98,6 +98,6 @@ __global__ void cb_slots_kernel(gc_cb_slot *slots, unsigned total, gc_cb_batch b
 convoy_status gc_cb_slots_set(gc_cb_slot *d_slots, unsigned total, const gc_cb_batch *b,
                               cudaStream_t stream, char *err, size_t err_size) {
   cb_slots_kernel<<<(total + 127) / 128, 128, 0, stream>>>(d_slots, total, *b);
-  GC_LAUNCHED("gpu_conv: slot table kernel");
+  GP_LAUNCHED("gpu_conv: slot table kernel");
   return CONVOY_OK;
 }

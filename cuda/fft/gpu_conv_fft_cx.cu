@@ -160,7 +160,7 @@ convoy_status gc_fused_cx_prepare(int64_t n, char *err, size_t err_size) {
   if (!in)
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "gpu_conv: no fused complex FFT kernel for N=%lld", (long long)n);
-  GC_CUDA(in->prepare(), "gpu_conv: fused complex FFT kernel shared memory");
+  GP_CUDA(in->prepare(), "gpu_conv: fused complex FFT kernel shared memory");
   return CONVOY_OK;
 }
 
@@ -171,14 +171,14 @@ convoy_status gc_fused_cx_launch(int64_t n, const gc_fused_args *a, unsigned blo
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "gpu_conv: no fused complex FFT kernel for N=%lld", (long long)n);
   in->launch(*a, blocks, stream);
-  GC_LAUNCHED("gpu_conv: fused complex FFT kernel");
+  GP_LAUNCHED("gpu_conv: fused complex FFT kernel");
   return CONVOY_OK;
 }
 
 convoy_status gc_cx_gather(float2 *buf, const gc_cx_batch *b, cudaStream_t stream, char *err,
                            size_t err_size) {
   gather_kernel<<<dim3(blocks_x(b->n, b->used), b->used), kThreads, 0, stream>>>(buf, *b);
-  GC_LAUNCHED("gpu_conv: complex gather kernel");
+  GP_LAUNCHED("gpu_conv: complex gather kernel");
   return CONVOY_OK;
 }
 
@@ -186,7 +186,7 @@ convoy_status gc_cx_multiply(float2 *buf, const gc_cx_batch *b, cudaStream_t str
                              size_t err_size) {
   multiply_kernel<<<dim3(blocks_x(b->n / b->fold, b->slots), b->slots), kThreads, 0, stream>>>(buf,
                                                                                                *b);
-  GC_LAUNCHED("gpu_conv: complex multiply-fold kernel");
+  GP_LAUNCHED("gpu_conv: complex multiply-fold kernel");
   return CONVOY_OK;
 }
 
@@ -194,7 +194,7 @@ convoy_status gc_cx_scatter(const float2 *buf, const gc_cx_batch *b, cudaStream_
                             size_t err_size) {
   scatter_kernel<<<dim3(blocks_x(b->l / b->fold, b->used), b->used), kThreads, 0, stream>>>(buf,
                                                                                             *b);
-  GC_LAUNCHED("gpu_conv: complex folded scatter kernel");
+  GP_LAUNCHED("gpu_conv: complex folded scatter kernel");
   return CONVOY_OK;
 }
 
@@ -203,6 +203,6 @@ convoy_status gc_cx_scale(float2 *spec, int64_t count, float scale, cudaStream_t
   int64_t blocks = (count + kThreads - 1) / kThreads;
   if (blocks > 4096) blocks = 4096;
   scale_kernel<<<(unsigned)(blocks > 0 ? blocks : 1), kThreads, 0, stream>>>(spec, count, scale);
-  GC_LAUNCHED("gpu_conv: complex spectrum scale");
+  GP_LAUNCHED("gpu_conv: complex spectrum scale");
   return CONVOY_OK;
 }

@@ -96,7 +96,7 @@ convoy_status gc_fused_prepare(int64_t n, int points, char *err, size_t err_size
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "gpu_conv: no fused FFT kernel for N=%lld with %d points per thread",
                                (long long)n, points);
-  GC_CUDA(in->prepare(), "gpu_conv: fused FFT kernel shared memory");
+  GP_CUDA(in->prepare(), "gpu_conv: fused FFT kernel shared memory");
   return CONVOY_OK;
 }
 
@@ -108,7 +108,7 @@ convoy_status gc_fused_launch(int64_t n, int points, const gc_fused_args *a, uns
                                "gpu_conv: no fused FFT kernel for N=%lld with %d points per thread",
                                (long long)n, points);
   in->launch(*a, blocks, stream);
-  GC_LAUNCHED("gpu_conv: fused FFT kernel");
+  GP_LAUNCHED("gpu_conv: fused FFT kernel");
   return CONVOY_OK;
 }
 
@@ -125,7 +125,7 @@ convoy_status gc_twiddle_fill(int64_t n, int64_t count, int64_t step, float2 *d_
   }
   cudaError_t e = cudaMemcpy(d_tw, host, sizeof(float2) * (size_t)count, cudaMemcpyHostToDevice);
   free(host);
-  if (e != cudaSuccess) return gc_cuda_fail(e, "gpu_conv: FFT twiddle table", err, err_size);
+  if (e != cudaSuccess) return gp_cuda_fail(e, "gpu_conv: FFT twiddle table", err, err_size);
   return CONVOY_OK;
 }
 
@@ -135,7 +135,7 @@ convoy_status gc_twiddle_table(int64_t n, int64_t count, int64_t step, float2 **
   cudaError_t e = cudaMalloc((void **)tw, sizeof(float2) * (size_t)count);
   if (e != cudaSuccess) {
     *tw = NULL;
-    return gc_cuda_fail(e, "gpu_conv: FFT twiddle table", err, err_size);
+    return gp_cuda_fail(e, "gpu_conv: FFT twiddle table", err, err_size);
   }
   convoy_status st = gc_twiddle_fill(n, count, step, *tw, err, err_size);
   if (st != CONVOY_OK) {

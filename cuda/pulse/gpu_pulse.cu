@@ -110,17 +110,17 @@ static gpu_pulse_fused_args fused_args(const gpu_pulse *p, int i, const float2 *
  * times 1/n, into d_spec (n values). */
 static convoy_status filter_spectrum(const float2 *d_h, int64_t taps, int64_t n, float2 *d_spec,
                                      cudaStream_t s, char *err, size_t err_size) {
-  GC_CUDA(cudaMemsetAsync(d_spec, 0, sizeof(float2) * (size_t)n, s), "pulse: spectrum");
-  GC_CUDA(cudaMemcpyAsync(d_spec, d_h, sizeof(float2) * (size_t)taps, cudaMemcpyDeviceToDevice, s),
+  GP_CUDA(cudaMemsetAsync(d_spec, 0, sizeof(float2) * (size_t)n, s), "pulse: spectrum");
+  GP_CUDA(cudaMemcpyAsync(d_spec, d_h, sizeof(float2) * (size_t)taps, cudaMemcpyDeviceToDevice, s),
           "pulse: spectrum");
   cufftHandle plan;
-  GC_CUFFT(cufftPlan1d(&plan, (int)n, CUFFT_C2C, 1), "pulse: template FFT plan");
+  GP_CUFFT(cufftPlan1d(&plan, (int)n, CUFFT_C2C, 1), "pulse: template FFT plan");
   cufftResult r = cufftSetStream(plan, s);
   if (r == CUFFT_SUCCESS) r = cufftExecC2C(plan, d_spec, d_spec, CUFFT_FORWARD);
   cufftDestroy(plan);
-  if (r != CUFFT_SUCCESS) return gc_cufft_fail(r, "pulse: template FFT", err, err_size);
+  if (r != CUFFT_SUCCESS) return gp_cufft_fail(r, "pulse: template FFT", err, err_size);
   scale_kernel<<<grid_for(n), 256, 0, s>>>(d_spec, n, (float)(1.0 / (double)n));
-  GC_LAUNCHED("pulse: spectrum scale");
+  GP_LAUNCHED("pulse: spectrum scale");
   return CONVOY_OK;
 }
 
@@ -134,17 +134,17 @@ static convoy_status plan_whole(gpu_pulse *p, char *err, size_t err_size) {
   if (group < 1) group = 1;
   if (group > pulses) group = pulses;
   p->group = group;
-  GC_CUDA(cudaMalloc((void **)&p->d_work, sizeof(float2) * (size_t)(group * n)),
+  GP_CUDA(cudaMalloc((void **)&p->d_work, sizeof(float2) * (size_t)(group * n)),
           "pulse: FFT buffer");
-  GC_CUDA(cudaMalloc((void **)&p->d_spec, sizeof(float2) * (size_t)n), "pulse: spectrum buffer");
+  GP_CUDA(cudaMalloc((void **)&p->d_spec, sizeof(float2) * (size_t)n), "pulse: spectrum buffer");
   int dims[1] = {(int)n};
-  GC_CUFFT(cufftPlanMany(&p->fft_group, 1, dims, NULL, 1, (int)n, NULL, 1, (int)n, CUFFT_C2C,
+  GP_CUFFT(cufftPlanMany(&p->fft_group, 1, dims, NULL, 1, (int)n, NULL, 1, (int)n, CUFFT_C2C,
                          (int)group),
            "pulse: batched FFT plan");
   p->have_group = true;
   const int64_t rest = pulses % group;
   if (rest) {
-    GC_CUFFT(cufftPlanMany(&p->fft_rest, 1, dims, NULL, 1, (int)n, NULL, 1, (int)n, CUFFT_C2C,
+    GP_CUFFT(cufftPlanMany(&p->fft_rest, 1, dims, NULL, 1, (int)n, NULL, 1, (int)n, CUFFT_C2C,
                            (int)rest),
              "pulse: batched FFT plan");
     p->have_rest = true;
@@ -158,18 +158,18 @@ static convoy_status plan_whole(gpu_pulse *p, char *err, size_t err_size) {
 static convoy_status plan_fused(gpu_pulse *p, gpu_pulse_plan want, char *err, size_t err_size) {
   const pulse_geom *g = &p->g;
   const size_t most = (size_t)1 << GPU_PULSE_FUSED_MAX_LOG2;
-  GC_CUDA(cudaMalloc((void **)&p->d_fspec[0], sizeof(float2) * most), "pulse: spectrum buffer");
-  GC_CUDA(cudaMalloc((void **)&p->d_ftw[0], sizeof(float2) * most), "pulse: twiddle table");
-  GC_CUDA(cudaMemsetAsync(p->d_fspec[0], 0, sizeof(float2) * most, p->stream), "pulse: timing");
-  GC_CUDA(cudaMemsetAsync(p->d_ftw[0], 0, sizeof(float2) * most, p->stream), "pulse: timing");
-  GC_CUDA(cudaMemsetAsync(p->d_in, 0, sizeof(float2) * (size_t)(pulse_count(g) * g->pulse_len),
+  GP_CUDA(cudaMalloc((void **)&p->d_fspec[0], sizeof(float2) * most), "pulse: spectrum buffer");
+  GP_CUDA(cudaMalloc((void **)&p->d_ftw[0], sizeof(float2) * most), "pulse: twiddle table");
+  GP_CUDA(cudaMemsetAsync(p->d_fspec[0], 0, sizeof(float2) * most, p->stream), "pulse: timing");
+  GP_CUDA(cudaMemsetAsync(p->d_ftw[0], 0, sizeof(float2) * most, p->stream), "pulse: timing");
+  GP_CUDA(cudaMemsetAsync(p->d_in, 0, sizeof(float2) * (size_t)(pulse_count(g) * g->pulse_len),
                           p->stream),
           "pulse: timing");
   convoy_status st = gpu_pulse_fused_choose(g, want, fused_args(p, 0, p->d_in, p->d_out), p->stream,
                                             &p->fplan, p->fused_ms, err, err_size);
   if (st != CONVOY_OK) return st;
   /* the memsets above must not land on the twiddles copied below */
-  GC_CUDA(cudaStreamSynchronize(p->stream), "pulse: timing");
+  GP_CUDA(cudaStreamSynchronize(p->stream), "pulse: timing");
   p->stages = gpu_pulse_stages(g, p->fplan, p->stage);
   if (p->stages == 0)
     return convoy_error_format(err, err_size, CONVOY_ERR_BACKEND, "pulse: no fused plan fits");
@@ -177,10 +177,10 @@ static convoy_status plan_fused(gpu_pulse *p, gpu_pulse_plan want, char *err, si
     const int log2m = p->stage[i].log2m;
     if (i > 0) {
       const size_t m = (size_t)1 << log2m;
-      GC_CUDA(cudaMalloc((void **)&p->d_fspec[i], sizeof(float2) * m), "pulse: spectrum buffer");
-      GC_CUDA(cudaMalloc((void **)&p->d_ftw[i], sizeof(float2) * m), "pulse: twiddle table");
+      GP_CUDA(cudaMalloc((void **)&p->d_fspec[i], sizeof(float2) * m), "pulse: spectrum buffer");
+      GP_CUDA(cudaMalloc((void **)&p->d_ftw[i], sizeof(float2) * m), "pulse: twiddle table");
     }
-    GC_CUDA(gpu_pulse_fused_prepare(log2m), "pulse: fused kernel shared memory");
+    GP_CUDA(gpu_pulse_fused_prepare(log2m), "pulse: fused kernel shared memory");
     /* W_2M^i, i < M = 2^log2m */
     const int64_t m = (int64_t)1 << log2m;
     if ((st = gc_twiddle_fill(2 * m, m, 1, p->d_ftw[i], err, err_size)) != CONVOY_OK) return st;
@@ -221,11 +221,11 @@ static convoy_status create_on_device(gpu_pulse *p, gpu_pulse_plan want, char *e
   const int64_t pulses = pulse_count(g);
   const size_t in_bytes = sizeof(float2) * (size_t)(pulses * g->pulse_len);
   const size_t out_bytes = sizeof(float2) * (size_t)(pulses * g->out_len);
-  GC_CUDA(cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking), "pulse: stream");
-  GC_CUDA(cudaMalloc((void **)&p->d_in, in_bytes), "pulse: device input buffer");
-  GC_CUDA(cudaMalloc((void **)&p->d_out, out_bytes), "pulse: device output buffer");
-  GC_CUDA(cudaHostAlloc((void **)&p->h_in, in_bytes, cudaHostAllocDefault), "pulse: pinned input");
-  GC_CUDA(cudaHostAlloc((void **)&p->h_out, out_bytes, cudaHostAllocDefault),
+  GP_CUDA(cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking), "pulse: stream");
+  GP_CUDA(cudaMalloc((void **)&p->d_in, in_bytes), "pulse: device input buffer");
+  GP_CUDA(cudaMalloc((void **)&p->d_out, out_bytes), "pulse: device output buffer");
+  GP_CUDA(cudaHostAlloc((void **)&p->h_in, in_bytes, cudaHostAllocDefault), "pulse: pinned input");
+  GP_CUDA(cudaHostAlloc((void **)&p->h_out, out_bytes, cudaHostAllocDefault),
           "pulse: pinned output");
   const size_t biggest = in_bytes > out_bytes ? in_bytes : out_bytes;
   p->slices_max = (int64_t)((biggest + kSliceBytes - 1) / kSliceBytes);
@@ -234,7 +234,7 @@ static convoy_status create_on_device(gpu_pulse *p, gpu_pulse_plan want, char *e
     return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
                                "pulse: out of host memory");
   for (int64_t i = 0; i < p->slices_max; i++)
-    GC_CUDA(cudaEventCreateWithFlags(&p->slice_done[i], cudaEventDisableTiming), "pulse: events");
+    GP_CUDA(cudaEventCreateWithFlags(&p->slice_done[i], cudaEventDisableTiming), "pulse: events");
 
   const bool fused_forced = want == GPU_PULSE_FUSED || want == GPU_PULSE_FUSED_TAIL;
   const int log2m = gpu_pulse_fused_model(g, true).log2m;
@@ -250,7 +250,7 @@ static convoy_status create_on_device(gpu_pulse *p, gpu_pulse_plan want, char *e
 
   float2 *d_h = NULL;
   const size_t h_bytes = sizeof(float2) * (size_t)g->template_len;
-  GC_CUDA(cudaMalloc((void **)&d_h, h_bytes), "pulse: template upload");
+  GP_CUDA(cudaMalloc((void **)&d_h, h_bytes), "pulse: template upload");
   cudaError_t e = cudaMemcpy(d_h, g->h, h_bytes, cudaMemcpyHostToDevice);
   if (e == cudaSuccess) {
     if (p->plan == GPU_PULSE_WHOLE)
@@ -262,7 +262,7 @@ static convoy_status create_on_device(gpu_pulse *p, gpu_pulse_plan want, char *e
   }
   cudaFree(d_h);
   if (st != CONVOY_OK) return st;
-  GC_CUDA(e, "pulse: template spectrum");
+  GP_CUDA(e, "pulse: template spectrum");
   return CONVOY_OK;
 }
 
@@ -299,7 +299,7 @@ static convoy_status enqueue(gpu_pulse *p, const float2 *d_in, float2 *d_out, cu
   const int64_t pulses = pulse_count(g);
   if (p->plan == GPU_PULSE_FUSED) {
     for (int i = 0; i < p->stages; i++)
-      GC_CUDA(gpu_pulse_fused_launch(p->stage[i].log2m, fused_args(p, i, d_in, d_out), pulses,
+      GP_CUDA(gpu_pulse_fused_launch(p->stage[i].log2m, fused_args(p, i, d_in, d_out), pulses,
                                      i > 0, s),
               "pulse: fused kernel");
     return CONVOY_OK;
@@ -310,15 +310,15 @@ static convoy_status enqueue(gpu_pulse *p, const float2 *d_in, float2 *d_out, cu
     const cufftHandle plan = nb == p->group ? p->fft_group : p->fft_rest;
     const int64_t total = nb * n, total_out = nb * g->out_len;
     pad_kernel<<<grid_for(total), 256, 0, s>>>(d_in, p->d_work, p->ix, t0, g->pulse_len, n, total);
-    GC_LAUNCHED("pulse: pad kernel");
-    GC_CUFFT(cufftSetStream(plan, s), "pulse: cuFFT stream");
-    GC_CUFFT(cufftExecC2C(plan, p->d_work, p->d_work, CUFFT_FORWARD), "pulse: forward FFT");
+    GP_LAUNCHED("pulse: pad kernel");
+    GP_CUFFT(cufftSetStream(plan, s), "pulse: cuFFT stream");
+    GP_CUFFT(cufftExecC2C(plan, p->d_work, p->d_work, CUFFT_FORWARD), "pulse: forward FFT");
     multiply_kernel<<<grid_for(total), 256, 0, s>>>(p->d_work, p->d_spec, n, total);
-    GC_LAUNCHED("pulse: multiply kernel");
-    GC_CUFFT(cufftExecC2C(plan, p->d_work, p->d_work, CUFFT_INVERSE), "pulse: inverse FFT");
+    GP_LAUNCHED("pulse: multiply kernel");
+    GP_CUFFT(cufftExecC2C(plan, p->d_work, p->d_work, CUFFT_INVERSE), "pulse: inverse FFT");
     trim_kernel<<<grid_for(total_out), 256, 0, s>>>(p->d_work, d_out, p->ix, t0, g->out_len,
                                                     g->out_start, n, total_out);
-    GC_LAUNCHED("pulse: trim kernel");
+    GP_LAUNCHED("pulse: trim kernel");
   }
   return CONVOY_OK;
 }
@@ -351,12 +351,12 @@ convoy_status gpu_pulse_run_host(gpu_pulse *p, const float *in, float *out, char
   const size_t out_bytes = sizeof(float2) * (size_t)(pulses * g->out_len);
   cudaStream_t s = p->stream;
   if (is_pinned(in)) {
-    GC_CUDA(cudaMemcpyAsync(p->d_in, in, in_bytes, cudaMemcpyHostToDevice, s), "pulse: upload");
+    GP_CUDA(cudaMemcpyAsync(p->d_in, in, in_bytes, cudaMemcpyHostToDevice, s), "pulse: upload");
   } else {
     for (size_t at = 0; at < in_bytes; at += kSliceBytes) {
       const size_t len = in_bytes - at < kSliceBytes ? in_bytes - at : kSliceBytes;
       memcpy((char *)p->h_in + at, (const char *)in + at, len);
-      GC_CUDA(cudaMemcpyAsync((char *)p->d_in + at, (char *)p->h_in + at, len,
+      GP_CUDA(cudaMemcpyAsync((char *)p->d_in + at, (char *)p->h_in + at, len,
                               cudaMemcpyHostToDevice, s),
               "pulse: upload");
     }
@@ -367,23 +367,23 @@ convoy_status gpu_pulse_run_host(gpu_pulse *p, const float *in, float *out, char
     return st;
   }
   if (is_pinned(out)) {
-    GC_CUDA(cudaMemcpyAsync(out, p->d_out, out_bytes, cudaMemcpyDeviceToHost, s),
+    GP_CUDA(cudaMemcpyAsync(out, p->d_out, out_bytes, cudaMemcpyDeviceToHost, s),
             "pulse: download");
-    GC_CUDA(cudaStreamSynchronize(s), "pulse: run");
+    GP_CUDA(cudaStreamSynchronize(s), "pulse: run");
     return CONVOY_OK;
   }
   int64_t k = 0;
   for (size_t at = 0; at < out_bytes; at += kSliceBytes, k++) {
     const size_t len = out_bytes - at < kSliceBytes ? out_bytes - at : kSliceBytes;
-    GC_CUDA(cudaMemcpyAsync((char *)p->h_out + at, (char *)p->d_out + at, len,
+    GP_CUDA(cudaMemcpyAsync((char *)p->h_out + at, (char *)p->d_out + at, len,
                             cudaMemcpyDeviceToHost, s),
             "pulse: download");
-    GC_CUDA(cudaEventRecord(p->slice_done[k], s), "pulse: event");
+    GP_CUDA(cudaEventRecord(p->slice_done[k], s), "pulse: event");
   }
   k = 0;
   for (size_t at = 0; at < out_bytes; at += kSliceBytes, k++) {
     const size_t len = out_bytes - at < kSliceBytes ? out_bytes - at : kSliceBytes;
-    GC_CUDA(cudaEventSynchronize(p->slice_done[k]), "pulse: run");
+    GP_CUDA(cudaEventSynchronize(p->slice_done[k]), "pulse: run");
     memcpy((char *)out + at, (char *)p->h_out + at, len);
   }
   return CONVOY_OK;

@@ -18,9 +18,9 @@
  * compressors of one geometry created back to back always agree).
  */
 #include "gpu_conv_internal.cuh"
+#include "gpu_plan_cache.cuh"
 #include "gpu_pulse_internal.cuh"
 
-#include <mutex>
 #include <string.h>
 
 namespace {
@@ -38,9 +38,7 @@ struct choice {
   gpu_pulse_fused_times ms;
 };
 
-std::mutex g_lock;
-choice g_table[kCached];
-int g_used, g_next; /* entries in use; the one to replace when full */
+gp_plan_cache<choice, kCached> g_table;
 
 bool same_geometry(const choice &c, const choice &k) {
   return c.device == k.device && c.channels == k.channels && c.pulses == k.pulses &&
@@ -223,30 +221,13 @@ convoy_status gpu_pulse_fused_choose(const pulse_geom *g, gpu_pulse_plan want,
     *plan = pick(g, want, ms);
     return CONVOY_OK;
   }
-  {
-    std::lock_guard<std::mutex> hold(g_lock);
-    for (int i = 0; i < g_used; i++)
-      if (same_geometry(g_table[i], key)) {
-        memcpy(ms, g_table[i].ms, sizeof(gpu_pulse_fused_times));
-        *plan = pick(g, want, ms);
-        return CONVOY_OK;
-      }
+  auto same = [&key](const choice &c) { return same_geometry(c, key); };
+  choice kept;
+  if (!g_table.find(same, &kept)) {
+    GP_CUDA(time_all(g, a, s, key.ms), "pulse: timing the fused kernel");
+    g_table.add_first(same, key, &kept); /* another thread may have timed it meanwhile */
   }
-  GC_CUDA(time_all(g, a, s, key.ms), "pulse: timing the fused kernel");
-  std::lock_guard<std::mutex> hold(g_lock);
-  int found = -1;
-  for (int i = 0; i < g_used && found < 0; i++)
-    if (same_geometry(g_table[i], key)) found = i; /* another thread timed it meanwhile */
-  if (found < 0) {
-    if (g_used < kCached) {
-      found = g_used++;
-    } else {
-      found = g_next;
-      g_next = (g_next + 1) % kCached;
-    }
-    g_table[found] = key;
-  }
-  memcpy(ms, g_table[found].ms, sizeof(gpu_pulse_fused_times));
+  memcpy(ms, kept.ms, sizeof(gpu_pulse_fused_times));
   *plan = pick(g, want, ms);
   return CONVOY_OK;
 }

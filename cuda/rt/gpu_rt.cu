@@ -143,17 +143,17 @@ convoy_status make_plans(grt_impl *m, char *err, size_t err_size) {
   const grt_geom &g = m->g;
   int n = 2 * g.block;
   int bins = g.bins;
-  GC_CUFFT(cufftPlanMany(&m->fwd, 1, &n, nullptr, 1, n, nullptr, 1, bins, CUFFT_R2C, g.n_in),
+  GP_CUFFT(cufftPlanMany(&m->fwd, 1, &n, nullptr, 1, n, nullptr, 1, bins, CUFFT_R2C, g.n_in),
            "GPU real-time: input transform plan");
   m->have_fwd = true;
   for (int k = 0; k < 2; k++) {
-    GC_CUFFT(cufftPlanMany(&m->inv[k], 1, &n, nullptr, 1, bins, nullptr, 1, n, CUFFT_C2R,
+    GP_CUFFT(cufftPlanMany(&m->inv[k], 1, &n, nullptr, 1, bins, nullptr, 1, n, CUFFT_C2R,
                            (k + 1) * g.n_out),
              "GPU real-time: output transform plan");
     m->have_inv[k] = true;
-    GC_CUFFT(cufftSetStream(m->inv[k], m->stream), "GPU real-time: output transform stream");
+    GP_CUFFT(cufftSetStream(m->inv[k], m->stream), "GPU real-time: output transform stream");
   }
-  GC_CUFFT(cufftSetStream(m->fwd, m->stream), "GPU real-time: input transform stream");
+  GP_CUFFT(cufftSetStream(m->fwd, m->stream), "GPU real-time: input transform stream");
   return CONVOY_OK;
 }
 
@@ -179,7 +179,7 @@ convoy_status capture(grt_impl *m, int k, char *err, size_t err_size) {
   if (!failed && (e = grt_launch_output(&m->g, &m->b, m->stream)) != cudaSuccess)
     failed = "GPU real-time: output kernel";
   cudaError_t end = cudaStreamEndCapture(m->stream, &m->graph[k]);
-  if (failed && fr != CUFFT_SUCCESS) return gc_cufft_fail(fr, failed, err, err_size);
+  if (failed && fr != CUFFT_SUCCESS) return gp_cufft_fail(fr, failed, err, err_size);
   if (failed) return gp_cuda_fail(e, failed, err, err_size);
   GP_CUDA(end, "GPU real-time: graph capture");
   GP_CUDA(cudaGraphInstantiate(&m->exec[k], m->graph[k], 0), "GPU real-time: graph instantiate");
@@ -242,7 +242,7 @@ convoy_status rt_create(const rt_layout *l, void **impl, char *err, size_t err_s
   m->g.n_out = l->n_out;
   grt_geom_plan(&m->g, dev.sms);
   cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+  if (gp_device_props(device, &prop) == cudaSuccess)
     snprintf(m->device_name, sizeof m->device_name, "%s", prop.name);
   (void)cudaGetLastError();
 

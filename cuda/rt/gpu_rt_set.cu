@@ -42,17 +42,17 @@ convoy_status transform(const grt_geom *g, grt_prep *pr, const convoy_rt_route *
         ri++;
       }
     }
-    GC_CUDA(cudaMemcpyAsync(pr->d_stage, pr->h_stage, sizeof(float) * (size_t)(pr->chunk * N),
+    GP_CUDA(cudaMemcpyAsync(pr->d_stage, pr->h_stage, sizeof(float) * (size_t)(pr->chunk * N),
                             cudaMemcpyHostToDevice, pr->stream),
             "GPU real-time: IR upload");
-    GC_CUFFT(cufftExecR2C(pr->plan, pr->d_stage, (cufftComplex *)pr->d_spec),
+    GP_CUFFT(cufftExecR2C(pr->plan, pr->d_stage, (cufftComplex *)pr->d_spec),
              "GPU real-time: IR transform");
-    GC_CUDA(cudaMemcpyAsync(set->spectra + done * K, pr->d_spec,
+    GP_CUDA(cudaMemcpyAsync(set->spectra + done * K, pr->d_spec,
                             sizeof(float2) * (size_t)(count * K), cudaMemcpyDeviceToDevice,
                             pr->stream),
             "GPU real-time: IR spectra");
     /* The host staging is refilled next round. */
-    GC_CUDA(cudaStreamSynchronize(pr->stream), "GPU real-time: IR transform");
+    GP_CUDA(cudaStreamSynchronize(pr->stream), "GPU real-time: IR transform");
     done += count;
   }
   return CONVOY_OK;
@@ -90,23 +90,23 @@ convoy_status grt_prep_create(const grt_geom *g, grt_prep *p, char *err, size_t 
   if (chunk < 1) chunk = 1;
   p->chunk = chunk;
   int least = 0, greatest = 0;
-  GC_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest), "GPU real-time: stream priorities");
-  GC_CUDA(cudaStreamCreateWithPriority(&p->stream, cudaStreamNonBlocking, least),
+  GP_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest), "GPU real-time: stream priorities");
+  GP_CUDA(cudaStreamCreateWithPriority(&p->stream, cudaStreamNonBlocking, least),
           "GPU real-time: IR stream");
-  GC_CUDA(cudaHostAlloc((void **)&p->h_stage, sizeof(float) * (size_t)(chunk * N), 0),
+  GP_CUDA(cudaHostAlloc((void **)&p->h_stage, sizeof(float) * (size_t)(chunk * N), 0),
           "GPU real-time: IR staging");
-  GC_CUDA(cudaMalloc((void **)&p->d_stage, sizeof(float) * (size_t)(chunk * N)),
+  GP_CUDA(cudaMalloc((void **)&p->d_stage, sizeof(float) * (size_t)(chunk * N)),
           "GPU real-time: IR staging");
-  GC_CUDA(cudaMalloc((void **)&p->d_spec, sizeof(float2) * (size_t)(chunk * g->bins)),
+  GP_CUDA(cudaMalloc((void **)&p->d_spec, sizeof(float2) * (size_t)(chunk * g->bins)),
           "GPU real-time: IR staging");
-  GC_CUFFT(cufftCreate(&p->plan), "GPU real-time: IR transform plan");
+  GP_CUFFT(cufftCreate(&p->plan), "GPU real-time: IR transform plan");
   p->have_plan = 1;
   long long len = N, out_dist = g->bins;
   size_t work = 0;
-  GC_CUFFT(cufftMakePlanMany64(p->plan, 1, &len, nullptr, 1, len, nullptr, 1, out_dist, CUFFT_R2C,
+  GP_CUFFT(cufftMakePlanMany64(p->plan, 1, &len, nullptr, 1, len, nullptr, 1, out_dist, CUFFT_R2C,
                                chunk, &work),
            "GPU real-time: IR transform plan");
-  GC_CUFFT(cufftSetStream(p->plan, p->stream), "GPU real-time: IR transform stream");
+  GP_CUFFT(cufftSetStream(p->plan, p->stream), "GPU real-time: IR transform stream");
   return CONVOY_OK;
 }
 
@@ -176,7 +176,7 @@ convoy_status grt_set_create(const grt_geom *g, grt_prep *p, const convoy_rt_rou
     }
     /* The host tables and d are freed or go out of scope below. */
     if (e == cudaSuccess) e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess) st = gc_cuda_fail(e, "GPU real-time: route set", err, err_size);
+    if (e != cudaSuccess) st = gp_cuda_fail(e, "GPU real-time: route set", err, err_size);
   }
   if (st == CONVOY_OK) st = transform(g, p, routes, order, set, err, err_size);
   free(index);

@@ -16,7 +16,6 @@ extern "C" {
 }
 
 #include <math.h>
-#include <mutex>
 #include <new>
 #include <stdio.h>
 #include <string.h>
@@ -38,34 +37,21 @@ constexpr int kMaxFftLog2 = 26;
 struct device_facts {
   double fma_per_ns;   /* peak fp32 FMAs per ns */
   double bytes_per_ns; /* peak device memory bytes per ns */
-  bool known;
 };
 
-std::mutex facts_mutex;
-device_facts facts[kMaxDevices];
-
-/* Peak rates from the device attributes, asked once per device. */
+/* Peak rates from the device attributes. */
 bool facts_of(int device, device_facts *out) {
   if (device < 0 || device >= kMaxDevices || device >= gp_device_count()) return false;
-  std::lock_guard<std::mutex> lock(facts_mutex);
-  device_facts &f = facts[device];
-  if (!f.known) {
-    int sms = 0, clock_khz = 0, mem_khz = 0, bus_bits = 0;
-    if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&mem_khz, cudaDevAttrMemoryClockRate, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, device) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return false;
-    }
-    /* 128 fp32 lanes per multiprocessor; double data rate memory. */
-    f.fma_per_ns =
-        (double)(sms > 0 ? sms : 1) * 128.0 * (clock_khz > 0 ? clock_khz : 1500000) * 1e-6;
-    f.bytes_per_ns =
-        2.0 * (mem_khz > 0 ? mem_khz : 2600000) * 1e-6 * (bus_bits > 0 ? bus_bits : 5120) / 8.0;
-    f.known = true;
+  gp_device_facts a;
+  if (gp_device_facts_of(device, &a) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
   }
-  *out = f;
+  /* 128 fp32 lanes per multiprocessor; double data rate memory. */
+  out->fma_per_ns =
+      (double)(a.sms > 0 ? a.sms : 1) * 128.0 * (a.clock_khz > 0 ? a.clock_khz : 1500000) * 1e-6;
+  out->bytes_per_ns = 2.0 * (a.mem_khz > 0 ? a.mem_khz : 2600000) * 1e-6 *
+                      (a.bus_bits > 0 ? a.bus_bits : 5120) / 8.0;
   return true;
 }
 

@@ -155,7 +155,7 @@ convoy_status gp_deinterleave(convoy_sample_format fmt, const void *raw, int32_t
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "unknown sample format %d", (int)fmt);
   }
-  GP_CUDA(cudaGetLastError(), "deinterleave kernel launch");
+  GP_LAUNCHED("deinterleave kernel launch");
   return CONVOY_OK;
 }
 
@@ -171,7 +171,7 @@ convoy_status gp_interleave_pick(const float *planar, int64_t stride, int32_t ch
   if (frames <= 0) return CONVOY_OK;
   interleave_kernel<<<grid_for(frames, channels), kThreads, 0, stream>>>(planar, stride, channels,
                                                                          frames, pick, out);
-  GP_CUDA(cudaGetLastError(), "interleave kernel launch");
+  GP_LAUNCHED("interleave kernel launch");
   return CONVOY_OK;
 }
 
@@ -205,6 +205,6 @@ convoy_status gp_interleave_quantize_pick(const float *planar, int64_t stride, i
   else
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "integer output format expected, got %d", (int)o.fmt);
-  GP_CUDA(cudaGetLastError(), "quantize kernel launch");
+  GP_LAUNCHED("quantize kernel launch");
   return CONVOY_OK;
 }

@@ -716,7 +716,7 @@ extern "C" convoy_status gpu_pipeline_create(const gpu_pipeline_config *cfg, gpu
     }
   }
   cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+  if (gp_device_props(device, &prop) == cudaSuccess)
     snprintf(p->device_name, sizeof p->device_name, "%s", prop.name);
   else
     (void)cudaGetLastError();
