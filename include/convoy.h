@@ -33,6 +33,8 @@
 #ifndef CONVOY_H
 #define CONVOY_H
 
+#include "convoy_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,14 +63,14 @@ typedef enum convoy_status {
 } convoy_status;
 
 /** Short English text for a status; never NULL, static storage. */
-const char *convoy_strerror(convoy_status status);
+CONVOY_API const char *convoy_strerror(convoy_status status);
 
 /** Message of the last failed create (or other object-less) call on this
  *  thread; "" if none. Valid until the next failing call on this thread. */
-const char *convoy_last_error(void);
+CONVOY_API const char *convoy_last_error(void);
 
 /** "MAJOR.MINOR.PATCH"; static storage. */
-const char *convoy_version(void);
+CONVOY_API const char *convoy_version(void);
 
 /* ------------------------------------------------------------------ engines */
 
@@ -97,43 +99,43 @@ typedef enum convoy_family {
 
 /** How many engine ids there are: every exact engine and every choice, in
  *  this build or not (convoy_engine_available() says which can run). */
-int32_t convoy_engine_count(void);
+CONVOY_API int32_t convoy_engine_count(void);
 
 /** The engine id at index (0 .. convoy_engine_count() - 1), in listing order:
  *  auto, then each family's choice followed by its exact engines. Out of
  *  range: CONVOY_ENGINE_AUTO. */
-convoy_engine convoy_engine_at(int32_t index);
+CONVOY_API convoy_engine convoy_engine_at(int32_t index);
 
 /** The engine's family; CONVOY_FAMILY_ANY for auto and unknown ids. */
-convoy_family convoy_engine_family(convoy_engine engine);
+CONVOY_API convoy_family convoy_engine_family(convoy_engine engine);
 
 /** 1 for one engine (cpu-fft, say), 0 for a choice among several (auto, cpu,
  *  gpu) and for unknown ids. */
-int convoy_engine_is_exact(convoy_engine engine);
+CONVOY_API int convoy_engine_is_exact(convoy_engine engine);
 
 /** The choice that picks the cheapest engine of a family: CONVOY_ENGINE_CPU
  *  for CONVOY_FAMILY_CPU, CONVOY_ENGINE_GPU for CONVOY_FAMILY_GPU,
  *  CONVOY_ENGINE_AUTO for CONVOY_FAMILY_ANY. */
-convoy_engine convoy_family_choice(convoy_family family);
+CONVOY_API convoy_engine convoy_family_choice(convoy_family family);
 
 /** The CPU engine that serves what the engine would when no GPU is usable:
  *  the CPU engine of the same method for an exact GPU engine (gpu-fft ->
  *  cpu-fft), the CPU choice for the GPU choice; other ids map to themselves. */
-convoy_engine convoy_engine_cpu_fallback(convoy_engine engine);
+CONVOY_API convoy_engine convoy_engine_cpu_fallback(convoy_engine engine);
 
 /** "auto", "cpu", "cpu-direct", "cpu-fft", "gpu", "gpu-direct", "gpu-fft";
  *  "unknown" for other values. Static storage. */
-const char *convoy_engine_name(convoy_engine engine);
+CONVOY_API const char *convoy_engine_name(convoy_engine engine);
 
 /** Parses a name as printed by convoy_engine_name(). */
-convoy_status convoy_engine_from_name(const char *name, convoy_engine *engine);
+CONVOY_API convoy_status convoy_engine_from_name(const char *name, convoy_engine *engine);
 
 /** 1 when the engine (or, for AUTO/CPU/GPU, any engine of the family) can run
  *  here: built in and, for GPU engines, a usable device present. */
-int convoy_engine_available(convoy_engine engine);
+CONVOY_API int convoy_engine_available(convoy_engine engine);
 
 /** Number of online CPU threads the CPU engines use by default. */
-int convoy_cpu_threads(void);
+CONVOY_API int convoy_cpu_threads(void);
 
 /* ------------------------------------------------------------------ GPUs */
 
@@ -150,13 +152,13 @@ typedef struct convoy_gpu_info {
 
 /** Number of usable CUDA devices: 0 when none, no driver, or convoy was built
  *  without CUDA. Never fails; the reason for 0 is in convoy_last_error(). */
-int convoy_gpu_count(void);
+CONVOY_API int convoy_gpu_count(void);
 
 /** Fills *info for device index (0 .. convoy_gpu_count()-1). */
-convoy_status convoy_gpu_get_info(int index, convoy_gpu_info *info);
+CONVOY_API convoy_status convoy_gpu_get_info(int index, convoy_gpu_info *info);
 
 /** 1 when this library was built with the CUDA engines. */
-int convoy_built_with_cuda(void);
+CONVOY_API int convoy_built_with_cuda(void);
 
 /* ------------------------------------------------------------------ filters */
 
@@ -169,25 +171,26 @@ typedef struct convoy_filter convoy_filter;
 
 /** Creates a filter from n_taps real taps (1 <= n_taps <= 2^31), copied.
  *  Taps must be finite. y[k] = sum_j taps[j] * x[k-j]. */
-convoy_status convoy_filter_create(convoy_filter **filter, const float *taps, int64_t n_taps);
+CONVOY_API convoy_status convoy_filter_create(convoy_filter **filter, const float *taps,
+                                              int64_t n_taps);
 
 /** As convoy_filter_create, for a given tap type: CONVOY_SAMPLE_F32 reads
  *  n_taps floats, CONVOY_SAMPLE_CF32 n_taps complex taps (2 x n_taps floats,
  *  re then im). */
-convoy_status convoy_filter_create_typed(convoy_filter **filter, convoy_sample_type type,
-                                         const void *taps, int64_t n_taps);
+CONVOY_API convoy_status convoy_filter_create_typed(convoy_filter **filter, convoy_sample_type type,
+                                                    const void *taps, int64_t n_taps);
 
 /** Releases the caller's handle; streams using the filter keep it alive. */
-void convoy_filter_destroy(convoy_filter *filter);
+CONVOY_API void convoy_filter_destroy(convoy_filter *filter);
 
-int64_t convoy_filter_length(const convoy_filter *filter);
+CONVOY_API int64_t convoy_filter_length(const convoy_filter *filter);
 
 /** The taps, owned by the filter, valid while the filter lives: length
  *  floats, or 2 x length (re, im interleaved) for a complex filter. */
-const float *convoy_filter_taps(const convoy_filter *filter);
+CONVOY_API const float *convoy_filter_taps(const convoy_filter *filter);
 
 /** CONVOY_SAMPLE_F32 or CONVOY_SAMPLE_CF32 (complex taps). */
-convoy_sample_type convoy_filter_type(const convoy_filter *filter);
+CONVOY_API convoy_sample_type convoy_filter_type(const convoy_filter *filter);
 
 /** Group delay in frames. For linear-phase taps (symmetric or antisymmetric)
  *  this is exactly (n_taps - 1) / 2 and *linear_phase is set to 1; otherwise
@@ -195,7 +198,7 @@ convoy_sample_type convoy_filter_type(const convoy_filter *filter);
  *  Complex taps count as linear-phase when h[i] = u conj(h[n-1-i]) for one
  *  u of modulus 1 (conjugate symmetric, or a linear-phase real filter
  *  shifted in frequency); magnitude is |h|. linear_phase may be NULL. */
-double convoy_filter_group_delay(const convoy_filter *filter, int *linear_phase);
+CONVOY_API double convoy_filter_group_delay(const convoy_filter *filter, int *linear_phase);
 
 /* ------------------------------------------------------------------ streams */
 
@@ -299,7 +302,7 @@ typedef struct convoy_stream_config {
 #define CONVOY_MAX_DECIMATION 4096
 
 /** Fills *config with the defaults above. */
-void convoy_stream_config_init(convoy_stream_config *config);
+CONVOY_API void convoy_stream_config_init(convoy_stream_config *config);
 
 typedef struct convoy_stream convoy_stream;
 
@@ -320,10 +323,11 @@ typedef struct convoy_stream convoy_stream;
  *  too. Create allocates the pinned staging ring (2 x gpu_streams chunks) and
  *  the device buffers once; if the device runs out of memory, create retries
  *  with smaller chunks before failing with CONVOY_ERR_OUT_OF_MEMORY. */
-convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_config *config,
-                                   convoy_filter *const *filters, int32_t n_filters);
+CONVOY_API convoy_status convoy_stream_create(convoy_stream **stream,
+                                              const convoy_stream_config *config,
+                                              convoy_filter *const *filters, int32_t n_filters);
 
-void convoy_stream_destroy(convoy_stream *stream);
+CONVOY_API void convoy_stream_destroy(convoy_stream *stream);
 
 /** Filters in_frames interleaved frames. Writes *out_frames frames to out,
  *  never more than convoy_stream_max_output(stream, in_frames) frames, which
@@ -344,12 +348,13 @@ void convoy_stream_destroy(convoy_stream *stream);
  *  gpu_streams + 1 chunks (convoy_stream_latency()); flush() returns the
  *  rest. Buffers from convoy_host_alloc() (or otherwise pinned) travel over
  *  the bus directly; others are copied through the pinned staging ring. */
-convoy_status convoy_stream_process(convoy_stream *stream, const float *in, int64_t in_frames,
-                                    float *out, int64_t out_capacity, int64_t *out_frames);
+CONVOY_API convoy_status convoy_stream_process(convoy_stream *stream, const float *in,
+                                               int64_t in_frames, float *out, int64_t out_capacity,
+                                               int64_t *out_frames);
 
 /** Bytes of one sample of fmt (F32 4, S16 2, S32 4, S8 1, U8 1); 0 for an
  *  unknown value. */
-size_t convoy_sample_format_bytes(convoy_sample_format fmt);
+CONVOY_API size_t convoy_sample_format_bytes(convoy_sample_format fmt);
 
 /** convoy_stream_process() for input in any convoy_sample_format: in holds
  *  in_frames interleaved frames of fmt. The output is float32, the same bits
@@ -361,9 +366,10 @@ size_t convoy_sample_format_bytes(convoy_sample_format fmt);
  *  F32) and converts on the GPU. Everything else is as convoy_stream_process(),
  *  in_frames and overlap counted in frames of fmt. Unknown fmt:
  *  CONVOY_ERR_INVALID_ARGUMENT. */
-convoy_status convoy_stream_process_samples(convoy_stream *stream, convoy_sample_format fmt,
-                                            const void *in, int64_t in_frames, float *out,
-                                            int64_t out_capacity, int64_t *out_frames);
+CONVOY_API convoy_status convoy_stream_process_samples(convoy_stream *stream,
+                                                       convoy_sample_format fmt, const void *in,
+                                                       int64_t in_frames, float *out,
+                                                       int64_t out_capacity, int64_t *out_frames);
 
 /** The general form of process(): input in any convoy_sample_format, output
  *  in the stream's config.output_format (F32, or S16/S32 integer codes).
@@ -382,13 +388,14 @@ convoy_status convoy_stream_process_samples(convoy_stream *stream, convoy_sample
  *  different engines differ by float rounding, so their codes may differ by
  *  one LSB; on one engine they are the same bits as quantizing the output of
  *  an F32 stream. */
-convoy_status convoy_stream_process_to(convoy_stream *stream, convoy_sample_format in_format,
-                                       const void *in, int64_t in_frames, void *out,
-                                       int64_t out_capacity, int64_t *out_frames);
+CONVOY_API convoy_status convoy_stream_process_to(convoy_stream *stream,
+                                                  convoy_sample_format in_format, const void *in,
+                                                  int64_t in_frames, void *out,
+                                                  int64_t out_capacity, int64_t *out_frames);
 
 /** flush() writing config.output_format (see convoy_stream_process_to()). */
-convoy_status convoy_stream_flush_to(convoy_stream *stream, void *out, int64_t out_capacity,
-                                     int64_t *out_frames);
+CONVOY_API convoy_status convoy_stream_flush_to(convoy_stream *stream, void *out,
+                                                int64_t out_capacity, int64_t *out_frames);
 
 typedef struct convoy_output_stats {
   int64_t clipped; /* integer output: samples saturated since create/reset */
@@ -397,42 +404,44 @@ typedef struct convoy_output_stats {
 
 /** Counters of the integer output since create or reset (both 0 for F32
  *  output, which is never clipped). */
-convoy_status convoy_stream_output_stats(const convoy_stream *stream, convoy_output_stats *stats);
+CONVOY_API convoy_status convoy_stream_output_stats(const convoy_stream *stream,
+                                                    convoy_output_stats *stats);
 
 /** Upper bound on the frames the next process() of in_frames may write. */
-int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames);
+CONVOY_API int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames);
 
 /** Ends the input: writes every held-back frame and the taps-1 frames of
  *  ring-out, exactly convoy_stream_flush_frames() frames. */
-convoy_status convoy_stream_flush(convoy_stream *stream, float *out, int64_t out_capacity,
-                                  int64_t *out_frames);
+CONVOY_API convoy_status convoy_stream_flush(convoy_stream *stream, float *out,
+                                             int64_t out_capacity, int64_t *out_frames);
 
 /** Frames the next flush() writes (held-back input + taps - 1). */
-int64_t convoy_stream_flush_frames(const convoy_stream *stream);
+CONVOY_API int64_t convoy_stream_flush_frames(const convoy_stream *stream);
 
 /** Returns the stream to its just-created state (zero history), keeping plans. */
-convoy_status convoy_stream_reset(convoy_stream *stream);
+CONVOY_API convoy_status convoy_stream_reset(convoy_stream *stream);
 
 /** Most input frames process() can hold back before producing their output
  *  (0 for the CPU direct engine; (gpu_streams + 1) x chunk - 1 for the GPU
  *  engines). Fixed for the stream's life. */
-int64_t convoy_stream_latency(const convoy_stream *stream);
+CONVOY_API int64_t convoy_stream_latency(const convoy_stream *stream);
 
 /** Longest filter's tap count. */
-int64_t convoy_stream_taps(const convoy_stream *stream);
+CONVOY_API int64_t convoy_stream_taps(const convoy_stream *stream);
 
-int32_t convoy_stream_channels(const convoy_stream *stream);
+CONVOY_API int32_t convoy_stream_channels(const convoy_stream *stream);
 
 /** The engine actually running (never AUTO, CPU or GPU). */
-convoy_engine convoy_stream_engine(const convoy_stream *stream);
+CONVOY_API convoy_engine convoy_stream_engine(const convoy_stream *stream);
 
 /** One line describing the plan into buf, always NUL-terminated: engine,
  *  FFT size, block, threads; for GPU engines also the chunk size, CUDA
  *  streams and the device. */
-convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, size_t buf_size);
+CONVOY_API convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf,
+                                                size_t buf_size);
 
 /** Message of the last failed call on this stream; "" if none. */
-const char *convoy_stream_last_error(const convoy_stream *stream);
+CONVOY_API const char *convoy_stream_last_error(const convoy_stream *stream);
 
 /* ------------------------------------------------------------------ host memory */
 
@@ -444,15 +453,15 @@ const char *convoy_stream_last_error(const convoy_stream *stream);
  *  Otherwise, or if pinning fails, it is ordinary memory. Pinned memory is a
  *  scarce system resource: allocate once, reuse. Returns NULL when bytes is 0
  *  or on failure (message in convoy_last_error()). Thread-safe. */
-void *convoy_host_alloc(size_t bytes);
+CONVOY_API void *convoy_host_alloc(size_t bytes);
 
 /** Frees memory from convoy_host_alloc(); NULL is a no-op. Any other pointer
  *  is undefined behaviour. Thread-safe. */
-void convoy_host_free(void *ptr);
+CONVOY_API void convoy_host_free(void *ptr);
 
 /** 1 when ptr, which must come from convoy_host_alloc(), is pinned; 0 for
  *  NULL. */
-int convoy_host_is_pinned(const void *ptr);
+CONVOY_API int convoy_host_is_pinned(const void *ptr);
 
 #ifdef __cplusplus
 }

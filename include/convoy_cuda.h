@@ -57,6 +57,7 @@
 #define CONVOY_CUDA_H
 
 #include "convoy.h"
+#include "convoy_export.h"
 
 #include <cuda_runtime_api.h>
 
@@ -79,7 +80,7 @@ typedef struct convoy_cuda_config {
 } convoy_cuda_config;
 
 /** Fills *config with the defaults above. */
-void convoy_cuda_config_init(convoy_cuda_config *config);
+CONVOY_API void convoy_cuda_config_init(convoy_cuda_config *config);
 
 typedef struct convoy_cuda_conv convoy_cuda_conv;
 
@@ -87,37 +88,39 @@ typedef struct convoy_cuda_conv convoy_cuda_conv;
  *  (filter c for channel c; shorter filters are zero-padded to the longest).
  *  The taps are copied; the filters may be destroyed afterwards. Blocks until
  *  the setup work on the device is done. */
-convoy_status convoy_cuda_conv_create(convoy_cuda_conv **conv, const convoy_cuda_config *config,
-                                      convoy_filter *const *filters, int32_t n_filters);
+CONVOY_API convoy_status convoy_cuda_conv_create(convoy_cuda_conv **conv,
+                                                 const convoy_cuda_config *config,
+                                                 convoy_filter *const *filters, int32_t n_filters);
 
 /** Enqueues the filtering of `frames` (0 .. max_frames) interleaved frames of
  *  fmt at d_in (device memory) into `frames` interleaved float32 frames at
  *  d_out (device memory) on `stream` (0 is the legacy default stream), and
  *  returns without waiting. Integer formats are scaled as in convoy.h.
  *  Complex configs: frames are complex frames (2 x channels values). */
-convoy_status convoy_cuda_conv_process(convoy_cuda_conv *conv, convoy_sample_format fmt,
-                                       const void *d_in, float *d_out, int64_t frames,
-                                       cudaStream_t stream);
+CONVOY_API convoy_status convoy_cuda_conv_process(convoy_cuda_conv *conv, convoy_sample_format fmt,
+                                                  const void *d_in, float *d_out, int64_t frames,
+                                                  cudaStream_t stream);
 
 /** Enqueues the zeroing of the history on `stream`: the next call starts a
  *  new signal. */
-convoy_status convoy_cuda_conv_reset(convoy_cuda_conv *conv, cudaStream_t stream);
+CONVOY_API convoy_status convoy_cuda_conv_reset(convoy_cuda_conv *conv, cudaStream_t stream);
 
 /** Frames per FFT block (see "Bitwise results"); 1 for the direct engine. */
-int64_t convoy_cuda_conv_granule(const convoy_cuda_conv *conv);
+CONVOY_API int64_t convoy_cuda_conv_granule(const convoy_cuda_conv *conv);
 
 /** The engine in use: CONVOY_ENGINE_GPU_DIRECT or CONVOY_ENGINE_GPU_FFT. */
-convoy_engine convoy_cuda_conv_engine(const convoy_cuda_conv *conv);
+CONVOY_API convoy_engine convoy_cuda_conv_engine(const convoy_cuda_conv *conv);
 
 /** One line describing the plan, always NUL-terminated. */
-convoy_status convoy_cuda_conv_describe(const convoy_cuda_conv *conv, char *buf, size_t buf_size);
+CONVOY_API convoy_status convoy_cuda_conv_describe(const convoy_cuda_conv *conv, char *buf,
+                                                   size_t buf_size);
 
 /** Message of the last failed call on conv; "" if none. */
-const char *convoy_cuda_conv_last_error(const convoy_cuda_conv *conv);
+CONVOY_API const char *convoy_cuda_conv_last_error(const convoy_cuda_conv *conv);
 
 /** Frees everything; device memory goes back through cudaFree, which waits
  *  for the device's work in flight. NULL is a no-op. */
-void convoy_cuda_conv_destroy(convoy_cuda_conv *conv);
+CONVOY_API void convoy_cuda_conv_destroy(convoy_cuda_conv *conv);
 
 #ifdef __cplusplus
 }

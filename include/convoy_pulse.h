@@ -64,6 +64,7 @@
 #define CONVOY_PULSE_H
 
 #include "convoy.h"
+#include "convoy_export.h"
 
 #include <stdint.h>
 
@@ -107,14 +108,14 @@ typedef struct convoy_pulse_config {
 } convoy_pulse_config;
 
 /** Fills *config with the defaults above (no waveform, pulse_len 0). */
-void convoy_pulse_config_init(convoy_pulse_config *config);
+CONVOY_API void convoy_pulse_config_init(convoy_pulse_config *config);
 
 /** Parses "none", "hamming", "hann" (or "hanning"), "kaiser" or
  *  "kaiser:beta=B" into *window and, for kaiser, *beta (8.6 when not
  *  given). beta may be NULL. Unknown names: CONVOY_ERR_INVALID_ARGUMENT with
  *  the name in convoy_last_error(). */
-convoy_status convoy_pulse_window_from_name(const char *name, convoy_pulse_window *window,
-                                            double *beta);
+CONVOY_API convoy_status convoy_pulse_window_from_name(const char *name,
+                                                       convoy_pulse_window *window, double *beta);
 
 typedef struct convoy_pulse convoy_pulse;
 
@@ -124,30 +125,31 @@ typedef struct convoy_pulse convoy_pulse;
  *  normalises the template, plans the FFTs and computes the template
  *  spectrum. A GPU engine allocates its device buffers and pinned staging
  *  for one batch here; GPU without a usable device is CONVOY_ERR_NO_DEVICE. */
-convoy_status convoy_pulse_create(convoy_pulse **pulse, const convoy_pulse_config *config);
+CONVOY_API convoy_status convoy_pulse_create(convoy_pulse **pulse,
+                                             const convoy_pulse_config *config);
 
 /** NULL is a no-op. */
-void convoy_pulse_destroy(convoy_pulse *pulse);
+CONVOY_API void convoy_pulse_destroy(convoy_pulse *pulse);
 
 /** Output samples per pulse (by the mode). */
-int64_t convoy_pulse_output_len(const convoy_pulse *pulse);
+CONVOY_API int64_t convoy_pulse_output_len(const convoy_pulse *pulse);
 
 /** Complex samples of one batch's input (C P L) and output (C P out_len). */
-int64_t convoy_pulse_input_samples(const convoy_pulse *pulse);
-int64_t convoy_pulse_output_samples(const convoy_pulse *pulse);
+CONVOY_API int64_t convoy_pulse_input_samples(const convoy_pulse *pulse);
+CONVOY_API int64_t convoy_pulse_output_samples(const convoy_pulse *pulse);
 
 /** The whole-pulse FFT length (see "FFT length" above). */
-int64_t convoy_pulse_fft_size(const convoy_pulse *pulse);
+CONVOY_API int64_t convoy_pulse_fft_size(const convoy_pulse *pulse);
 
 /** CONVOY_ENGINE_CPU or CONVOY_ENGINE_GPU. */
-convoy_engine convoy_pulse_engine(const convoy_pulse *pulse);
+CONVOY_API convoy_engine convoy_pulse_engine(const convoy_pulse *pulse);
 
 /** Compresses one batch: in holds convoy_pulse_input_samples() complex
  *  samples (host memory, in the configured layout), out receives
  *  convoy_pulse_output_samples(). in and out must not overlap. Returns when
  *  out is written. A GPU engine moves the batch through its pinned staging
  *  buffers (buffers from convoy_host_alloc() are copied from directly). */
-convoy_status convoy_pulse_run(convoy_pulse *pulse, const float *in, float *out);
+CONVOY_API convoy_status convoy_pulse_run(convoy_pulse *pulse, const float *in, float *out);
 
 /** GPU engine only (else CONVOY_ERR_UNSUPPORTED): compresses a batch that is
  *  already in device memory. d_in and d_out are device pointers (of the
@@ -157,14 +159,15 @@ convoy_status convoy_pulse_run(convoy_pulse *pulse, const float *in, float *out)
  *  without waiting. The object's device buffers are in use until that work
  *  completes, so successive runs of one object must be ordered on the device
  *  (one stream, or events), and d_in/d_out must stay valid until then. */
-convoy_status convoy_pulse_run_device(convoy_pulse *pulse, const void *d_in, void *d_out,
-                                      void *cuda_stream);
+CONVOY_API convoy_status convoy_pulse_run_device(convoy_pulse *pulse, const void *d_in, void *d_out,
+                                                 void *cuda_stream);
 
 /** One line into buf (always NUL-terminated): engine, geometry, FFT plan. */
-convoy_status convoy_pulse_describe(const convoy_pulse *pulse, char *buf, size_t buf_size);
+CONVOY_API convoy_status convoy_pulse_describe(const convoy_pulse *pulse, char *buf,
+                                               size_t buf_size);
 
 /** Message of the last failed call on this object; "" if none. */
-const char *convoy_pulse_last_error(const convoy_pulse *pulse);
+CONVOY_API const char *convoy_pulse_last_error(const convoy_pulse *pulse);
 
 #ifdef __cplusplus
 }

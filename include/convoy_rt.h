@@ -36,6 +36,7 @@
 #define CONVOY_RT_H
 
 #include "convoy.h"
+#include "convoy_export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,7 +77,7 @@ typedef struct convoy_rt_config {
 } convoy_rt_config;
 
 /** Fills *config with the defaults above. */
-void convoy_rt_config_init(convoy_rt_config *config);
+CONVOY_API void convoy_rt_config_init(convoy_rt_config *config);
 
 typedef struct convoy_rt_route {
   int32_t input;     /* 0 .. n_inputs - 1 */
@@ -91,11 +92,11 @@ typedef struct convoy_rt convoy_rt;
 /** Creates a convolver with the given routes (n_routes >= 1; the same pair
  *  may appear twice, and their contributions add). Allocates everything and
  *  plans every FFT; starts the worker threads. */
-convoy_status convoy_rt_create(convoy_rt **rt, const convoy_rt_config *config,
-                               const convoy_rt_route *routes, int32_t n_routes);
+CONVOY_API convoy_status convoy_rt_create(convoy_rt **rt, const convoy_rt_config *config,
+                                          const convoy_rt_route *routes, int32_t n_routes);
 
 /** Stops the workers and frees everything. NULL is a no-op. */
-void convoy_rt_destroy(convoy_rt *rt);
+CONVOY_API void convoy_rt_destroy(convoy_rt *rt);
 
 /** Processes n_frames frames, a multiple of block_frames: in[i] holds
  *  n_frames samples of input i, out[o] receives n_frames samples of output o
@@ -103,8 +104,8 @@ void convoy_rt_destroy(convoy_rt *rt);
  *  of any number of blocks gives bitwise the same output. Real-time safe:
  *  allocates nothing, takes no lock, makes no system call other than waking
  *  workers (and, in OFFLINE mode, waiting for them). */
-convoy_status convoy_rt_process(convoy_rt *rt, const float *const *in, float *const *out,
-                                int64_t n_frames);
+CONVOY_API convoy_status convoy_rt_process(convoy_rt *rt, const float *const *in, float *const *out,
+                                           int64_t n_frames);
 
 /** Replaces all routes (same n_inputs and n_outputs; taps no longer than
  *  max_ir_frames). Called from a non-real-time thread while another thread
@@ -114,14 +115,15 @@ convoy_status convoy_rt_process(convoy_rt *rt, const float *const *in, float *co
  *  convoy_rt_switch_delay() frames after the next block boundary. Returns
  *  once the new routes are handed over (not when the crossfade is done). Old
  *  route sets are freed by a later set_routes() or by destroy(). */
-convoy_status convoy_rt_set_routes(convoy_rt *rt, const convoy_rt_route *routes, int32_t n_routes);
+CONVOY_API convoy_status convoy_rt_set_routes(convoy_rt *rt, const convoy_rt_route *routes,
+                                              int32_t n_routes);
 
 /** Frames between set_routes() and the start of its crossfade, at most. */
-int64_t convoy_rt_switch_delay(const convoy_rt *rt);
+CONVOY_API int64_t convoy_rt_switch_delay(const convoy_rt *rt);
 
 /** Returns to silence (zero history), keeping routes and plans. Not
  *  concurrently with process(). */
-convoy_status convoy_rt_reset(convoy_rt *rt);
+CONVOY_API convoy_status convoy_rt_reset(convoy_rt *rt);
 
 typedef struct convoy_rt_stats {
   int64_t blocks;          /* blocks processed since create or reset */
@@ -130,19 +132,19 @@ typedef struct convoy_rt_stats {
 } convoy_rt_stats;
 
 /** Counters, readable from any thread while process() runs. */
-convoy_status convoy_rt_get_stats(const convoy_rt *rt, convoy_rt_stats *stats);
+CONVOY_API convoy_status convoy_rt_get_stats(const convoy_rt *rt, convoy_rt_stats *stats);
 
-int32_t convoy_rt_block_frames(const convoy_rt *rt);
+CONVOY_API int32_t convoy_rt_block_frames(const convoy_rt *rt);
 
 /** The engine running: CONVOY_ENGINE_CPU or CONVOY_ENGINE_GPU. */
-convoy_engine convoy_rt_engine(const convoy_rt *rt);
+CONVOY_API convoy_engine convoy_rt_engine(const convoy_rt *rt);
 
 /** One line into buf (always NUL-terminated): engine, block, partition
  *  schedule, routes, threads or device. */
-convoy_status convoy_rt_describe(const convoy_rt *rt, char *buf, size_t buf_size);
+CONVOY_API convoy_status convoy_rt_describe(const convoy_rt *rt, char *buf, size_t buf_size);
 
 /** Message of the last failure on this convolver; "" if none. */
-const char *convoy_rt_last_error(const convoy_rt *rt);
+CONVOY_API const char *convoy_rt_last_error(const convoy_rt *rt);
 
 #ifdef __cplusplus
 }

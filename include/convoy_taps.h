@@ -11,6 +11,7 @@
 #define CONVOY_TAPS_H
 
 #include "convoy.h"
+#include "convoy_export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,11 +43,11 @@ typedef enum convoy_taps_format {
 /** Loads taps from path ("-" is not accepted). Rejects an empty file, a
  *  value that is not a number, NaN or Inf, and a file with no taps. On
  *  success *taps owns new memory (free with convoy_taps_free). */
-convoy_status convoy_taps_load(const char *path, convoy_taps_format format, convoy_taps *taps,
-                               char *err, size_t err_size);
+CONVOY_API convoy_status convoy_taps_load(const char *path, convoy_taps_format format,
+                                          convoy_taps *taps, char *err, size_t err_size);
 
 /** Frees taps->data and zeroes *taps. NULL-safe. */
-void convoy_taps_free(convoy_taps *taps);
+CONVOY_API void convoy_taps_free(convoy_taps *taps);
 
 typedef enum convoy_design_type {
   CONVOY_DESIGN_LOWPASS = 0,
@@ -74,7 +75,7 @@ typedef struct convoy_design {
 
 /** "lowpass", "highpass", "bandpass" or "bandstop"; "unknown" otherwise.
  *  Static storage. */
-const char *convoy_design_type_name(convoy_design_type type);
+CONVOY_API const char *convoy_design_type_name(convoy_design_type type);
 
 /** Parses "TYPE:key=value,..." with TYPE lowpass|highpass|bandpass|bandstop and
  *  keys cutoff (lowpass/highpass), low and high (bandpass/bandstop), width,
@@ -86,8 +87,8 @@ const char *convoy_design_type_name(convoy_design_type type);
  *  transition bands inside 0..Nyquist) and exactly one of width and taps.
  *  Errors are CONVOY_ERR_INVALID_ARGUMENT, the message starting with the spec:
  *  "lowpass:cutoff=30000: cutoff 30000 Hz is not below Nyquist (24000 Hz)". */
-convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *design, char *err,
-                                  size_t err_size);
+CONVOY_API convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *design,
+                                             char *err, size_t err_size);
 
 /** Computes the taps of a design: symmetric (linear phase), unity gain at DC
  *  (lowpass, bandstop), Nyquist (highpass) or the band centre (bandpass).
@@ -96,8 +97,8 @@ convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *
  *  within 10^(-atten/20)). From taps: exactly that many, Kaiser beta from
  *  atten. Validates like convoy_design_parse. *taps is one channel, rate =
  *  design->rate. */
-convoy_status convoy_design_taps(const convoy_design *design, convoy_taps *taps, char *err,
-                                 size_t err_size);
+CONVOY_API convoy_status convoy_design_taps(const convoy_design *design, convoy_taps *taps,
+                                            char *err, size_t err_size);
 
 #ifdef __cplusplus
 }
