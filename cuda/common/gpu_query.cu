@@ -1,5 +1,6 @@
 /*
- * gpu_query.cu - convoy_gpu_count / convoy_gpu_get_info on the CUDA runtime.
+ * gpu_query.cu - the device count and facts behind convoy_gpu_count /
+ * convoy_gpu_get_info (pipeline/gpu_query.c), on the CUDA runtime.
  *
  * The C boundary: only the public convoy.h types cross it. Every CUDA error
  * is translated into a convoy_status with a one-line message in
@@ -7,6 +8,7 @@
  * failed query does not leak into later, unrelated CUDA calls.
  */
 #include "gpu_device.cuh"
+#include "gpu_query.h"
 
 #include <cuda_runtime.h>
 
@@ -36,11 +38,7 @@ static int32_t version_of(cudaError_t (*query)(int *)) {
   return version;
 }
 
-extern "C" int convoy_built_with_cuda(void) {
-  return 1;
-}
-
-extern "C" int convoy_gpu_count(void) {
+extern "C" int gpu_query_count(void) {
   int count = 0;
   cudaError_t e = gp_device_count_query(&count);
   if (e != cudaSuccess) {
@@ -58,12 +56,8 @@ extern "C" int convoy_gpu_count(void) {
   return count;
 }
 
-extern "C" convoy_status convoy_gpu_get_info(int index, convoy_gpu_info *info) {
-  if (!info)
-    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "convoy_gpu_get_info: info is NULL");
-  memset(info, 0, sizeof *info);
-
-  int count = convoy_gpu_count();
+extern "C" convoy_status gpu_query_info(int index, convoy_gpu_info *info) {
+  int count = gpu_query_count();
   if (count == 0) return CONVOY_ERR_NO_DEVICE; /* the reason is already set */
   if (index < 0 || index >= count)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,

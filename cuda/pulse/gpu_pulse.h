@@ -1,7 +1,8 @@
 /*
  * gpu_pulse.h - the GPU pulse compressor behind a C boundary (internal):
- * implemented in cuda/gpu_pulse*.cu with CUDA, and by
- * pipeline/pulse_gpu_none.c (every call CONVOY_ERR_UNSUPPORTED) without.
+ * implemented in cuda/pulse/gpu_pulse*.cu, and reached through the GPU row
+ * of engine_list.def (pulse_backend_gpu(), at the end of gpu_pulse.cu); a
+ * build without CUDA has no such row.
  *
  * Two plans; the model picks fused wherever it fits, whole otherwise:
  *   whole   one batched cuFFT C2C of the whole-pulse length N (7-smooth,
