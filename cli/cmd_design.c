@@ -8,10 +8,30 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_RATE = 1, OPT_HELP };
+enum { OPT_RATE = 1 };
 
-static const arg_option design_opts[] = {
-    {"rate", 0, ARG_REQUIRED, OPT_RATE}, {"help", 'h', ARG_NONE, OPT_HELP}, {NULL, 0, ARG_NONE, 0}};
+typedef struct design_options {
+  const char *spec;
+  double rate; /* Hz; 0 = none given */
+  int help;
+} design_options;
+
+static const arg_option design_opts[] = {{"rate", 0, ARG_REQUIRED, OPT_RATE, ARG_STORE_NONE, 0, 0},
+                                         ARG_FLAG("help", 'h', design_options, help, 1),
+                                         ARG_TABLE_END};
+
+/* --rate and the one positional argument, SPEC. */
+static int handle(arg_parser *p, int id, const char *val, void *target) {
+  design_options *o = target;
+  if (id == OPT_RATE) {
+    if (arg_double(p, val, &o->rate)) return CLI_EXIT_USAGE;
+    if (o->rate <= 0) return diag_usage(p->cmd, "--rate: %s Hz is not a positive rate", val);
+    return CLI_EXIT_OK;
+  }
+  if (o->spec) return diag_usage(p->cmd, "unexpected argument '%s' (give one SPEC)", val);
+  o->spec = val;
+  return CLI_EXIT_OK;
+}
 
 /* "%.9g" gives every float32 back exactly when read as float. */
 static int print_taps(const char *spec, const convoy_design *d, const convoy_taps *t) {
@@ -29,39 +49,27 @@ static int print_taps(const char *spec, const convoy_design *d, const convoy_tap
 int cmd_design(int argc, char **argv) {
   arg_parser p;
   arg_init(&p, argc, argv, design_opts);
-  const char *spec = NULL;
-  double rate = 0.0;
-  for (;;) {
-    const char *val = NULL;
-    int id = arg_next(&p, &val);
-    if (id == ARG_END) break;
-    if (id == ARG_ERROR) return CLI_EXIT_USAGE;
-    if (id == OPT_HELP) {
-      help_design(stdout);
-      return CLI_EXIT_OK;
-    }
-    if (id == OPT_RATE) {
-      if (arg_double(&p, val, &rate)) return CLI_EXIT_USAGE;
-      if (rate <= 0) return diag_usage(p.cmd, "--rate: %s Hz is not a positive rate", val);
-      continue;
-    }
-    if (spec) return diag_usage(p.cmd, "unexpected argument '%s' (give one SPEC)", val);
-    spec = val;
+  design_options o = {0};
+  int rc = arg_parse(&p, &o, handle, &o.help);
+  if (rc != CLI_EXIT_OK) return rc;
+  if (o.help) {
+    help_design(stdout);
+    return CLI_EXIT_OK;
   }
-  if (!spec) return diag_usage(p.cmd, "missing SPEC, e.g. lowpass:cutoff=4000,width=500");
+  if (!o.spec) return diag_usage(p.cmd, "missing SPEC, e.g. lowpass:cutoff=4000,width=500");
 
   char err[512] = "";
   convoy_design d;
   convoy_taps taps;
   memset(&taps, 0, sizeof taps);
-  convoy_status st = convoy_design_parse(spec, rate, &d, err, sizeof err);
+  convoy_status st = convoy_design_parse(o.spec, o.rate, &d, err, sizeof err);
   if (st == CONVOY_OK) st = convoy_design_taps(&d, &taps, err, sizeof err);
   if (st != CONVOY_OK) {
     diag_error("%s", err[0] ? err : convoy_strerror(st));
     convoy_taps_free(&taps);
     return CLI_EXIT_FAIL;
   }
-  int rc = print_taps(spec, &d, &taps);
+  rc = print_taps(o.spec, &d, &taps);
   convoy_taps_free(&taps);
   return rc;
 }

@@ -9,9 +9,17 @@
 #include <sndfile.h>
 #include <stdio.h>
 
-enum { OPT_HELP = 1 };
+typedef struct info_options {
+  int help;
+} info_options;
 
-static const arg_option info_opts[] = {{"help", 'h', ARG_NONE, OPT_HELP}, {NULL, 0, ARG_NONE, 0}};
+static const arg_option info_opts[] = {ARG_FLAG("help", 'h', info_options, help, 1), ARG_TABLE_END};
+
+/* info takes no positional argument. */
+static int handle(arg_parser *p, int id, const char *val, void *target) {
+  (void)id, (void)target;
+  return diag_usage(p->cmd, "unexpected argument '%s'", val);
+}
 
 static void print_cuda_version(const char *label, int v) {
   if (v > 0)
@@ -48,16 +56,12 @@ static void print_gpus(void) {
 int cmd_info(int argc, char **argv) {
   arg_parser p;
   arg_init(&p, argc, argv, info_opts);
-  for (;;) {
-    const char *val = NULL;
-    int id = arg_next(&p, &val);
-    if (id == ARG_END) break;
-    if (id == ARG_ERROR) return CLI_EXIT_USAGE;
-    if (id == OPT_HELP) {
-      help_info(stdout);
-      return CLI_EXIT_OK;
-    }
-    return diag_usage(p.cmd, "unexpected argument '%s'", val);
+  info_options o = {0};
+  int rc = arg_parse(&p, &o, handle, &o.help);
+  if (rc != CLI_EXIT_OK) return rc;
+  if (o.help) {
+    help_info(stdout);
+    return CLI_EXIT_OK;
   }
 
   printf("convoy %s\n", convoy_version());

@@ -72,30 +72,28 @@ enum {
   OPT_CHANNELS,
   OPT_RATE,
   OPT_SECONDS,
-  OPT_FIND_MAX,
-  OPT_FAST,
   OPT_THREADS,
   OPT_MAX_PARTITION,
   OPT_PRIORITY,
-  OPT_JSON,
   OPT_HELP
 };
 
-static const arg_option live_options[] = {{"live", 0, ARG_NONE, OPT_LIVE},
-                                          {"engine", 0, ARG_REQUIRED, OPT_ENGINE},
-                                          {"block", 0, ARG_REQUIRED, OPT_BLOCK},
-                                          {"ir-seconds", 0, ARG_REQUIRED, OPT_IR_SECONDS},
-                                          {"channels", 0, ARG_REQUIRED, OPT_CHANNELS},
-                                          {"rate", 0, ARG_REQUIRED, OPT_RATE},
-                                          {"seconds", 0, ARG_REQUIRED, OPT_SECONDS},
-                                          {"find-max", 0, ARG_NONE, OPT_FIND_MAX},
-                                          {"fast", 0, ARG_NONE, OPT_FAST},
-                                          {"threads", 0, ARG_REQUIRED, OPT_THREADS},
-                                          {"max-partition", 0, ARG_REQUIRED, OPT_MAX_PARTITION},
-                                          {"priority", 0, ARG_REQUIRED, OPT_PRIORITY},
-                                          {"json", 0, ARG_NONE, OPT_JSON},
-                                          {"help", 'h', ARG_NONE, OPT_HELP},
-                                          {NULL, 0, ARG_NONE, 0}};
+static const arg_option live_options[] = {
+    {"live", 0, ARG_NONE, OPT_LIVE, ARG_STORE_NONE, 0, 0},
+    {"engine", 0, ARG_REQUIRED, OPT_ENGINE, ARG_STORE_NONE, 0, 0},
+    {"block", 0, ARG_REQUIRED, OPT_BLOCK, ARG_STORE_NONE, 0, 0},
+    {"ir-seconds", 0, ARG_REQUIRED, OPT_IR_SECONDS, ARG_STORE_NONE, 0, 0},
+    {"channels", 0, ARG_REQUIRED, OPT_CHANNELS, ARG_STORE_NONE, 0, 0},
+    {"rate", 0, ARG_REQUIRED, OPT_RATE, ARG_STORE_NONE, 0, 0},
+    {"seconds", 0, ARG_REQUIRED, OPT_SECONDS, ARG_STORE_NONE, 0, 0},
+    ARG_FLAG("find-max", 0, live_settings, find_max, 1),
+    ARG_FLAG("fast", 0, live_settings, fast, 1),
+    {"threads", 0, ARG_REQUIRED, OPT_THREADS, ARG_STORE_NONE, 0, 0},
+    {"max-partition", 0, ARG_REQUIRED, OPT_MAX_PARTITION, ARG_STORE_NONE, 0, 0},
+    {"priority", 0, ARG_REQUIRED, OPT_PRIORITY, ARG_STORE_NONE, 0, 0},
+    ARG_FLAG("json", 0, live_settings, json, 1),
+    {"help", 'h', ARG_NONE, OPT_HELP, ARG_STORE_NONE, 0, 0},
+    ARG_TABLE_END};
 
 int bench_live_requested(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
@@ -200,74 +198,67 @@ static void set_defaults(live_settings *s) {
   }
 }
 
+/* The options the table does not store (see arg_parse). */
+static int handle_option(arg_parser *p, int id, const char *v, void *target) {
+  live_settings *s = target;
+  int rc = 0;
+  int64_t n;
+  switch (id) {
+  case ARG_POSITIONAL:
+    return diag_usage(p->cmd, "unexpected argument '%s'", v);
+  case OPT_HELP:
+    fputs(usage_text, stdout);
+    return -1;
+  case OPT_LIVE:
+    break;
+  case OPT_ENGINE:
+    s->n_engines = 0;
+    rc = arg_list(p, v, engine_item, s);
+    break;
+  case OPT_BLOCK:
+    s->n_blocks = 0;
+    rc = arg_list(p, v, block_item, s);
+    break;
+  case OPT_IR_SECONDS:
+    s->n_ir = 0;
+    rc = arg_list(p, v, ir_item, s);
+    break;
+  case OPT_CHANNELS:
+    s->n_channels = 0;
+    rc = arg_list(p, v, channels_item, s);
+    break;
+  case OPT_RATE:
+    rc = arg_int64(p, v, 1000, 1536000, &n) ? CLI_EXIT_USAGE : 0;
+    s->rate = (int32_t)n;
+    break;
+  case OPT_SECONDS:
+    rc = arg_double(p, v, &s->seconds) ? CLI_EXIT_USAGE : 0;
+    if (rc == 0 && !(s->seconds > 0 && s->seconds <= 3600))
+      rc = diag_usage(p->cmd, "%s: '%s' is not a number of seconds in (0, 3600]", p->current, v);
+    break;
+  case OPT_THREADS:
+    rc = arg_int64(p, v, 1, 4096, &n) ? CLI_EXIT_USAGE : 0;
+    s->threads = (int32_t)n;
+    break;
+  case OPT_MAX_PARTITION:
+    rc = arg_int64(p, v, 1, (int64_t)1 << 24, &n) ? CLI_EXIT_USAGE : 0;
+    s->max_partition = (int32_t)n;
+    break;
+  case OPT_PRIORITY:
+    rc = arg_int64(p, v, 0, 98, &n) ? CLI_EXIT_USAGE : 0;
+    s->priority = (int)n;
+    break;
+  }
+  return rc;
+}
+
 static int parse_options(int argc, char **argv, live_settings *s) {
   memset(s, 0, sizeof *s);
   s->rate = DEFAULT_RATE;
   s->priority = DEFAULT_PRIORITY;
   arg_parser p;
   arg_init(&p, argc, argv, live_options);
-  const char *v;
-  int id, rc = 0;
-  int64_t n;
-  while (rc == 0 && (id = arg_next(&p, &v)) != ARG_END) {
-    switch (id) {
-    case ARG_ERROR:
-      return CLI_EXIT_USAGE;
-    case ARG_POSITIONAL:
-      return diag_usage(p.cmd, "unexpected argument '%s'", v);
-    case OPT_HELP:
-      fputs(usage_text, stdout);
-      return -1;
-    case OPT_LIVE:
-      break;
-    case OPT_ENGINE:
-      s->n_engines = 0;
-      rc = arg_list(&p, v, engine_item, s);
-      break;
-    case OPT_BLOCK:
-      s->n_blocks = 0;
-      rc = arg_list(&p, v, block_item, s);
-      break;
-    case OPT_IR_SECONDS:
-      s->n_ir = 0;
-      rc = arg_list(&p, v, ir_item, s);
-      break;
-    case OPT_CHANNELS:
-      s->n_channels = 0;
-      rc = arg_list(&p, v, channels_item, s);
-      break;
-    case OPT_RATE:
-      rc = arg_int64(&p, v, 1000, 1536000, &n) ? CLI_EXIT_USAGE : 0;
-      s->rate = (int32_t)n;
-      break;
-    case OPT_SECONDS:
-      rc = arg_double(&p, v, &s->seconds) ? CLI_EXIT_USAGE : 0;
-      if (rc == 0 && !(s->seconds > 0 && s->seconds <= 3600))
-        rc = diag_usage(p.cmd, "%s: '%s' is not a number of seconds in (0, 3600]", p.current, v);
-      break;
-    case OPT_THREADS:
-      rc = arg_int64(&p, v, 1, 4096, &n) ? CLI_EXIT_USAGE : 0;
-      s->threads = (int32_t)n;
-      break;
-    case OPT_MAX_PARTITION:
-      rc = arg_int64(&p, v, 1, (int64_t)1 << 24, &n) ? CLI_EXIT_USAGE : 0;
-      s->max_partition = (int32_t)n;
-      break;
-    case OPT_PRIORITY:
-      rc = arg_int64(&p, v, 0, 98, &n) ? CLI_EXIT_USAGE : 0;
-      s->priority = (int)n;
-      break;
-    case OPT_FIND_MAX:
-      s->find_max = 1;
-      break;
-    case OPT_FAST:
-      s->fast = 1;
-      break;
-    case OPT_JSON:
-      s->json = 1;
-      break;
-    }
-  }
+  int rc = arg_parse(&p, s, handle_option, NULL);
   if (rc) return rc;
   if (s->fast && s->find_max)
     return diag_usage(p.cmd, "--find-max needs the real-time pace: drop --fast");

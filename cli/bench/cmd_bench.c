@@ -86,24 +86,23 @@ enum {
   OPT_CHUNK,
   OPT_LIMIT,
   OPT_FORMAT,
-  OPT_FILE,
-  OPT_JSON,
   OPT_HELP
 };
 
-static const arg_option bench_options[] = {{"taps", 0, ARG_REQUIRED, OPT_TAPS},
-                                           {"frames", 0, ARG_REQUIRED, OPT_FRAMES},
-                                           {"channels", 0, ARG_REQUIRED, OPT_CHANNELS},
-                                           {"engine", 0, ARG_REQUIRED, OPT_ENGINE},
-                                           {"runs", 0, ARG_REQUIRED, OPT_RUNS},
-                                           {"threads", 0, ARG_REQUIRED, OPT_THREADS},
-                                           {"chunk", 0, ARG_REQUIRED, OPT_CHUNK},
-                                           {"limit", 0, ARG_REQUIRED, OPT_LIMIT},
-                                           {"format", 0, ARG_REQUIRED, OPT_FORMAT},
-                                           {"file", 0, ARG_NONE, OPT_FILE},
-                                           {"json", 0, ARG_NONE, OPT_JSON},
-                                           {"help", 'h', ARG_NONE, OPT_HELP},
-                                           {NULL, 0, ARG_NONE, 0}};
+static const arg_option bench_options[] = {
+    {"taps", 0, ARG_REQUIRED, OPT_TAPS, ARG_STORE_NONE, 0, 0},
+    {"frames", 0, ARG_REQUIRED, OPT_FRAMES, ARG_STORE_NONE, 0, 0},
+    {"channels", 0, ARG_REQUIRED, OPT_CHANNELS, ARG_STORE_NONE, 0, 0},
+    {"engine", 0, ARG_REQUIRED, OPT_ENGINE, ARG_STORE_NONE, 0, 0},
+    {"runs", 0, ARG_REQUIRED, OPT_RUNS, ARG_STORE_NONE, 0, 0},
+    {"threads", 0, ARG_REQUIRED, OPT_THREADS, ARG_STORE_NONE, 0, 0},
+    {"chunk", 0, ARG_REQUIRED, OPT_CHUNK, ARG_STORE_NONE, 0, 0},
+    {"limit", 0, ARG_REQUIRED, OPT_LIMIT, ARG_STORE_NONE, 0, 0},
+    {"format", 0, ARG_REQUIRED, OPT_FORMAT, ARG_STORE_NONE, 0, 0},
+    ARG_FLAG("file", 0, bench_settings, file, 1),
+    ARG_FLAG("json", 0, bench_settings, json, 1),
+    {"help", 'h', ARG_NONE, OPT_HELP, ARG_STORE_NONE, 0, 0},
+    ARG_TABLE_END};
 
 static void default_engines(bench_settings *s) {
   s->n_engines = 0;
@@ -150,6 +149,66 @@ static int parse_count_option(const arg_parser *p, const char *text, int64_t hi,
                     text, (long long)hi);
 }
 
+/* The options the table does not store (see arg_parse). */
+static int handle_option(arg_parser *p, int id, const char *v, void *target) {
+  bench_settings *s = target;
+  int rc = 0;
+  int64_t n;
+  switch (id) {
+  case ARG_POSITIONAL:
+    return diag_usage(p->cmd, "unexpected argument '%s'", v);
+  case OPT_HELP:
+    fputs(usage_text, stdout);
+    return -1;
+  case OPT_TAPS:
+    s->n_taps = 0;
+    rc = arg_list(p, v, taps_item, s);
+    break;
+  case OPT_ENGINE:
+    s->n_engines = 0;
+    rc = arg_list(p, v, engine_item, s);
+    break;
+  case OPT_FRAMES:
+    rc = parse_count_option(p, v, (int64_t)1 << 40, &s->frames);
+    s->frames_set = 1;
+    break;
+  case OPT_CHUNK:
+    rc = parse_count_option(p, v, (int64_t)1 << 40, &s->chunk);
+    s->chunk_set = 1;
+    break;
+  case OPT_FORMAT:
+    if (strcmp(v, "f32") == 0)
+      s->format = CONVOY_FORMAT_F32;
+    else if (strcmp(v, "s16") == 0)
+      s->format = CONVOY_FORMAT_S16;
+    else if (strcmp(v, "s8") == 0)
+      s->format = CONVOY_FORMAT_S8;
+    else if (strcmp(v, "u8") == 0)
+      s->format = CONVOY_FORMAT_U8;
+    else
+      rc = diag_usage(p->cmd, "%s: '%s' is not f32, s16, s8 or u8", p->current, v);
+    break;
+  case OPT_CHANNELS:
+    rc = arg_int64(p, v, 1, CONVOY_MAX_CHANNELS, &n) ? CLI_EXIT_USAGE : 0;
+    s->channels = (int32_t)n;
+    break;
+  case OPT_RUNS:
+    rc = arg_int64(p, v, 1, 1000, &n) ? CLI_EXIT_USAGE : 0;
+    s->runs = (int)n;
+    break;
+  case OPT_THREADS:
+    rc = arg_int64(p, v, 1, 4096, &n) ? CLI_EXIT_USAGE : 0;
+    s->threads = (int32_t)n;
+    break;
+  case OPT_LIMIT:
+    rc = arg_double(p, v, &s->limit_s) ? CLI_EXIT_USAGE : 0;
+    if (rc == 0 && s->limit_s <= 0)
+      rc = diag_usage(p->cmd, "%s: '%s' is not a positive number of seconds", p->current, v);
+    break;
+  }
+  return rc;
+}
+
 static int parse_options(int argc, char **argv, bench_settings *s) {
   memset(s, 0, sizeof *s);
   s->frames = DEFAULT_FRAMES;
@@ -160,71 +219,7 @@ static int parse_options(int argc, char **argv, bench_settings *s) {
   s->format = CONVOY_FORMAT_F32;
   arg_parser p;
   arg_init(&p, argc, argv, bench_options);
-  const char *v;
-  int id, rc = 0;
-  int64_t n;
-  while (rc == 0 && (id = arg_next(&p, &v)) != ARG_END) {
-    switch (id) {
-    case ARG_ERROR:
-      return CLI_EXIT_USAGE;
-    case ARG_POSITIONAL:
-      return diag_usage(p.cmd, "unexpected argument '%s'", v);
-    case OPT_HELP:
-      fputs(usage_text, stdout);
-      return -1;
-    case OPT_TAPS:
-      s->n_taps = 0;
-      rc = arg_list(&p, v, taps_item, s);
-      break;
-    case OPT_ENGINE:
-      s->n_engines = 0;
-      rc = arg_list(&p, v, engine_item, s);
-      break;
-    case OPT_FRAMES:
-      rc = parse_count_option(&p, v, (int64_t)1 << 40, &s->frames);
-      s->frames_set = 1;
-      break;
-    case OPT_CHUNK:
-      rc = parse_count_option(&p, v, (int64_t)1 << 40, &s->chunk);
-      s->chunk_set = 1;
-      break;
-    case OPT_FORMAT:
-      if (strcmp(v, "f32") == 0)
-        s->format = CONVOY_FORMAT_F32;
-      else if (strcmp(v, "s16") == 0)
-        s->format = CONVOY_FORMAT_S16;
-      else if (strcmp(v, "s8") == 0)
-        s->format = CONVOY_FORMAT_S8;
-      else if (strcmp(v, "u8") == 0)
-        s->format = CONVOY_FORMAT_U8;
-      else
-        rc = diag_usage(p.cmd, "%s: '%s' is not f32, s16, s8 or u8", p.current, v);
-      break;
-    case OPT_CHANNELS:
-      rc = arg_int64(&p, v, 1, CONVOY_MAX_CHANNELS, &n) ? CLI_EXIT_USAGE : 0;
-      s->channels = (int32_t)n;
-      break;
-    case OPT_RUNS:
-      rc = arg_int64(&p, v, 1, 1000, &n) ? CLI_EXIT_USAGE : 0;
-      s->runs = (int)n;
-      break;
-    case OPT_THREADS:
-      rc = arg_int64(&p, v, 1, 4096, &n) ? CLI_EXIT_USAGE : 0;
-      s->threads = (int32_t)n;
-      break;
-    case OPT_LIMIT:
-      rc = arg_double(&p, v, &s->limit_s) ? CLI_EXIT_USAGE : 0;
-      if (rc == 0 && s->limit_s <= 0)
-        rc = diag_usage(p.cmd, "%s: '%s' is not a positive number of seconds", p.current, v);
-      break;
-    case OPT_FILE:
-      s->file = 1;
-      break;
-    case OPT_JSON:
-      s->json = 1;
-      break;
-    }
-  }
+  int rc = arg_parse(&p, s, handle_option, NULL);
   if (rc) return rc;
   if (s->n_taps == 0) {
     s->taps[0] = 16;

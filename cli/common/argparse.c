@@ -1,6 +1,7 @@
 /* argparse.c - long and short option scanning for the subcommands. */
 #include "argparse.h"
 
+#include "commands.h"
 #include "diag.h"
 
 #include <errno.h>
@@ -27,6 +28,7 @@ static int next_short(arg_parser *p, const char **value) {
   for (const arg_option *o = p->opts; o->name; o++) {
     if (o->short_name == c) {
       *value = NULL;
+      p->matched = o;
       return o->id;
     }
   }
@@ -64,6 +66,7 @@ static int next_long(arg_parser *p, const char *arg, const char **value) {
       }
       break;
     }
+    p->matched = o;
     return o->id;
   }
   diag_usage(p->cmd, "unknown option '%s'", p->current);
@@ -137,4 +140,39 @@ int arg_list(const arg_parser *p, const char *text,
   }
   if (n == 0) return diag_usage(p->cmd, "%s: empty list", p->current);
   return 0;
+}
+
+/* Writes a stored option's value into target; 0, or -1 after a usage error. */
+static int store(const arg_parser *p, const arg_option *o, const char *value, void *target) {
+  unsigned char *at = (unsigned char *)target + o->offset;
+  switch (o->store) {
+  case ARG_STORE_FLAG:
+    *(int *)(void *)at = o->value;
+    return 0;
+  case ARG_STORE_STRING:
+    *(const char **)(void *)at = value;
+    return 0;
+  case ARG_STORE_DOUBLE:
+    return arg_double(p, value, (double *)(void *)at);
+  case ARG_STORE_NONE:
+    break;
+  }
+  return -1;
+}
+
+int arg_parse(arg_parser *p, void *target, arg_handler handle, const int *stop) {
+  for (;;) {
+    const char *value = NULL;
+    const int id = arg_next(p, &value);
+    if (id == ARG_END) return 0;
+    if (id == ARG_ERROR) return CLI_EXIT_USAGE;
+    int rc;
+    if (id == ARG_ID_STORED) {
+      rc = store(p, p->matched, value, target) == 0 ? 0 : CLI_EXIT_USAGE;
+    } else {
+      rc = handle(p, id, value, target);
+    }
+    if (rc != 0) return rc;
+    if (stop && *stop && id != ARG_POSITIONAL) return 0;
+  }
 }

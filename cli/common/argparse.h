@@ -8,6 +8,7 @@
 #ifndef CONVOY_CLI_ARGPARSE_H
 #define CONVOY_CLI_ARGPARSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum arg_kind {
@@ -16,12 +17,38 @@ typedef enum arg_kind {
   ARG_OPTIONAL = 2  /* "--name" or "--name=VALUE" only */
 } arg_kind;
 
+/* What arg_parse() does with an option itself, without the command's
+ * handler: the table says where the value goes (offset into the target the
+ * command passes). */
+typedef enum arg_store {
+  ARG_STORE_NONE = 0, /* the command's handler takes the option */
+  ARG_STORE_FLAG,     /* int at offset = value */
+  ARG_STORE_STRING,   /* const char * at offset = the option's value */
+  ARG_STORE_DOUBLE    /* double at offset = the value, parsed by arg_double() */
+} arg_store;
+
 typedef struct arg_option {
   const char *name; /* long name without "--"; NULL ends the table */
   char short_name;  /* 0 when none; short options take no value */
   arg_kind kind;
-  int id; /* returned by arg_next; must be > 0 */
+  int id;          /* returned by arg_next; must be > 0 */
+  arg_store store; /* ARG_STORE_NONE: id goes to the handler */
+  size_t offset;   /* where a stored value goes in the target */
+  int value;       /* what ARG_STORE_FLAG stores */
 } arg_option;
+
+/* The id of options arg_parse() stores itself. */
+#define ARG_ID_STORED 0x7fffffff
+
+/* Table entries stored into a field of struct type T. */
+#define ARG_FLAG(name, short_name, T, field, value)                                                \
+  { name, short_name, ARG_NONE, ARG_ID_STORED, ARG_STORE_FLAG, offsetof(T, field), value }
+#define ARG_STRING(name, T, field)                                                                 \
+  { name, 0, ARG_REQUIRED, ARG_ID_STORED, ARG_STORE_STRING, offsetof(T, field), 0 }
+#define ARG_DOUBLE(name, T, field)                                                                 \
+  { name, 0, ARG_REQUIRED, ARG_ID_STORED, ARG_STORE_DOUBLE, offsetof(T, field), 0 }
+#define ARG_TABLE_END                                                                              \
+  { NULL, 0, ARG_NONE, 0, ARG_STORE_NONE, 0, 0 }
 
 enum {
   ARG_END = 0,         /* no more arguments */
@@ -35,9 +62,10 @@ typedef struct arg_parser {
   int index;          /* next argv element */
   const char *shorts; /* rest of a group of short flags, or NULL */
   const arg_option *opts;
-  const char *cmd;     /* command name for messages */
-  int only_positional; /* after "--" */
-  const char *current; /* spelling of the option just returned, e.g. "--gain" */
+  const char *cmd;           /* command name for messages */
+  int only_positional;       /* after "--" */
+  const char *current;       /* spelling of the option just returned, e.g. "--gain" */
+  const arg_option *matched; /* its table entry */
   char current_buf[64];
 } arg_parser;
 
@@ -48,6 +76,18 @@ void arg_init(arg_parser *p, int argc, char **argv, const arg_option *opts);
  * option's value (NULL for a flag or an absent optional value) or the
  * positional argument. Errors are printed with diag_usage. */
 int arg_next(arg_parser *p, const char **value);
+
+/* Handles one option (id > 0, value as arg_next gives it) or positional
+ * argument (id ARG_POSITIONAL) for arg_parse(); returns 0 to go on, or a
+ * status to stop with (an exit status, having printed any message). */
+typedef int (*arg_handler)(arg_parser *p, int id, const char *value, void *target);
+
+/* The scanning loop of every command: stores the table's stored options into
+ * target, hands the others and the positional arguments to handle, and
+ * stops at the end of the arguments, at a usage error (CLI_EXIT_USAGE), at
+ * the first nonzero status of handle, or, when stop is not NULL, as soon as
+ * *stop is nonzero after an option (--help). Returns 0 or that status. */
+int arg_parse(arg_parser *p, void *target, arg_handler handle, const int *stop);
 
 /* Strict number parsing of an option's value: the whole string must be a
  * finite number. On failure prints a usage error naming p->current and

@@ -17,19 +17,11 @@ enum {
   OPT_DESIGN,
   OPT_SUBTYPE,
   OPT_ENGINE,
-  OPT_GAIN,
   OPT_NORMALIZE,
-  OPT_TAIL,
-  OPT_ALIGN,
-  OPT_NO_DITHER,
-  OPT_QUIET,
-  OPT_VERBOSE,
-  OPT_OVERWRITE,
   OPT_THREADS,
   OPT_FFT_SIZE,
   OPT_DEVICE,
   OPT_TYPE,
-  OPT_HELP,
   OPT_FORMAT,
   OPT_OUT_FORMAT,
   OPT_SCALE,
@@ -49,45 +41,46 @@ enum {
   OPT_SHIFT
 };
 
-static const arg_option filter_opts[] = {{"taps", 0, ARG_REQUIRED, OPT_TAPS},
-                                         {"ir", 0, ARG_REQUIRED, OPT_IR},
-                                         {"design", 0, ARG_REQUIRED, OPT_DESIGN},
-                                         {"subtype", 0, ARG_REQUIRED, OPT_SUBTYPE},
-                                         {"engine", 0, ARG_REQUIRED, OPT_ENGINE},
-                                         {"gain", 0, ARG_REQUIRED, OPT_GAIN},
-                                         {"normalize", 0, ARG_OPTIONAL, OPT_NORMALIZE},
-                                         {"normalise", 0, ARG_OPTIONAL, OPT_NORMALIZE},
-                                         {"tail", 0, ARG_NONE, OPT_TAIL},
-                                         {"align", 0, ARG_NONE, OPT_ALIGN},
-                                         {"no-dither", 0, ARG_NONE, OPT_NO_DITHER},
-                                         {"quiet", 'q', ARG_NONE, OPT_QUIET},
-                                         {"verbose", 'v', ARG_NONE, OPT_VERBOSE},
-                                         {"overwrite", 'y', ARG_NONE, OPT_OVERWRITE},
-                                         {"threads", 0, ARG_REQUIRED, OPT_THREADS},
-                                         {"fft-size", 0, ARG_REQUIRED, OPT_FFT_SIZE},
-                                         {"device", 0, ARG_REQUIRED, OPT_DEVICE},
-                                         {"type", 0, ARG_REQUIRED, OPT_TYPE},
-                                         {"help", 'h', ARG_NONE, OPT_HELP},
-                                         {"format", 0, ARG_REQUIRED, OPT_FORMAT},
-                                         {"out-format", 0, ARG_REQUIRED, OPT_OUT_FORMAT},
-                                         {"scale", 0, ARG_REQUIRED, OPT_SCALE},
-                                         {"offset", 0, ARG_REQUIRED, OPT_OFFSET},
-                                         {"out-scale", 0, ARG_REQUIRED, OPT_OUT_SCALE},
-                                         {"out-offset", 0, ARG_REQUIRED, OPT_OUT_OFFSET},
-                                         {"skip", 0, ARG_REQUIRED, OPT_SKIP},
-                                         {"count", 0, ARG_REQUIRED, OPT_COUNT},
-                                         {"rate", 0, ARG_REQUIRED, OPT_RATE},
-                                         {"matched", 0, ARG_REQUIRED, OPT_MATCHED},
-                                         {"correlate", 0, ARG_REQUIRED, OPT_MATCHED},
-                                         {"window", 0, ARG_REQUIRED, OPT_WINDOW},
-                                         {"normalize-template", 0, ARG_NONE, OPT_NORM_TEMPLATE},
-                                         {"normalise-template", 0, ARG_NONE, OPT_NORM_TEMPLATE},
-                                         {"mode", 0, ARG_REQUIRED, OPT_MODE},
-                                         {"pulses", 0, ARG_REQUIRED, OPT_PULSES},
-                                         {"pulse-len", 0, ARG_REQUIRED, OPT_PULSE_LEN},
-                                         {"decimate", 0, ARG_REQUIRED, OPT_DECIMATE},
-                                         {"shift", 0, ARG_REQUIRED, OPT_SHIFT},
-                                         {NULL, 0, ARG_NONE, 0}};
+static const arg_option filter_opts[] = {
+    {"taps", 0, ARG_REQUIRED, OPT_TAPS, ARG_STORE_NONE, 0, 0},
+    {"ir", 0, ARG_REQUIRED, OPT_IR, ARG_STORE_NONE, 0, 0},
+    {"design", 0, ARG_REQUIRED, OPT_DESIGN, ARG_STORE_NONE, 0, 0},
+    {"subtype", 0, ARG_REQUIRED, OPT_SUBTYPE, ARG_STORE_NONE, 0, 0},
+    {"engine", 0, ARG_REQUIRED, OPT_ENGINE, ARG_STORE_NONE, 0, 0},
+    ARG_DOUBLE("gain", filter_options, gain_db),
+    {"normalize", 0, ARG_OPTIONAL, OPT_NORMALIZE, ARG_STORE_NONE, 0, 0},
+    {"normalise", 0, ARG_OPTIONAL, OPT_NORMALIZE, ARG_STORE_NONE, 0, 0},
+    ARG_FLAG("tail", 0, filter_options, tail, 1),
+    ARG_FLAG("align", 0, filter_options, align, 1),
+    ARG_FLAG("no-dither", 0, filter_options, dither, 0),
+    ARG_FLAG("quiet", 'q', filter_options, quiet, 1),
+    ARG_FLAG("verbose", 'v', filter_options, verbose, 1),
+    ARG_FLAG("overwrite", 'y', filter_options, overwrite, 1),
+    {"threads", 0, ARG_REQUIRED, OPT_THREADS, ARG_STORE_NONE, 0, 0},
+    {"fft-size", 0, ARG_REQUIRED, OPT_FFT_SIZE, ARG_STORE_NONE, 0, 0},
+    {"device", 0, ARG_REQUIRED, OPT_DEVICE, ARG_STORE_NONE, 0, 0},
+    {"type", 0, ARG_REQUIRED, OPT_TYPE, ARG_STORE_NONE, 0, 0},
+    ARG_FLAG("help", 'h', filter_options, help, 1),
+    {"format", 0, ARG_REQUIRED, OPT_FORMAT, ARG_STORE_NONE, 0, 0},
+    {"out-format", 0, ARG_REQUIRED, OPT_OUT_FORMAT, ARG_STORE_NONE, 0, 0},
+    {"scale", 0, ARG_REQUIRED, OPT_SCALE, ARG_STORE_NONE, 0, 0},
+    {"offset", 0, ARG_REQUIRED, OPT_OFFSET, ARG_STORE_NONE, 0, 0},
+    {"out-scale", 0, ARG_REQUIRED, OPT_OUT_SCALE, ARG_STORE_NONE, 0, 0},
+    {"out-offset", 0, ARG_REQUIRED, OPT_OUT_OFFSET, ARG_STORE_NONE, 0, 0},
+    {"skip", 0, ARG_REQUIRED, OPT_SKIP, ARG_STORE_NONE, 0, 0},
+    {"count", 0, ARG_REQUIRED, OPT_COUNT, ARG_STORE_NONE, 0, 0},
+    {"rate", 0, ARG_REQUIRED, OPT_RATE, ARG_STORE_NONE, 0, 0},
+    {"matched", 0, ARG_REQUIRED, OPT_MATCHED, ARG_STORE_NONE, 0, 0},
+    {"correlate", 0, ARG_REQUIRED, OPT_MATCHED, ARG_STORE_NONE, 0, 0},
+    {"window", 0, ARG_REQUIRED, OPT_WINDOW, ARG_STORE_NONE, 0, 0},
+    {"normalize-template", 0, ARG_NONE, OPT_NORM_TEMPLATE, ARG_STORE_NONE, 0, 0},
+    {"normalise-template", 0, ARG_NONE, OPT_NORM_TEMPLATE, ARG_STORE_NONE, 0, 0},
+    {"mode", 0, ARG_REQUIRED, OPT_MODE, ARG_STORE_NONE, 0, 0},
+    {"pulses", 0, ARG_REQUIRED, OPT_PULSES, ARG_STORE_NONE, 0, 0},
+    {"pulse-len", 0, ARG_REQUIRED, OPT_PULSE_LEN, ARG_STORE_NONE, 0, 0},
+    {"decimate", 0, ARG_REQUIRED, OPT_DECIMATE, ARG_STORE_NONE, 0, 0},
+    {"shift", 0, ARG_REQUIRED, OPT_SHIFT, ARG_STORE_NONE, 0, 0},
+    ARG_TABLE_END};
 
 static int set_taps(arg_parser *p, filter_options *o, taps_kind kind, const char *arg) {
   if (o->taps != TAPS_NONE) {
@@ -153,8 +146,19 @@ static int handle_capture(arg_parser *p, capture_args *c, int id, const char *va
   return diag_usage(p->cmd, "internal: unhandled option %s", p->current);
 }
 
-static int handle(arg_parser *p, filter_options *o, int id, const char *val) {
+/* Positional arguments (IN, OUT) and the options the table does not store. */
+static int handle(arg_parser *p, int id, const char *val, void *target) {
+  filter_options *o = target;
   int64_t n = 0;
+  if (id == ARG_POSITIONAL) {
+    if (!o->in_path)
+      o->in_path = val;
+    else if (!o->out_path)
+      o->out_path = val;
+    else
+      return diag_usage(p->cmd, "unexpected argument '%s' (give IN and OUT only)", val);
+    return CLI_EXIT_OK;
+  }
   if (id >= OPT_FORMAT) return handle_capture(p, &o->capture, id, val);
   switch (id) {
   case OPT_TAPS:
@@ -175,31 +179,11 @@ static int handle(arg_parser *p, filter_options *o, int id, const char *val) {
                         engine_names(names, sizeof names, ENGINE_NAMES_ALL, ", ", -1));
     }
     return CLI_EXIT_OK;
-  case OPT_GAIN:
-    return arg_double(p, val, &o->gain_db) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
   case OPT_NORMALIZE:
     o->normalize = 1;
     if (val && arg_double(p, val, &o->normalize_dbfs)) return CLI_EXIT_USAGE;
     if (o->normalize_dbfs > 0)
       return diag_usage(p->cmd, "--normalize: %s dBFS is above full scale (use a level <= 0)", val);
-    return CLI_EXIT_OK;
-  case OPT_TAIL:
-    o->tail = 1;
-    return CLI_EXIT_OK;
-  case OPT_ALIGN:
-    o->align = 1;
-    return CLI_EXIT_OK;
-  case OPT_NO_DITHER:
-    o->dither = 0;
-    return CLI_EXIT_OK;
-  case OPT_QUIET:
-    o->quiet = 1;
-    return CLI_EXIT_OK;
-  case OPT_VERBOSE:
-    o->verbose = 1;
-    return CLI_EXIT_OK;
-  case OPT_OVERWRITE:
-    o->overwrite = 1;
     return CLI_EXIT_OK;
   case OPT_THREADS:
     if (arg_int64(p, val, 1, 4096, &n)) return CLI_EXIT_USAGE;
@@ -218,9 +202,6 @@ static int handle(arg_parser *p, filter_options *o, int id, const char *val) {
       return diag_usage(p->cmd, "--type: '%s' is not a file type such as wav, flac or au", val);
     o->out_type = val;
     return CLI_EXIT_OK;
-  case OPT_HELP:
-    o->help = 1;
-    return CLI_EXIT_OK;
   }
   return diag_usage(p->cmd, "internal: unhandled option %s", p->current);
 }
@@ -235,28 +216,10 @@ int filter_options_parse(int argc, char **argv, filter_options *o) {
 
   arg_parser p;
   arg_init(&p, argc, argv, filter_opts);
-  int n_pos = 0;
-  for (;;) {
-    const char *val = NULL;
-    int id = arg_next(&p, &val);
-    if (id == ARG_END) break;
-    if (id == ARG_ERROR) return CLI_EXIT_USAGE;
-    if (id == ARG_POSITIONAL) {
-      if (n_pos == 0)
-        o->in_path = val;
-      else if (n_pos == 1)
-        o->out_path = val;
-      else
-        return diag_usage(p.cmd, "unexpected argument '%s' (give IN and OUT only)", val);
-      n_pos++;
-      continue;
-    }
-    int rc = handle(&p, o, id, val);
-    if (rc != CLI_EXIT_OK) return rc;
-    if (o->help) return CLI_EXIT_OK;
-  }
+  int rc = arg_parse(&p, o, handle, &o->help);
+  if (rc != CLI_EXIT_OK || o->help) return rc;
 
-  if (n_pos < 2) return diag_usage(p.cmd, n_pos == 0 ? "missing IN and OUT" : "missing OUT");
+  if (!o->out_path) return diag_usage(p.cmd, !o->in_path ? "missing IN and OUT" : "missing OUT");
   if (!*o->in_path || !*o->out_path) return diag_usage(p.cmd, "empty file name");
   int matched_rc = capture_matched_check(p.cmd, o);
   if (matched_rc != CLI_EXIT_OK) return matched_rc;

@@ -20,33 +20,29 @@ enum {
   OPT_BLOCK,
   OPT_CHANNELS,
   OPT_ENGINE,
-  OPT_LIST,
-  OPT_RESAMPLE,
   OPT_GAIN,
-  OPT_DURATION,
-  OPT_QUIET,
-  OPT_VERBOSE,
-  OPT_HELP
+  OPT_DURATION
 };
 
-static const arg_option live_opts[] = {{"ir", 0, ARG_REQUIRED, OPT_IR},
-                                       {"taps", 0, ARG_REQUIRED, OPT_TAPS},
-                                       {"design", 0, ARG_REQUIRED, OPT_DESIGN},
-                                       {"config", 0, ARG_REQUIRED, OPT_CONFIG},
-                                       {"in", 0, ARG_REQUIRED, OPT_IN},
-                                       {"out", 0, ARG_REQUIRED, OPT_OUT},
-                                       {"rate", 0, ARG_REQUIRED, OPT_RATE},
-                                       {"block", 0, ARG_REQUIRED, OPT_BLOCK},
-                                       {"channels", 0, ARG_REQUIRED, OPT_CHANNELS},
-                                       {"engine", 0, ARG_REQUIRED, OPT_ENGINE},
-                                       {"list-devices", 0, ARG_NONE, OPT_LIST},
-                                       {"resample-ir", 0, ARG_NONE, OPT_RESAMPLE},
-                                       {"gain", 0, ARG_REQUIRED, OPT_GAIN},
-                                       {"duration", 0, ARG_REQUIRED, OPT_DURATION},
-                                       {"quiet", 'q', ARG_NONE, OPT_QUIET},
-                                       {"verbose", 'v', ARG_NONE, OPT_VERBOSE},
-                                       {"help", 'h', ARG_NONE, OPT_HELP},
-                                       {NULL, 0, ARG_NONE, 0}};
+static const arg_option live_opts[] = {
+    {"ir", 0, ARG_REQUIRED, OPT_IR, ARG_STORE_NONE, 0, 0},
+    {"taps", 0, ARG_REQUIRED, OPT_TAPS, ARG_STORE_NONE, 0, 0},
+    {"design", 0, ARG_REQUIRED, OPT_DESIGN, ARG_STORE_NONE, 0, 0},
+    {"config", 0, ARG_REQUIRED, OPT_CONFIG, ARG_STORE_NONE, 0, 0},
+    {"in", 0, ARG_REQUIRED, OPT_IN, ARG_STORE_NONE, 0, 0},
+    {"out", 0, ARG_REQUIRED, OPT_OUT, ARG_STORE_NONE, 0, 0},
+    {"rate", 0, ARG_REQUIRED, OPT_RATE, ARG_STORE_NONE, 0, 0},
+    {"block", 0, ARG_REQUIRED, OPT_BLOCK, ARG_STORE_NONE, 0, 0},
+    {"channels", 0, ARG_REQUIRED, OPT_CHANNELS, ARG_STORE_NONE, 0, 0},
+    {"engine", 0, ARG_REQUIRED, OPT_ENGINE, ARG_STORE_NONE, 0, 0},
+    ARG_FLAG("list-devices", 0, live_options, list_devices, 1),
+    ARG_FLAG("resample-ir", 0, live_options, resample_ir, 1),
+    {"gain", 0, ARG_REQUIRED, OPT_GAIN, ARG_STORE_NONE, 0, 0},
+    {"duration", 0, ARG_REQUIRED, OPT_DURATION, ARG_STORE_NONE, 0, 0},
+    ARG_FLAG("quiet", 'q', live_options, quiet, 1),
+    ARG_FLAG("verbose", 'v', live_options, verbose, 1),
+    ARG_FLAG("help", 'h', live_options, help, 1),
+    ARG_TABLE_END};
 
 static int set_source(arg_parser *p, live_options *o, live_source s, const char *arg) {
   if (o->source != LIVE_SOURCE_NONE)
@@ -73,9 +69,13 @@ static int set_engine(arg_parser *p, live_options *o, const char *val) {
   return CLI_EXIT_OK;
 }
 
-static int handle(arg_parser *p, live_options *o, int id, const char *val) {
+/* The options the table does not store; live takes no positional argument. */
+static int handle(arg_parser *p, int id, const char *val, void *target) {
+  live_options *o = target;
   int64_t n = 0;
   switch (id) {
+  case ARG_POSITIONAL:
+    return diag_usage(p->cmd, "unexpected argument '%s' (live takes options only)", val);
   case OPT_IR:
     return set_source(p, o, LIVE_SOURCE_IR, val);
   case OPT_TAPS:
@@ -103,12 +103,6 @@ static int handle(arg_parser *p, live_options *o, int id, const char *val) {
     return CLI_EXIT_OK;
   case OPT_ENGINE:
     return set_engine(p, o, val);
-  case OPT_LIST:
-    o->list_devices = 1;
-    return CLI_EXIT_OK;
-  case OPT_RESAMPLE:
-    o->resample_ir = 1;
-    return CLI_EXIT_OK;
   case OPT_GAIN:
     if (arg_double(p, val, &o->gain_db)) return CLI_EXIT_USAGE;
     if (o->gain_db < -200 || o->gain_db > 60)
@@ -119,15 +113,6 @@ static int handle(arg_parser *p, live_options *o, int id, const char *val) {
     if (o->duration <= 0 || o->duration > 1e7)
       return diag_usage(p->cmd, "--duration: '%s' is not a positive number of seconds", val);
     return CLI_EXIT_OK;
-  case OPT_QUIET:
-    o->quiet = 1;
-    return CLI_EXIT_OK;
-  case OPT_VERBOSE:
-    o->verbose = 1;
-    return CLI_EXIT_OK;
-  case OPT_HELP:
-    o->help = 1;
-    return CLI_EXIT_OK;
   }
   return diag_usage(p->cmd, "internal: unhandled option %s", p->current);
 }
@@ -137,16 +122,8 @@ int live_options_parse(int argc, char **argv, live_options *o) {
   o->engine = CONVOY_ENGINE_AUTO;
   arg_parser p;
   arg_init(&p, argc, argv, live_opts);
-  const char *val = NULL;
-  int id;
-  while ((id = arg_next(&p, &val)) != ARG_END) {
-    if (id == ARG_ERROR) return CLI_EXIT_USAGE;
-    if (id == ARG_POSITIONAL)
-      return diag_usage(p.cmd, "unexpected argument '%s' (live takes options only)", val);
-    int rc = handle(&p, o, id, val);
-    if (rc != CLI_EXIT_OK) return rc;
-    if (o->help) return CLI_EXIT_OK;
-  }
+  int rc = arg_parse(&p, o, handle, &o->help);
+  if (rc != CLI_EXIT_OK || o->help) return rc;
   if (o->list_devices) return CLI_EXIT_OK;
   if (o->source == LIVE_SOURCE_NONE)
     return diag_usage(p.cmd, "give the filter: --ir FILE, --taps FILE, --design SPEC or "
