@@ -331,7 +331,7 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
   } else if (kind == GPU_CONV_AUTO) {
     const double c_dir = gc_direct_model_cost(&dev, cfg.taps_len, cfg.complex_taps) *
                          gpu_conv_strided_cost_share(decimation_of(&cfg));
-    double c_fft = gc_fft_model_cost(&dev, cfg.taps_len, cfg.max_out, cfg.complex_taps);
+    double c_fft = gc_fft_model_cost(&dev, cfg.taps_len, cfg.max_out, cfg.complex_taps, 0);
     if (c_fft < 0) {
       kind = GPU_CONV_DIRECT;
     } else {

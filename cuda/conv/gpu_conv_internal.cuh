@@ -65,9 +65,11 @@ void gc_direct_destroy(gc_direct *d);
 
 typedef struct gc_fft gc_fft;
 
-/* Per output per channel (row), seconds, of the best FFT size by the model,
- * or a negative value when taps_len is out of the engine's range. */
-double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out, int complex_taps);
+/* Per output per channel (row), seconds, of the best FFT size by the model
+ * (fft_size 0) or of the size a requested fft_size becomes, or a negative
+ * value when taps_len is out of the engine's range. */
+double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out, int complex_taps,
+                         int64_t fft_size);
 
 convoy_status gc_fft_create(const gpu_conv_config *cfg, const gc_filters *filters,
                             const gc_device *dev, gc_fft **out, char *err, size_t err_size);

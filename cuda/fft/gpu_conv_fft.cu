@@ -377,8 +377,8 @@ struct gc_fft {
   char note[160]; /* why the callback path was not used, if it was meant to be */
 };
 
-double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out,
-                         int complex_taps) {
+double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out, int complex_taps,
+                         int64_t fft_size) {
   if (taps_len > GPU_CONV_FFT_MAX_TAPS) return -1.0;
   gpu_conv_config cfg;
   gpu_conv_config_init(&cfg);
@@ -386,6 +386,11 @@ double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out
   cfg.max_out = max_out;
   cfg.complex_taps = complex_taps;
   cfg.channels = complex_taps ? 2 : 1;
+  if (fft_size > 0) { /* the size the engine will be given: a power of two >= taps + 3 */
+    int k = min_log2(taps_len);
+    while (k < kMaxLog2 && ((int64_t)1 << k) < fft_size) k++;
+    return model_cost(&cfg, dev, (int64_t)1 << k);
+  }
   double cost = -1.0;
   return model_best(&cfg, dev, &cost) < 0 ? -1.0 : cost;
 }

@@ -1,6 +1,6 @@
 /*
  * gpu_engine.cu - the gpu-direct and gpu-fft engines in the engine table
- * (pipeline/engine.h): availability, the cost model the engine choice reads,
+ * (pipeline/engine.h): availability, their host-to-host cost on gpu_conv's model,
  * and the planar engine interface.
  *
  * Streams do not call run(): a stream on a GPU engine hands its work to the
@@ -9,6 +9,7 @@
  * to the device, filter, back), for callers of the engine interface itself.
  */
 #include "gpu_conv.h"
+#include "gpu_conv_internal.cuh"
 #include "gpu_util.cuh"
 
 extern "C" {
@@ -31,29 +32,10 @@ namespace {
 constexpr double kBusBytesPerNs = 48.0;
 /* Per sample: the layout kernels, events and staging bookkeeping. */
 constexpr double kPipelineNs = 0.01;
-constexpr int kMaxDevices = 64;
+/* Outputs per channel of one pipeline chunk, about, for the FFT model. */
+constexpr int64_t kModelOutputs = (int64_t)1 << 20;
+
 constexpr int kMaxFftLog2 = 26;
-
-struct device_facts {
-  double fma_per_ns;   /* peak fp32 FMAs per ns */
-  double bytes_per_ns; /* peak device memory bytes per ns */
-};
-
-/* Peak rates from the device attributes. */
-bool facts_of(int device, device_facts *out) {
-  if (device < 0 || device >= kMaxDevices || device >= gp_device_count()) return false;
-  gp_device_facts a;
-  if (gp_device_facts_of(device, &a) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  /* 128 fp32 lanes per multiprocessor; double data rate memory. */
-  out->fma_per_ns =
-      (double)(a.sms > 0 ? a.sms : 1) * 128.0 * (a.clock_khz > 0 ? a.clock_khz : 1500000) * 1e-6;
-  out->bytes_per_ns = 2.0 * (a.mem_khz > 0 ? a.mem_khz : 2600000) * 1e-6 *
-                      (a.bus_bits > 0 ? a.bus_bits : 5120) / 8.0;
-  return true;
-}
 
 /* Smallest power-of-two FFT size >= want, at least 64; 0 above 2^26. */
 int64_t pow2_at_least(int64_t want) {
@@ -62,56 +44,48 @@ int64_t pow2_at_least(int64_t want) {
   return 0;
 }
 
-/* Kernel ns per output per channel, device-resident. */
-double direct_kernel_ns(const device_facts &f, int64_t taps) {
-  /* About half the FMA peak in the register kernels; one read and one write. */
-  return (double)taps / (0.5 * f.fma_per_ns) + 8.0 / f.bytes_per_ns;
-}
-
-double fft_kernel_ns(const device_facts &f, int64_t taps, int64_t fft_size) {
-  int64_t n = fft_size > 0 ? pow2_at_least(fft_size > taps + 3 ? fft_size : taps + 3)
-                           : pow2_at_least(4 * taps > 4096 ? 4 * taps : 4096);
-  if (n == 0) n = pow2_at_least(taps + 3);
-  if (n == 0) return -1.0;
-  const double dn = (double)n, l = (double)(n - taps + 1);
-  /* Gather, two transforms of a few passes each, multiply, scatter. */
-  const double bytes = 60.0 * dn;
-  const double flops = 5.0 * dn * log2(dn);
-  return (bytes / f.bytes_per_ns + flops / (0.6 * f.fma_per_ns)) / l;
+/* The device's facts for gpu_conv's cost models, the one model of the
+ * kernels' speed that both the engine choice here and gpu_conv's own choice
+ * between direct and FFT read. */
+bool device_of(int32_t device, gc_device *dev) {
+  const int index = device < 0 ? 0 : device;
+  if (index >= gp_device_count()) return false;
+  char err[8];
+  if (gc_device_query(index, dev, err, sizeof err) != CONVOY_OK) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return true;
 }
 
 /* Host to host: the bus carries 4 bytes each way per float sample, the two
- * ways at once, and the kernel overlaps the transfers. */
-double host_cost(double kernel_ns) {
-  if (kernel_ns < 0) return -1.0;
+ * ways at once, and the kernel (seconds per output, from gpu_conv's model)
+ * overlaps the transfers. */
+double host_cost(double kernel_s) {
+  if (kernel_s < 0) return -1.0;
+  const double kernel_ns = kernel_s * 1e9;
   const double bus = 4.0 / kBusBytesPerNs;
   return (kernel_ns > bus ? kernel_ns : bus) + kPipelineNs;
 }
 
 /* Costs are per output frame per row: with complex taps a complex output
- * is two rows. The direct kernel does 4 FMAs per tap per complex output (2
- * per row, twice the real work); the FFT engine's complex transform of n
- * points moves and computes about twice a real one of n points for twice
- * the outputs (about the real cost per row). */
+ * is two rows, as in gpu_conv's models. */
 double cost_direct(const engine_request *r) {
-  device_facts f;
-  if (r->taps_len < 1 || (r->complex_taps && r->channels % 2 != 0) ||
-      !facts_of(r->device < 0 ? 0 : r->device, &f))
+  gc_device dev;
+  if (r->taps_len < 1 || (r->complex_taps && r->channels % 2 != 0) || !device_of(r->device, &dev))
     return -1.0;
-  const double per_tap = r->complex_taps ? 2.0 : 1.0;
-  double kernel = direct_kernel_ns(f, (int64_t)(per_tap * (double)r->taps_len));
   /* A decimating stream runs the strided kernel on the kept outputs only. */
-  if (kernel > 0) kernel *= gpu_conv_strided_cost_share(r->decimation);
-  return host_cost(kernel);
+  return host_cost(gc_direct_model_cost(&dev, r->taps_len, r->complex_taps) *
+                   gpu_conv_strided_cost_share(r->decimation));
 }
 
 double cost_fft(const engine_request *r) {
-  device_facts f;
+  gc_device dev;
   if (r->taps_len < 1 || r->taps_len > GPU_CONV_FFT_MAX_TAPS ||
-      (r->complex_taps && r->channels % 2 != 0) || !facts_of(r->device < 0 ? 0 : r->device, &f))
+      (r->complex_taps && r->channels % 2 != 0) || !device_of(r->device, &dev))
     return -1.0;
-  const double kernel = fft_kernel_ns(f, r->taps_len, r->fft_size);
-  return host_cost(kernel < 0 || !r->complex_taps ? kernel : kernel * 1.1);
+  return host_cost(
+      gc_fft_model_cost(&dev, r->taps_len, kModelOutputs, r->complex_taps, r->fft_size));
 }
 
 /* ------------------------------------------------------------- planar engine */
