@@ -72,8 +72,6 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: decim_bench [log2_frames 10..30 [runs [D >= 2]]]\n");
     return 2;
   }
-  static const convoy_engine engines[] = {CONVOY_ENGINE_GPU_DIRECT, CONVOY_ENGINE_GPU_FFT,
-                                          CONVOY_ENGINE_CPU_DIRECT, CONVOY_ENGINE_CPU_FFT};
   static const int64_t tap_counts[] = {128, 1024, 4096};
   const int64_t most = (int64_t)1 << log2_gpu;
   float *in = convoy_host_alloc(sizeof(float) * 2 * (size_t)most);
@@ -89,9 +87,10 @@ int main(int argc, char **argv) {
          "buffers, median of %d runs; rate = input complex samples per second\n",
          (int)decim, runs);
   printf("%-11s %6s %4s %6s %10s %9s  plan\n", "engine", "taps", "D", "shift", "MS/s", "vs D=1");
-  for (size_t e = 0; e < sizeof engines / sizeof engines[0]; e++) {
-    if (!convoy_engine_available(engines[e])) continue;
-    const int gpu = engines[e] == CONVOY_ENGINE_GPU_DIRECT || engines[e] == CONVOY_ENGINE_GPU_FFT;
+  for (int32_t e = 0; e < convoy_engine_count(); e++) { /* every exact engine that runs here */
+    const convoy_engine engine = convoy_engine_at(e);
+    if (!convoy_engine_is_exact(engine) || !convoy_engine_available(engine)) continue;
+    const int gpu = convoy_engine_family(engine) == CONVOY_FAMILY_GPU;
     const int64_t frames = gpu ? most : most >> 4;
     for (size_t k = 0; k < sizeof tap_counts / sizeof tap_counts[0]; k++) {
       const int64_t n = tap_counts[k];
@@ -106,17 +105,17 @@ int main(int argc, char **argv) {
         const double shift = v == 2 ? 0.1 : 0.0;
         char plan[256] = "";
         const double t =
-            time_case(engines[e], taps, n, d, shift, in, out, cap, frames, runs, plan, sizeof plan);
+            time_case(engine, taps, n, d, shift, in, out, cap, frames, runs, plan, sizeof plan);
         if (v == 0) full = t;
         if (t <= 0) {
-          printf("%-11s %6lld %4d %6.2f %10s %9s  %s\n", convoy_engine_name(engines[e]),
-                 (long long)n, (int)d, shift, "-", "-", plan);
+          printf("%-11s %6lld %4d %6.2f %10s %9s  %s\n", convoy_engine_name(engine), (long long)n,
+                 (int)d, shift, "-", "-", plan);
           continue;
         }
         char ratio[16] = "";
         if (v > 0 && full > 0) snprintf(ratio, sizeof ratio, "%.2fx", full / t);
-        printf("%-11s %6lld %4d %6.2f %10.1f %9s  %s\n", convoy_engine_name(engines[e]),
-               (long long)n, (int)d, shift, (double)frames / t * 1e-6, ratio, plan);
+        printf("%-11s %6lld %4d %6.2f %10.1f %9s  %s\n", convoy_engine_name(engine), (long long)n,
+               (int)d, shift, (double)frames / t * 1e-6, ratio, plan);
         fflush(stdout);
       }
     }
