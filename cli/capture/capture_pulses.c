@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "capture_pulses.h"
 
+#include "buffers.h"
 #include "capture_io.h"
 #include "capture_matched.h"
 #include "capture_meta.h"
@@ -29,6 +30,7 @@ typedef struct pulse_job {
   int64_t pulses, pulse_len, out_len, batch; /* batch: pulses per run */
   convoy_pulse *full, *rest;                 /* batch pulses; the last P % batch */
   float *raw, *in_iq, *out_iq;               /* read floats; complex batch in and out */
+  int pinned;                                /* in_iq and out_iq are pinned (GPU) */
   int64_t out_frames;
 } pulse_job;
 
@@ -113,8 +115,9 @@ static int setup(pulse_job *j) {
   size_t in_samples = (size_t)convoy_pulse_input_samples(j->full);
   size_t out_samples = (size_t)convoy_pulse_output_samples(j->full);
   j->raw = malloc(in_samples * 2 * sizeof(float));
-  j->in_iq = convoy_host_alloc(in_samples * 2 * sizeof(float));
-  j->out_iq = convoy_host_alloc(out_samples * 2 * sizeof(float));
+  j->pinned = buffer_pinned_for(convoy_pulse_engine(j->full));
+  j->in_iq = buffer_alloc(in_samples * 2 * sizeof(float), j->pinned);
+  j->out_iq = buffer_alloc(out_samples * 2 * sizeof(float), j->pinned);
   if (!j->raw || !j->in_iq || !j->out_iq) {
     diag_error("%s: out of memory for a batch of %lld pulses", j->in.name, (long long)j->batch);
     return CLI_EXIT_FAIL;
@@ -272,8 +275,8 @@ int capture_pulses(const filter_options *o, convoy_engine engine, int32_t thread
   convoy_pulse_destroy(j.full);
   convoy_pulse_destroy(j.rest);
   free(j.raw);
-  convoy_host_free(j.in_iq);
-  convoy_host_free(j.out_iq);
+  buffer_free(j.in_iq, j.pinned);
+  buffer_free(j.out_iq, j.pinned);
   capture_template_free(&j.tmpl);
   capture_in_close(&j.in);
   return rc;

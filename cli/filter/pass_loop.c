@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "pass_loop.h"
 
+#include "buffers.h"
 #include "pass_threads.h"
 
 #include <stdio.h>
@@ -23,6 +24,7 @@ typedef struct pipeline {
   const pass_config *cfg;
   chunk in[RING_BUFFERS], out[RING_BUFFERS];
   int64_t out_capacity; /* frames per out buffer */
+  int pinned;           /* the buffers are pinned (a GPU stream) */
   pass_threads t;
   int64_t out_frames; /* written by the writer thread, read after join */
   pass_result *res;   /* the filter loop's counts */
@@ -170,11 +172,12 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
   if (flush > cap) cap = flush;
   pl->out_capacity = cap;
   const size_t frames = (size_t)cfg->chunk_frames;
+  /* Pinned for a GPU stream, which then copies straight from and into these
+   * buffers instead of through its staging ring; plain for a CPU stream. */
+  pl->pinned = buffer_pinned_for(convoy_stream_engine(s));
   for (int i = 0; i < RING_BUFFERS; i++) {
-    /* Pinned where a GPU is usable, so a GPU stream copies straight from
-     * and into these buffers instead of through its staging ring. */
-    pl->in[i].data = convoy_host_alloc(frames * cfg->in_frame_bytes);
-    pl->out[i].data = convoy_host_alloc((size_t)cap * cfg->out_frame_bytes);
+    pl->in[i].data = buffer_alloc(frames * cfg->in_frame_bytes, pl->pinned);
+    pl->out[i].data = buffer_alloc((size_t)cap * cfg->out_frame_bytes, pl->pinned);
     if (!pl->in[i].data || !pl->out[i].data) {
       snprintf(err, err_size, "out of memory for %d buffers of %lld frames", 2 * RING_BUFFERS,
                (long long)cap);
@@ -189,8 +192,8 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
 
 static void pipeline_free(pipeline *pl) {
   for (int i = 0; i < RING_BUFFERS; i++) {
-    convoy_host_free(pl->in[i].data);
-    convoy_host_free(pl->out[i].data);
+    buffer_free(pl->in[i].data, pl->pinned);
+    buffer_free(pl->out[i].data, pl->pinned);
   }
   pass_threads_destroy(&pl->t);
 }
