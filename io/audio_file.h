@@ -110,6 +110,20 @@ convoy_status audio_sink_open(audio_sink **sink, const char *path, const audio_s
 convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_frames, char *err,
                                size_t err_size);
 
+/* The same write in two steps, so that quantizing (step 1) can run on
+ * another thread than the system calls (step 2), in order, chunk after chunk:
+ * audio_sink_encoded_bytes() is the bytes per sample of the encoded form (0
+ * when the subtype takes the floats unchanged: then use audio_sink_write);
+ * audio_sink_encode() quantizes n_frames frames into codes (counting clips
+ * and peak, advancing the dither position) and audio_sink_write_encoded()
+ * writes them. Encoding all frames and writing them in order gives bitwise
+ * what audio_sink_write() gives. The two may run on two threads, but each
+ * only on one at a time. */
+size_t audio_sink_encoded_bytes(const audio_sink *sink);
+void audio_sink_encode(audio_sink *sink, const float *frames, int64_t n_frames, void *codes);
+convoy_status audio_sink_write_encoded(audio_sink *sink, const void *codes, int64_t n_frames,
+                                       char *err, size_t err_size);
+
 /* Closes the file, fsyncs it and renames the temporary over path (without
  * overwrite, never replacing a file that appeared meanwhile). On failure the
  * temporary is removed and path untouched. Frees the sink in every case. */

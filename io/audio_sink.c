@@ -118,41 +118,84 @@ oom:
   return CONVOY_ERR_OUT_OF_MEMORY;
 }
 
-/* One chunk through the quantizer and into libsndfile; returns frames written. */
-static sf_count_t write_chunk(audio_sink *sink, const float *x, sf_count_t n) {
-  size_t samples = (size_t)n * (size_t)sink->channels;
+size_t audio_sink_encoded_bytes(const audio_sink *sink) {
   switch (sink->path.kind) {
   case SAMPLE_PATH_SHORT:
-    quantize_to_short(&sink->q, x, samples, sink->buf);
-    return sf_writef_short(sink->sf, sink->buf, n);
+    return sizeof(short);
   case SAMPLE_PATH_INT:
-    quantize_to_int(&sink->q, x, samples, sink->buf);
-    return sf_writef_int(sink->sf, sink->buf, n);
+    return sizeof(int32_t);
   case SAMPLE_PATH_LOSSY:
-    quantize_clamp_float(&sink->q, x, samples, sink->buf);
-    return sf_writef_float(sink->sf, sink->buf, n);
+    return sizeof(float);
   case SAMPLE_PATH_FLOAT:
   default:
-    quantize_track_float(&sink->q, x, samples);
-    return sf_writef_float(sink->sf, x, n);
+    return 0;
   }
 }
 
-convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_frames, char *err,
-                               size_t err_size) {
-  if (!sink || n_frames < 0 || (!frames && n_frames > 0)) {
-    io_errorf(err, err_size, "audio_sink_write: NULL argument or negative count");
+void audio_sink_encode(audio_sink *sink, const float *frames, int64_t n_frames, void *codes) {
+  size_t samples = (size_t)n_frames * (size_t)sink->channels;
+  switch (sink->path.kind) {
+  case SAMPLE_PATH_SHORT:
+    quantize_to_short(&sink->q, frames, samples, codes);
+    break;
+  case SAMPLE_PATH_INT:
+    quantize_to_int(&sink->q, frames, samples, codes);
+    break;
+  case SAMPLE_PATH_LOSSY:
+    quantize_clamp_float(&sink->q, frames, samples, codes);
+    break;
+  case SAMPLE_PATH_FLOAT:
+  default:
+    quantize_track_float(&sink->q, frames, samples);
+    break;
+  }
+}
+
+/* Encoded frames (the floats themselves for a float subtype) into libsndfile;
+ * returns frames written. */
+static sf_count_t write_codes(audio_sink *sink, const void *codes, sf_count_t n) {
+  switch (sink->path.kind) {
+  case SAMPLE_PATH_SHORT:
+    return sf_writef_short(sink->sf, codes, n);
+  case SAMPLE_PATH_INT:
+    return sf_writef_int(sink->sf, codes, n);
+  case SAMPLE_PATH_LOSSY:
+  case SAMPLE_PATH_FLOAT:
+  default:
+    return sf_writef_float(sink->sf, codes, n);
+  }
+}
+
+/* One chunk through the quantizer and into libsndfile; returns frames written. */
+static sf_count_t write_chunk(audio_sink *sink, const float *x, sf_count_t n) {
+  if (audio_sink_encoded_bytes(sink) == 0) {
+    audio_sink_encode(sink, x, n, NULL);
+    return write_codes(sink, x, n);
+  }
+  audio_sink_encode(sink, x, n, sink->buf);
+  return write_codes(sink, sink->buf, n);
+}
+
+/* Writes n_frames frames of data in libsndfile calls of at most chunk_frames
+ * frames: floats through the quantizer (quantize), or codes as they are. */
+static convoy_status write_frames(audio_sink *sink, const void *data, int64_t n_frames,
+                                  int quantize, const char *fn, char *err, size_t err_size) {
+  if (!sink || n_frames < 0 || (!data && n_frames > 0)) {
+    io_errorf(err, err_size, "%s: NULL argument or negative count", fn);
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
   if (sink->failed) {
     io_errorf(err, err_size, "%s: an earlier write failed; the output was removed", sink->name);
     return CONVOY_ERR_STATE;
   }
+  const size_t encoded = audio_sink_encoded_bytes(sink);
+  const size_t frame_bytes =
+      (quantize || encoded == 0 ? sizeof(float) : encoded) * (size_t)sink->channels;
   for (int64_t done = 0; done < n_frames;) {
     sf_count_t n = n_frames - done < sink->chunk_frames ? (sf_count_t)(n_frames - done)
                                                         : (sf_count_t)sink->chunk_frames;
-    const float *x = frames + done * sink->channels;
-    sf_count_t wrote = write_chunk(sink, x, n);
+    const void *x = (const unsigned char *)data + (size_t)done * frame_bytes;
+    sf_count_t wrote = quantize ? write_chunk(sink, x, n) : write_codes(sink, x, n);
     if (wrote != n) {
       char text[256];
       io_errorf(err, err_size, "%s: write failed: %s", sink->name,
@@ -170,6 +213,16 @@ convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_
     }
   }
   return CONVOY_OK;
+}
+
+convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_frames, char *err,
+                               size_t err_size) {
+  return write_frames(sink, frames, n_frames, 1, "audio_sink_write", err, err_size);
+}
+
+convoy_status audio_sink_write_encoded(audio_sink *sink, const void *codes, int64_t n_frames,
+                                       char *err, size_t err_size) {
+  return write_frames(sink, codes, n_frames, 0, "audio_sink_write_encoded", err, err_size);
 }
 
 convoy_status audio_sink_commit(audio_sink *sink, char *err, size_t err_size) {

@@ -137,13 +137,9 @@ static convoy_status consume_meter(void *ctx, const float *x, int64_t n, char *e
   return CONVOY_OK;
 }
 
-static convoy_status consume_sink(void *ctx, const float *x, int64_t n, char *err,
-                                  size_t err_size) {
-  return audio_sink_write(ctx, x, n, err, err_size);
-}
-
-static int run_pass(filter_job *j, const char *label, float gain, filter_consumer consume,
-                    void *ctx) {
+/* One pass over IN: into the sink, or (sink NULL) into consume. */
+static int run_pass(filter_job *j, const char *label, float gain, audio_sink *sink,
+                    filter_consumer consume, void *ctx) {
   filter_run_config rc;
   memset(&rc, 0, sizeof rc);
   rc.in_name = j->in_name;
@@ -161,6 +157,7 @@ static int run_pass(filter_job *j, const char *label, float gain, filter_consume
   rc.window.skip = j->skip;
   rc.window.tail = j->opt.tail;
   rc.gain = gain;
+  rc.sink = sink;
   rc.consume = consume;
   rc.consume_ctx = ctx;
   rc.progress = &j->prog;
@@ -180,7 +177,7 @@ static int run_pass(filter_job *j, const char *label, float gain, filter_consume
 /* First pass of --normalize: the filtered peak, nothing written. */
 static int measure_gain(filter_job *j, float *gain) {
   peak_meter m = {0.0f, j->info.channels};
-  int rc = run_pass(j, "measuring", 1.0f, consume_meter, &m);
+  int rc = run_pass(j, "measuring", 1.0f, NULL, consume_meter, &m);
   if (rc != CLI_EXIT_OK) return rc;
   char err[512] = "";
   convoy_status st = audio_source_rewind(j->src, err, sizeof err);
@@ -232,7 +229,7 @@ static int filter_job_run(filter_job *j) {
   float gain = (float)pow(10.0, j->opt.gain_db / 20.0);
   j->gain_db = j->opt.gain_db;
   if (j->opt.normalize) rc = measure_gain(j, &gain);
-  if (rc == CLI_EXIT_OK) rc = run_pass(j, "filtering", gain, consume_sink, j->sink);
+  if (rc == CLI_EXIT_OK) rc = run_pass(j, "filtering", gain, j->sink, NULL, NULL);
   if (rc != CLI_EXIT_OK) return rc;
 
   audio_sink_stats stats;

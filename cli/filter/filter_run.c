@@ -12,14 +12,37 @@ static convoy_status read_audio(void *ctx, void *in, int64_t max_frames, int64_t
   return audio_source_read(cfg->src, in, max_frames, got, err, err_size);
 }
 
+static void scale(const filter_run_config *cfg, float *x, int64_t n) {
+  if (cfg->gain == 1.0f) return;
+  const int64_t samples = n * cfg->channels;
+  for (int64_t i = 0; i < samples; i++) x[i] *= cfg->gain;
+}
+
+/* The sink's integer codes of the scaled frames, on the pass's encoder thread. */
+static convoy_status encode_scaled(void *ctx, void *frames, int64_t n, void *codes, char *err,
+                                   size_t err_size) {
+  const filter_run_config *cfg = ctx;
+  (void)err, (void)err_size;
+  scale(cfg, frames, n);
+  audio_sink_encode(cfg->sink, frames, n, codes);
+  return CONVOY_OK;
+}
+
+static convoy_status write_codes(void *ctx, void *codes, int64_t n, char *err, size_t err_size) {
+  const filter_run_config *cfg = ctx;
+  return audio_sink_write_encoded(cfg->sink, codes, n, err, err_size);
+}
+
+static convoy_status write_float(void *ctx, void *frames, int64_t n, char *err, size_t err_size) {
+  const filter_run_config *cfg = ctx;
+  return audio_sink_write(cfg->sink, frames, n, err, err_size);
+}
+
 static convoy_status write_scaled(void *ctx, void *frames, int64_t n, char *err, size_t err_size) {
   const filter_run_config *cfg = ctx;
-  float *x = frames;
-  if (cfg->gain != 1.0f) {
-    int64_t samples = n * cfg->channels;
-    for (int64_t i = 0; i < samples; i++) x[i] *= cfg->gain;
-  }
-  return cfg->consume(cfg->consume_ctx, x, n, err, err_size);
+  scale(cfg, frames, n);
+  if (cfg->sink) return write_float(ctx, frames, n, err, err_size);
+  return cfg->consume(cfg->consume_ctx, frames, n, err, err_size);
 }
 
 convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *err,
@@ -36,6 +59,13 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   pc.read_ctx = (void *)cfg;
   pc.write = write_scaled;
   pc.write_ctx = (void *)cfg;
+  const size_t encoded = cfg->sink ? audio_sink_encoded_bytes(cfg->sink) : 0;
+  if (encoded > 0) { /* quantizing overlaps the filter and the writer's system calls */
+    pc.encode = encode_scaled;
+    pc.encode_ctx = (void *)cfg;
+    pc.encoded_frame_bytes = encoded * (size_t)cfg->channels;
+    pc.write = write_codes;
+  }
   pc.window = cfg->window;
   pc.progress = cfg->progress;
   return pass_run(&pc, res, err, err_size);

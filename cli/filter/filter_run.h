@@ -32,10 +32,12 @@ typedef struct filter_run_config {
   audio_source *src;     /* positioned at the first frame */
   convoy_stream *stream; /* fresh or reset */
   int32_t channels;
-  int64_t chunk_frames; /* frames per read, >= 1 */
-  pass_window window;   /* skip and tail (no drop_end or decimation on audio) */
-  float gain;           /* linear factor applied to the kept frames */
-  filter_consumer consume;
+  int64_t chunk_frames;    /* frames per read, >= 1 */
+  pass_window window;      /* skip and tail (no drop_end or decimation on audio) */
+  float gain;              /* linear factor applied to the kept frames */
+  audio_sink *sink;        /* the output: its integer codes are made on a thread of
+                              their own (pass_loop.h's encoder); or NULL and: */
+  filter_consumer consume; /* takes the scaled frames (with sink NULL) */
   void *consume_ctx;
   progress *progress; /* may be NULL */
 } filter_run_config;

@@ -14,7 +14,8 @@
 #define RING_BUFFERS 4
 
 typedef struct chunk {
-  void *data; /* input: frames of in_format; output: of the output format */
+  void *data;  /* input: frames of in_format; output: of the output format */
+  void *codes; /* output of a pass that encodes: the encoded frames */
   int64_t frames;
   int64_t offset; /* output: first kept frame */
   int end;        /* marks the end of the stream (no data) */
@@ -57,16 +58,41 @@ static void *reader_main(void *arg) {
   }
 }
 
-static void *writer_main(void *arg) {
+/* Encodes each output chunk's kept frames into its codes, in order. */
+static void *encoder_main(void *arg) {
   pipeline *pl = arg;
   const pass_config *cfg = pl->cfg;
   char err[512];
   for (;;) {
     chunk *c = work_queue_pop(&pl->t.full_out);
+    if (!c) return NULL;
+    if (!c->end && c->frames > 0) {
+      err[0] = '\0';
+      unsigned char *frames = (unsigned char *)c->data + c->offset * cfg->out_frame_bytes;
+      convoy_status st = cfg->encode(cfg->encode_ctx, frames, c->frames, c->codes, err, sizeof err);
+      if (st != CONVOY_OK) {
+        fail(pl, st, err[0] ? err : convoy_strerror(st));
+        return NULL;
+      }
+    }
+    work_queue_push(&pl->t.encoded, c);
+    if (c->end) return NULL;
+  }
+}
+
+static void *writer_main(void *arg) {
+  pipeline *pl = arg;
+  const pass_config *cfg = pl->cfg;
+  work_queue *from = cfg->encode ? &pl->t.encoded : &pl->t.full_out;
+  char err[512];
+  for (;;) {
+    chunk *c = work_queue_pop(from);
     if (!c || c->end) return NULL;
     if (c->frames > 0) {
       err[0] = '\0';
-      unsigned char *frames = (unsigned char *)c->data + c->offset * cfg->out_frame_bytes;
+      unsigned char *frames = cfg->encode
+                                  ? (unsigned char *)c->codes
+                                  : (unsigned char *)c->data + c->offset * cfg->out_frame_bytes;
       convoy_status st = cfg->write(cfg->write_ctx, frames, c->frames, err, sizeof err);
       if (st != CONVOY_OK) {
         fail(pl, st, err[0] ? err : convoy_strerror(st));
@@ -178,7 +204,8 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
   for (int i = 0; i < RING_BUFFERS; i++) {
     pl->in[i].data = buffer_alloc(frames * cfg->in_frame_bytes, pl->pinned);
     pl->out[i].data = buffer_alloc((size_t)cap * cfg->out_frame_bytes, pl->pinned);
-    if (!pl->in[i].data || !pl->out[i].data) {
+    if (cfg->encode) pl->out[i].codes = malloc((size_t)cap * cfg->encoded_frame_bytes);
+    if (!pl->in[i].data || !pl->out[i].data || (cfg->encode && !pl->out[i].codes)) {
       snprintf(err, err_size, "out of memory for %d buffers of %lld frames", 2 * RING_BUFFERS,
                (long long)cap);
       return -1;
@@ -194,6 +221,7 @@ static void pipeline_free(pipeline *pl) {
   for (int i = 0; i < RING_BUFFERS; i++) {
     buffer_free(pl->in[i].data, pl->pinned);
     buffer_free(pl->out[i].data, pl->pinned);
+    free(pl->out[i].codes);
   }
   pass_threads_destroy(&pl->t);
 }
@@ -209,7 +237,8 @@ convoy_status pass_run(const pass_config *cfg, pass_result *res, char *err, size
   pl->res = res;
   convoy_status st = CONVOY_ERR_OUT_OF_MEMORY;
   if (pipeline_alloc(pl, err, err_size) == 0) {
-    st = pass_threads_run(&pl->t, reader_main, writer_main, filter_main, pl, err, err_size);
+    st = pass_threads_run(&pl->t, reader_main, writer_main, cfg->encode ? encoder_main : NULL,
+                          filter_main, pl, err, err_size);
     res->out_frames = pl->out_frames;
   }
   pipeline_free(pl);

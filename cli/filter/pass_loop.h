@@ -29,11 +29,20 @@
 typedef convoy_status (*pass_read_fn)(void *ctx, void *in, int64_t max_frames, int64_t *got,
                                       char *err, size_t err_size);
 
-/* Takes n frames of the stream's output format (the buffer is the writer's
- * to change until it returns). Runs on the writer thread. Returns CONVOY_OK
- * or a status with a one-line message in err. */
+/* Takes n frames of the stream's output format, or of the encoded format
+ * when the pass encodes (the buffer is the writer's to change until it
+ * returns). Runs on the writer thread. Returns CONVOY_OK or a status with a
+ * one-line message in err. */
 typedef convoy_status (*pass_write_fn)(void *ctx, void *frames, int64_t n, char *err,
                                        size_t err_size);
+
+/* Optional: turns n frames of the stream's output format (which it may
+ * change) into n frames of encoded_frame_bytes each in codes, for the
+ * writer. Runs on an encoder thread of its own, chunk after chunk in order,
+ * so that encoding (quantizing audio, say) overlaps both the filter and the
+ * writer's system calls. */
+typedef convoy_status (*pass_encode_fn)(void *ctx, void *frames, int64_t n, void *codes, char *err,
+                                        size_t err_size);
 
 /* The output window (above) in frames of the full-rate convolution. */
 typedef struct pass_window {
@@ -54,6 +63,9 @@ typedef struct pass_config {
   void *read_ctx;
   pass_write_fn write;
   void *write_ctx;
+  pass_encode_fn encode; /* NULL: the writer takes the stream's frames */
+  void *encode_ctx;
+  size_t encoded_frame_bytes; /* with encode: bytes of one encoded frame */
   pass_window window;
   progress *progress; /* may be NULL */
 } pass_config;

@@ -13,7 +13,8 @@ int pass_threads_init(pass_threads *t, void *in_bufs, size_t in_size, void *out_
   }
   t->mutex_made = 1;
   if (work_queue_init(&t->free_in) || work_queue_init(&t->full_in) ||
-      work_queue_init(&t->free_out) || work_queue_init(&t->full_out)) {
+      work_queue_init(&t->free_out) || work_queue_init(&t->full_out) ||
+      work_queue_init(&t->encoded)) {
     snprintf(err, err_size, "cannot create thread queues");
     return -1;
   }
@@ -36,17 +37,22 @@ void pass_threads_fail(pass_threads *t, convoy_status st, const char *msg) {
   work_queue_close(&t->full_in);
   work_queue_close(&t->free_out);
   work_queue_close(&t->full_out);
+  work_queue_close(&t->encoded);
 }
 
 convoy_status pass_threads_run(pass_threads *t, void *(*reader)(void *), void *(*writer)(void *),
-                               void (*filter)(void *), void *ctx, char *err, size_t err_size) {
-  pthread_t reader_thread, writer_thread;
+                               void *(*encoder)(void *), void (*filter)(void *), void *ctx,
+                               char *err, size_t err_size) {
+  pthread_t reader_thread, writer_thread, encoder_thread;
   const int have_reader = pthread_create(&reader_thread, NULL, reader, ctx) == 0;
   const int have_writer = have_reader && pthread_create(&writer_thread, NULL, writer, ctx) == 0;
-  if (!have_reader || !have_writer)
+  const int have_encoder =
+      have_writer && encoder && pthread_create(&encoder_thread, NULL, encoder, ctx) == 0;
+  if (!have_reader || !have_writer || (encoder && !have_encoder))
     pass_threads_fail(t, CONVOY_ERR_INTERNAL, "cannot start the reader and writer threads");
   else
     filter(ctx);
+  if (have_encoder) pthread_join(encoder_thread, NULL);
   if (have_writer) pthread_join(writer_thread, NULL);
   if (have_reader) {
     work_queue_close(&t->free_in);
@@ -62,6 +68,7 @@ void pass_threads_destroy(pass_threads *t) {
     work_queue_destroy(&t->full_in);
     work_queue_destroy(&t->free_out);
     work_queue_destroy(&t->full_out);
+    work_queue_destroy(&t->encoded);
     t->queues_made = 0;
   }
   if (t->mutex_made) {
