@@ -71,4 +71,22 @@ expect_fail "unknown design type" wobble good.wav out/o.wav --design wobble:cuto
 expect_fail "design rate differs from the input" 44100 good.wav out/o.wav \
   --design lowpass:cutoff=1000,width=100,rate=44100
 
+# A write that fails midway (the file size limit, with SIGXFSZ ignored so
+# that write() returns EFBIG): exit 2, the reason, and no OUT or temporary
+# left, for integer output (quantized on the pass's encoder thread) and for
+# float output (written by the writer directly).
+gen long_st.wav --frames 400000 --channels 2 --rate 48000 --signal noise --amp 0.5
+for subtype in pcm16 pcm24 float; do
+  rm -rf out && mkdir out
+  (
+    trap '' XFSZ
+    ulimit -f 256
+    "$CONVOY" filter long_st.wav out/o.wav --taps taps.txt --subtype $subtype >stdout.txt 2>stderr.txt
+  )
+  STATUS=$?
+  expect_status 2 "write failing midway ($subtype)"
+  expect_one_error_line "write failing midway ($subtype)" "o.wav: write failed"
+  expect_dir_empty out "write failing midway ($subtype)"
+done
+
 finish
