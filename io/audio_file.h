@@ -121,6 +121,14 @@ convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_
  * only on one at a time. */
 size_t audio_sink_encoded_bytes(const audio_sink *sink);
 void audio_sink_encode(audio_sink *sink, const float *frames, int64_t n_frames, void *codes);
+
+/* audio_sink_encode() with integer codes made on the threads of pool
+ * (pool_create of pipeline/worker_pool.h; NULL or one thread: the calling
+ * thread alone), in contiguous ranges, bitwise the same codes and counts:
+ * dither depends only on the sample's position. */
+struct worker_pool;
+void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n_frames,
+                                void *codes, struct worker_pool *pool);
 convoy_status audio_sink_write_encoded(audio_sink *sink, const void *codes, int64_t n_frames,
                                        char *err, size_t err_size);
 

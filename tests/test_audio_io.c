@@ -10,6 +10,7 @@
 
 #include "audio_file.h"
 #include "test_support.h"
+#include "worker_pool.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -483,6 +484,86 @@ static void test_dither(void) {
 }
 
 /* ------------------------------------------------------------- outputs */
+
+/* Writes x through audio_sink_encode[_parallel] and audio_sink_write_encoded
+ * in uneven pieces, alternating the sequential and the pooled encode. */
+static convoy_status write_encoded(const char *path, int format, int channels, const float *x,
+                                   int64_t frames, uint64_t seed, worker_pool *pool,
+                                   audio_sink_stats *stats, char *err, size_t err_size) {
+  audio_sink_options opt = {format, channels, 48000, 1, seed};
+  audio_sink *sink;
+  convoy_status st = audio_sink_open(&sink, path, &opt, 0, err, err_size);
+  if (st != CONVOY_OK) return st;
+  const size_t bytes = audio_sink_encoded_bytes(sink);
+  void *codes = malloc((size_t)frames * (size_t)channels * (bytes ? bytes : 4));
+  int64_t done = 0;
+  for (int piece = 0; st == CONVOY_OK && done < frames; piece++) {
+    int64_t n = piece % 3 == 0 ? 1 : 5000 + 17 * (int64_t)piece * piece;
+    if (n > frames - done) n = frames - done;
+    const float *at = x + done * channels;
+    if (piece % 2)
+      audio_sink_encode_parallel(sink, at, n, codes, pool);
+    else
+      audio_sink_encode(sink, at, n, codes);
+    st = audio_sink_write_encoded(sink, codes, n, err, err_size);
+    done += n;
+  }
+  free(codes);
+  if (st != CONVOY_OK) {
+    audio_sink_abort(sink);
+    return st;
+  }
+  audio_sink_get_stats(sink, stats);
+  return audio_sink_commit(sink, err, err_size);
+}
+
+/* Encoding on other threads than the writes, and on several threads at once,
+ * gives bitwise the file and the counts of audio_sink_write(): dither, clips
+ * and peak depend only on each sample's position. */
+static void test_encode_parallel(void) {
+  const int64_t n = 150001;
+  const int channels = 3;
+  float *x = malloc((size_t)n * channels * sizeof *x);
+  ts_fill_uniform(&rng, x, n * channels);
+  for (int64_t i = 0; i < n * channels; i += 97) x[i] *= 1.7f; /* some clip */
+  x[5] = NAN;
+  worker_pool *pool = pool_create(4);
+  TS_CHECK(pool != NULL, "pool_create(4)");
+  static const struct {
+    const char *name;
+    int format, bits;
+  } cases[] = {{"enc16.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 16},
+               {"enc24.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_24, 24},
+               {"enc8.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_U8, 8}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char name[64], err[512] = "";
+    audio_sink_stats want, got;
+    snprintf(name, sizeof name, "one_%s", cases[k].name);
+    const char *one = in_dir(name);
+    TS_CHECK(write_file(one, cases[k].format, channels, x, n, 1, 9, 0, &want, err, sizeof err) ==
+                 CONVOY_OK,
+             "%s: %s", one, err);
+    snprintf(name, sizeof name, "two_%s", cases[k].name);
+    const char *two = in_dir(name);
+    TS_CHECK(write_encoded(two, cases[k].format, channels, x, n, 9, pool, &got, err, sizeof err) ==
+                 CONVOY_OK,
+             "%s: %s", two, err);
+    int64_t n_one = 0, n_two = 0;
+    int32_t *a = read_codes(one, cases[k].bits, &n_one),
+            *b = read_codes(two, cases[k].bits, &n_two);
+    TS_CHECK(a && b && n_one == n * channels && n_two == n_one &&
+                 memcmp(a, b, sizeof *a * (size_t)n_one) == 0,
+             "%s: codes differ between one-step and parallel two-step writing", cases[k].name);
+    TS_CHECK(got.frames == want.frames && got.clipped == want.clipped && got.peak == want.peak &&
+                 want.clipped > 0,
+             "%s: counts %lld/%lld clipped, peak %g/%g", cases[k].name, (long long)got.clipped,
+             (long long)want.clipped, got.peak, want.peak);
+    free(a);
+    free(b);
+  }
+  pool_destroy(pool);
+  free(x);
+}
 
 static void test_no_temp_left_and_abort(void) {
   float x[256] = {0};
@@ -1070,6 +1151,7 @@ int main(void) {
   test_clipping("clip16.flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16, 16);
   test_lossy_clamp();
   test_dither();
+  test_encode_parallel();
   test_no_temp_left_and_abort();
   test_existing_output();
   test_same_input_output();

@@ -3,6 +3,7 @@
 #include "filter_run.h"
 
 #include "pass_loop.h"
+#include "worker_pool.h"
 
 #include <string.h>
 
@@ -18,13 +19,22 @@ static void scale(const filter_run_config *cfg, float *x, int64_t n) {
   for (int64_t i = 0; i < samples; i++) x[i] *= cfg->gain;
 }
 
-/* The sink's integer codes of the scaled frames, on the pass's encoder thread. */
+/* Most threads that quantize one chunk of audio output. */
+#define ENCODE_MAX_THREADS 8
+
+typedef struct encoder {
+  const filter_run_config *cfg;
+  worker_pool *pool; /* NULL: quantize on the encoder thread alone */
+} encoder;
+
+/* The sink's integer codes of the scaled frames, on the pass's encoder thread
+ * and, on a machine with cores to spare, its pool. */
 static convoy_status encode_scaled(void *ctx, void *frames, int64_t n, void *codes, char *err,
                                    size_t err_size) {
-  const filter_run_config *cfg = ctx;
+  const encoder *e = ctx;
   (void)err, (void)err_size;
-  scale(cfg, frames, n);
-  audio_sink_encode(cfg->sink, frames, n, codes);
+  scale(e->cfg, frames, n);
+  audio_sink_encode_parallel(e->cfg->sink, frames, n, codes, e->pool);
   return CONVOY_OK;
 }
 
@@ -59,14 +69,20 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   pc.read_ctx = (void *)cfg;
   pc.write = write_scaled;
   pc.write_ctx = (void *)cfg;
+  encoder enc = {.cfg = cfg, .pool = NULL};
   const size_t encoded = cfg->sink ? audio_sink_encoded_bytes(cfg->sink) : 0;
   if (encoded > 0) { /* quantizing overlaps the filter and the writer's system calls */
+    int threads = convoy_cpu_threads() / 2;
+    if (threads > ENCODE_MAX_THREADS) threads = ENCODE_MAX_THREADS;
+    if (threads >= 2) enc.pool = pool_create(threads); /* NULL: one thread, still right */
     pc.encode = encode_scaled;
-    pc.encode_ctx = (void *)cfg;
+    pc.encode_ctx = &enc;
     pc.encoded_frame_bytes = encoded * (size_t)cfg->channels;
     pc.write = write_codes;
   }
   pc.window = cfg->window;
   pc.progress = cfg->progress;
-  return pass_run(&pc, res, err, err_size);
+  convoy_status st = pass_run(&pc, res, err, err_size);
+  pool_destroy(enc.pool);
+  return st;
 }
