@@ -54,6 +54,18 @@ convoy_status audio_source_open(audio_source **src, const char *path, audio_info
 convoy_status audio_source_read(audio_source *src, float *frames, int64_t max_frames, int64_t *got,
                                 char *err, size_t err_size);
 
+/* The sample format the file's samples take without losing or changing a
+ * bit: CONVOY_FORMAT_S16 for 16-bit PCM (whose codes divided by 2^15 are
+ * exactly the floats audio_source_read gives), CONVOY_FORMAT_F32 otherwise. */
+convoy_sample_format audio_source_native_format(const audio_source *src);
+
+/* audio_source_read() in audio_source_native_format(): frames holds
+ * max_frames * channels samples of that format, 16-bit codes as they are
+ * stored, so a stream converts them (on the GPU, the bus carries half the
+ * bytes). Same errors and end checks. */
+convoy_status audio_source_read_native(audio_source *src, void *frames, int64_t max_frames,
+                                       int64_t *got, char *err, size_t err_size);
+
 /* Back to the first frame (not for pipes: CONVOY_ERR_UNSUPPORTED). */
 convoy_status audio_source_rewind(audio_source *src, char *err, size_t err_size);
 

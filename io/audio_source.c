@@ -18,9 +18,10 @@ struct audio_source {
   int fd;       /* descriptor we opened and close, -1 for stdin */
   int seekable; /* 0 for pipes */
   int channels;
-  int64_t expected; /* frames the file holds, -1 unknown */
-  int64_t read;     /* frames delivered so far */
-  char name[];      /* for messages: the path, or "stdin" */
+  convoy_sample_format native; /* audio_source_native_format() */
+  int64_t expected;            /* frames the file holds, -1 unknown */
+  int64_t read;                /* frames delivered so far */
+  char name[];                 /* for messages: the path, or "stdin" */
 };
 
 /* libsndfile keeps the file's header log; a few KiB covers the headers of
@@ -149,6 +150,8 @@ convoy_status audio_source_open(audio_source **out, const char *path, audio_info
   }
   src->seekable = sfi.seekable != 0;
   src->channels = sfi.channels;
+  src->native =
+      (sfi.format & SF_FORMAT_SUBMASK) == SF_FORMAT_PCM_16 ? CONVOY_FORMAT_S16 : CONVOY_FORMAT_F32;
   convoy_status st = check_opened(src, &sfi, info, err, err_size);
   if (st != CONVOY_OK) {
     close_source(src);
@@ -171,14 +174,21 @@ static int log_says_cut_short(audio_source *src) {
   return cut;
 }
 
-convoy_status audio_source_read(audio_source *src, float *frames, int64_t max_frames, int64_t *got,
-                                char *err, size_t err_size) {
+convoy_sample_format audio_source_native_format(const audio_source *src) {
+  return src->native;
+}
+
+/* Reads frames as floats or, with native, in the source's native format. */
+static convoy_status read_frames(audio_source *src, void *frames, int native, int64_t max_frames,
+                                 int64_t *got, const char *fn, char *err, size_t err_size) {
   if (got) *got = 0;
   if (!src || !frames || !got || max_frames < 1) {
-    io_errorf(err, err_size, "audio_source_read: NULL argument or max_frames < 1");
+    io_errorf(err, err_size, "%s: NULL argument or max_frames < 1", fn);
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
-  sf_count_t n = sf_readf_float(src->sf, frames, (sf_count_t)max_frames);
+  sf_count_t n = native && src->native == CONVOY_FORMAT_S16
+                     ? sf_readf_short(src->sf, frames, (sf_count_t)max_frames)
+                     : sf_readf_float(src->sf, frames, (sf_count_t)max_frames);
   int code = sf_error(src->sf);
   if (code != SF_ERR_NO_ERROR) {
     char text[256];
@@ -215,6 +225,16 @@ convoy_status audio_source_read(audio_source *src, float *frames, int64_t max_fr
     return CONVOY_ERR_FORMAT;
   }
   return CONVOY_OK;
+}
+
+convoy_status audio_source_read(audio_source *src, float *frames, int64_t max_frames, int64_t *got,
+                                char *err, size_t err_size) {
+  return read_frames(src, frames, 0, max_frames, got, "audio_source_read", err, err_size);
+}
+
+convoy_status audio_source_read_native(audio_source *src, void *frames, int64_t max_frames,
+                                       int64_t *got, char *err, size_t err_size) {
+  return read_frames(src, frames, 1, max_frames, got, "audio_source_read_native", err, err_size);
 }
 
 convoy_status audio_source_rewind(audio_source *src, char *err, size_t err_size) {

@@ -10,7 +10,7 @@
 static convoy_status read_audio(void *ctx, void *in, int64_t max_frames, int64_t *got, char *err,
                                 size_t err_size) {
   const filter_run_config *cfg = ctx;
-  return audio_source_read(cfg->src, in, max_frames, got, err, err_size);
+  return audio_source_read_native(cfg->src, in, max_frames, got, err, err_size);
 }
 
 static void scale(const filter_run_config *cfg, float *x, int64_t n) {
@@ -62,9 +62,11 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   pc.in_name = cfg->in_name;
   pc.stream = cfg->stream;
   pc.chunk_frames = cfg->chunk_frames;
-  pc.in_format = CONVOY_FORMAT_F32;
-  pc.in_frame_bytes = (size_t)cfg->channels * sizeof(float);
-  pc.out_frame_bytes = pc.in_frame_bytes;
+  /* 16-bit PCM goes to the stream as it is stored: the stream converts it
+   * (a GPU one on the GPU, the bus carrying half the bytes). */
+  pc.in_format = audio_source_native_format(cfg->src);
+  pc.in_frame_bytes = (size_t)cfg->channels * convoy_sample_format_bytes(pc.in_format);
+  pc.out_frame_bytes = (size_t)cfg->channels * sizeof(float);
   pc.read = read_audio;
   pc.read_ctx = (void *)cfg;
   pc.write = write_scaled;
