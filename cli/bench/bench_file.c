@@ -1,4 +1,4 @@
-/* bench_file.c - times the convoy program filtering WAV files. */
+/* bench_file.c - times the convoy program filtering WAV files and raw captures, and cp. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "bench_file.h"
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -23,10 +24,11 @@ extern char **environ;
 static bench_files *volatile signal_files;
 
 static void remove_files(bench_files *files) {
-  unlink(files->input[BENCH_FILE_FLOAT]);
-  unlink(files->input[BENCH_FILE_PCM16]);
+  for (int t = 0; t < BENCH_FILE_SUBTYPES; t++) {
+    if (files->input[t][0]) unlink(files->input[t]);
+    if (files->output[t][0]) unlink(files->output[t]);
+  }
   unlink(files->taps);
-  unlink(files->output);
   rmdir(files->dir);
 }
 
@@ -70,6 +72,25 @@ static convoy_status write_wav(const char *path, const float *signal, int64_t fr
   return CONVOY_OK;
 }
 
+static convoy_status write_raw(const char *path, const float *signal, int64_t samples, char *err,
+                               size_t err_size) {
+  FILE *f = fopen(path, "wb");
+  if (!f) {
+    snprintf(err, err_size, "%s: %s", path, strerror(errno));
+    return CONVOY_ERR_IO;
+  }
+  size_t wrote = fwrite(signal, sizeof(float), (size_t)samples, f);
+  if (fclose(f) != 0 || wrote != (size_t)samples) {
+    snprintf(err, err_size, "%s: write failed", path);
+    return CONVOY_ERR_IO;
+  }
+  return CONVOY_OK;
+}
+
+int bench_files_have(const bench_files *files, bench_file_subtype subtype) {
+  return subtype >= 0 && subtype < BENCH_FILE_SUBTYPES && files->input[subtype][0] != '\0';
+}
+
 convoy_status bench_files_prepare(bench_files *files, const float *signal, int64_t frames,
                                   int32_t channels, char *err, size_t err_size) {
   memset(files, 0, sizeof *files);
@@ -91,12 +112,20 @@ convoy_status bench_files_prepare(bench_files *files, const float *signal, int64
   catch_signals(files);
   snprintf(files->input[BENCH_FILE_FLOAT], BENCH_FILE_PATH, "%s/in-float.wav", files->dir);
   snprintf(files->input[BENCH_FILE_PCM16], BENCH_FILE_PATH, "%s/in-pcm16.wav", files->dir);
-  snprintf(files->output, sizeof files->output, "%s/out.wav", files->dir);
+  snprintf(files->output[BENCH_FILE_FLOAT], BENCH_FILE_PATH, "%s/out.wav", files->dir);
+  snprintf(files->output[BENCH_FILE_PCM16], BENCH_FILE_PATH, "%s/out.wav", files->dir);
+  if (channels <= 2) {
+    const char *ext = channels == 1 ? "f32" : "cf32";
+    snprintf(files->input[BENCH_FILE_RAW], BENCH_FILE_PATH, "%s/in.%s", files->dir, ext);
+    snprintf(files->output[BENCH_FILE_RAW], BENCH_FILE_PATH, "%s/out.%s", files->dir, ext);
+  }
   convoy_status st = write_wav(files->input[BENCH_FILE_FLOAT], signal, frames, channels,
                                SF_FORMAT_FLOAT, err, err_size);
   if (st == CONVOY_OK)
     st = write_wav(files->input[BENCH_FILE_PCM16], signal, frames, channels, SF_FORMAT_PCM_16, err,
                    err_size);
+  if (st == CONVOY_OK && files->input[BENCH_FILE_RAW][0])
+    st = write_raw(files->input[BENCH_FILE_RAW], signal, frames * channels, err, err_size);
   return st;
 }
 
@@ -139,21 +168,67 @@ static int spawn_wait(const char *program, char *const argv[]) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-static convoy_status check_output(const bench_files *files, char *err, size_t err_size) {
+static convoy_status check_output(const bench_files *files, bench_file_subtype subtype, char *err,
+                                  size_t err_size) {
+  const char *output = files->output[subtype];
+  if (subtype == BENCH_FILE_RAW) {
+    struct stat st;
+    const long long want = (long long)files->frames * files->channels * (long long)sizeof(float);
+    if (stat(output, &st) != 0 || (long long)st.st_size != want) {
+      snprintf(err, err_size, "%s: %lld bytes, expected %lld", output,
+               stat(output, &st) == 0 ? (long long)st.st_size : -1LL, want);
+      return CONVOY_ERR_FORMAT;
+    }
+    return CONVOY_OK;
+  }
   SF_INFO info;
   memset(&info, 0, sizeof info);
-  SNDFILE *f = sf_open(files->output, SFM_READ, &info);
+  SNDFILE *f = sf_open(output, SFM_READ, &info);
   if (!f) {
-    snprintf(err, err_size, "%s: not written: %s", files->output, sf_strerror(NULL));
+    snprintf(err, err_size, "%s: not written: %s", output, sf_strerror(NULL));
     return CONVOY_ERR_IO;
   }
   sf_close(f);
   if (info.frames != (sf_count_t)files->frames || info.channels != files->channels) {
-    snprintf(err, err_size, "%s: %lld frames x %d channels, expected %lld x %d", files->output,
+    snprintf(err, err_size, "%s: %lld frames x %d channels, expected %lld x %d", output,
              (long long)info.frames, info.channels, (long long)files->frames, (int)files->channels);
     return CONVOY_ERR_FORMAT;
   }
   return CONVOY_OK;
+}
+
+convoy_status bench_files_time_copy(bench_files *files, int runs, char *err, size_t err_size) {
+  double *times = malloc(sizeof(double) * (size_t)runs);
+  if (!times) {
+    snprintf(err, err_size, "out of memory");
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  convoy_status st = CONVOY_OK;
+  for (int t = 0; t < BENCH_FILE_SUBTYPES && st == CONVOY_OK; t++) {
+    if (!bench_files_have(files, (bench_file_subtype)t)) continue;
+    char arg0[] = "cp", in[BENCH_FILE_PATH], out[BENCH_FILE_PATH];
+    snprintf(in, sizeof in, "%s", files->input[t]);
+    snprintf(out, sizeof out, "%s", files->output[t]);
+    char *argv[] = {arg0, in, out, NULL};
+    for (int r = -1; r < runs; r++) { /* r = -1: warm-up */
+      unlink(out);
+      double t0 = bench_now();
+      int rc = spawn_wait("/bin/cp", argv);
+      double elapsed = bench_now() - t0;
+      if (rc != 0) {
+        snprintf(err, err_size, "cp %s %s: %s %d", in, out,
+                 rc < 0 ? "failed to run or killed," : "exit status", rc);
+        st = CONVOY_ERR_IO;
+        break;
+      }
+      if (r >= 0) times[r] = elapsed;
+    }
+    unlink(out);
+    if (st == CONVOY_OK)
+      bench_stats(times, runs, &files->cp[t].median_s, &files->cp[t].min_s, &files->cp[t].max_s);
+  }
+  free(times);
+  return st;
 }
 
 convoy_status bench_file_run(const bench_files *files, bench_file_subtype subtype,
@@ -163,7 +238,7 @@ convoy_status bench_file_run(const bench_files *files, bench_file_subtype subtyp
   char engine_name[32], input[BENCH_FILE_PATH], output[BENCH_FILE_PATH], taps[BENCH_FILE_PATH];
   snprintf(engine_name, sizeof engine_name, "%s", convoy_engine_name(engine));
   snprintf(input, sizeof input, "%s", files->input[subtype]);
-  snprintf(output, sizeof output, "%s", files->output);
+  snprintf(output, sizeof output, "%s", files->output[subtype]);
   snprintf(taps, sizeof taps, "%s", files->taps);
   char arg0[] = "convoy", arg1[] = "filter", opt_taps[] = "--taps", opt_engine[] = "--engine",
        opt_q[] = "-q", opt_y[] = "-y", opt_threads[] = "--threads", n_threads[16];
@@ -195,7 +270,7 @@ convoy_status bench_file_run(const bench_files *files, bench_file_subtype subtyp
       break;
     }
     if (r < 0) {
-      st = check_output(files, err, err_size);
+      st = check_output(files, subtype, err, err_size);
       if (st != CONVOY_OK) break;
     } else {
       times[r] = elapsed;

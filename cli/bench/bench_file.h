@@ -1,9 +1,12 @@
 /*
- * bench_file.h - file-to-file throughput: WAV files of the benchmark signal
- * in a temporary directory, filtered by the convoy program itself
- * (`convoy filter IN OUT --taps FILE --engine E -q -y`), timed by wall clock
- * from spawn to exit, so the figure includes start-up, decoding, filtering,
- * encoding and the final rename, as a user running the command sees it.
+ * bench_file.h - file-to-file throughput: WAV files (float32, pcm16) and a raw
+ * capture (float32 `.f32` for one channel, complex `.cf32` for two) of the
+ * benchmark signal in a temporary directory, filtered by the convoy program
+ * itself (`convoy filter IN OUT --taps FILE --engine E -q -y`), timed by wall
+ * clock from spawn to exit, so the figure includes start-up, decoding,
+ * filtering, encoding and the final rename, as a user running the command
+ * sees it; beside it, `cp IN OUT` of the same file timed the same way, the
+ * limit of the file system and page cache.
  */
 #ifndef CONVOY_BENCH_FILE_H
 #define CONVOY_BENCH_FILE_H
@@ -17,13 +20,23 @@
 #define BENCH_FILE_PATH 512
 #define BENCH_FILE_RATE 48000 /* Hz, for the WAVs and "x real time" */
 
-typedef enum bench_file_subtype { BENCH_FILE_FLOAT = 0, BENCH_FILE_PCM16 = 1 } bench_file_subtype;
+typedef enum bench_file_subtype {
+  BENCH_FILE_FLOAT = 0, /* float32 WAV */
+  BENCH_FILE_PCM16 = 1, /* 16-bit WAV */
+  BENCH_FILE_RAW = 2,   /* raw float32 capture: .f32 (1 channel) or .cf32 (2) */
+  BENCH_FILE_SUBTYPES = 3
+} bench_file_subtype;
+
+typedef struct bench_file_result {
+  double median_s, min_s, max_s; /* wall-clock seconds per command */
+} bench_file_result;
 
 typedef struct bench_files {
-  char dir[BENCH_FILE_DIR];       /* temporary directory, owned */
-  char input[2][BENCH_FILE_PATH]; /* by bench_file_subtype */
-  char taps[BENCH_FILE_PATH];     /* the latest taps written */
-  char output[BENCH_FILE_PATH];
+  char dir[BENCH_FILE_DIR];                         /* temporary directory, owned */
+  char input[BENCH_FILE_SUBTYPES][BENCH_FILE_PATH]; /* "" where not made */
+  char output[BENCH_FILE_SUBTYPES][BENCH_FILE_PATH];
+  char taps[BENCH_FILE_PATH];                /* the latest taps written */
+  bench_file_result cp[BENCH_FILE_SUBTYPES]; /* `cp IN OUT` (bench_files_time_copy) */
   int64_t frames;
   int32_t channels;
 } bench_files;
@@ -42,9 +55,13 @@ convoy_status bench_files_write_taps(bench_files *files, const float *taps, int6
 /* Removes every file made and the directory. Safe on a half-prepared set. */
 void bench_files_remove(bench_files *files);
 
-typedef struct bench_file_result {
-  double median_s, min_s, max_s; /* wall-clock seconds per command */
-} bench_file_result;
+/* Whether the set has an input of this subtype (the raw capture needs 1 or 2
+ * channels). */
+int bench_files_have(const bench_files *files, bench_file_subtype subtype);
+
+/* Times `cp IN OUT` for every input, once to warm up and then runs times,
+ * into files->cp. */
+convoy_status bench_files_time_copy(bench_files *files, int runs, char *err, size_t err_size);
 
 /* Runs `program filter INPUT OUTPUT --taps TAPS --engine E -q -y` (plus
  * `--threads N` when threads > 0) once to warm up and check the output

@@ -3,7 +3,8 @@
 
 #include <stdio.h>
 
-static const char *subtype_name(bench_file_subtype t) {
+static const char *subtype_name(const bench_files *files, bench_file_subtype t) {
+  if (t == BENCH_FILE_RAW) return files->channels == 1 ? "raw f32" : "raw cf32";
   return t == BENCH_FILE_PCM16 ? "pcm16" : "float";
 }
 
@@ -83,24 +84,31 @@ void bench_text_memory_row(const bench_memory_row *row, const bench_settings *s)
 
 void bench_text_file_title(const bench_files *files) {
   printf("\nfile to file (`convoy filter IN OUT --taps FILE --engine E -q -y`, wall clock from "
-         "spawn to exit;\n%d Hz WAVs in %s)\n",
+         "spawn to exit;\n%d Hz WAVs and a raw capture in %s; cp = the share of `cp IN OUT`'s "
+         "speed on the same file)\n",
          BENCH_FILE_RATE, files->dir);
-  printf("%7s  %-10s  %-7s  %9s  %9s  %9s  %9s  %10s\n", "taps", "engine", "subtype", "seconds",
-         "MS/s", "min", "max", "x realtime");
+  for (int t = 0; t < BENCH_FILE_SUBTYPES; t++)
+    if (bench_files_have(files, (bench_file_subtype)t))
+      printf("  cp %-9s %.3f s (min %.3f, max %.3f)\n", subtype_name(files, (bench_file_subtype)t),
+             files->cp[t].median_s, files->cp[t].min_s, files->cp[t].max_s);
+  printf("%7s  %-10s  %-8s  %9s  %9s  %9s  %9s  %10s  %6s\n", "taps", "engine", "input", "seconds",
+         "MS/s", "min", "max", "x realtime", "cp");
   fflush(stdout);
 }
 
-void bench_text_file_row(const bench_file_row *row, const bench_settings *s) {
+void bench_text_file_row(const bench_file_row *row, const bench_files *files,
+                         const bench_settings *s) {
   const bench_file_result *r = &row->r;
-  printf("%7lld  %-10s  %-7s  ", (long long)row->taps, convoy_engine_name(row->engine),
-         subtype_name(row->subtype));
+  printf("%7lld  %-10s  %-8s  ", (long long)row->taps, convoy_engine_name(row->engine),
+         subtype_name(files, row->subtype));
   if (row->state == BENCH_ROW_OK) {
     double seconds_of_audio = (double)s->frames / BENCH_FILE_RATE;
-    printf("%9.3f  %9.1f  %9.1f  %9.1f  %10.0f\n", r->median_s,
+    printf("%9.3f  %9.1f  %9.1f  %9.1f  %10.0f  %5.0f%%\n", r->median_s,
            bench_msps(s->frames, s->channels, r->median_s),
            bench_msps(s->frames, s->channels, r->max_s),
            bench_msps(s->frames, s->channels, r->min_s),
-           r->median_s > 0 ? seconds_of_audio / r->median_s : 0.0);
+           r->median_s > 0 ? seconds_of_audio / r->median_s : 0.0,
+           r->median_s > 0 ? 100.0 * files->cp[row->subtype].median_s / r->median_s : 0.0);
   } else {
     printf("FAILED: %s\n", row->message);
   }
@@ -165,19 +173,23 @@ static void json_memory_row(const bench_memory_row *row, const bench_settings *s
   printf("}");
 }
 
-static void json_file_row(const bench_file_row *row, const bench_settings *s) {
+static void json_file_row(const bench_file_row *row, const bench_files *files,
+                          const bench_settings *s) {
   const bench_file_result *r = &row->r;
   printf("    {\"taps\": %lld, \"engine\": \"%s\", \"subtype\": \"%s\", \"state\": \"%s\"",
-         (long long)row->taps, convoy_engine_name(row->engine), subtype_name(row->subtype),
+         (long long)row->taps, convoy_engine_name(row->engine), subtype_name(files, row->subtype),
          state_name(row->state));
   if (row->state == BENCH_ROW_OK) {
     double audio_s = (double)s->frames / BENCH_FILE_RATE;
+    const double cp_s = files->cp[row->subtype].median_s;
     printf(", \"seconds\": {\"median\": %.6f, \"min\": %.6f, \"max\": %.6f}"
-           ", \"msps\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f}, \"x_realtime\": %.1f",
+           ", \"msps\": {\"median\": %.3f, \"min\": %.3f, \"max\": %.3f}, \"x_realtime\": %.1f"
+           ", \"cp_seconds\": %.6f, \"share_of_cp\": %.4f",
            r->median_s, r->min_s, r->max_s, bench_msps(s->frames, s->channels, r->median_s),
            bench_msps(s->frames, s->channels, r->max_s),
            bench_msps(s->frames, s->channels, r->min_s),
-           r->median_s > 0 ? audio_s / r->median_s : 0.0);
+           r->median_s > 0 ? audio_s / r->median_s : 0.0, cp_s,
+           r->median_s > 0 ? cp_s / r->median_s : 0.0);
   } else {
     printf(", \"message\": ");
     bench_json_string(row->message);
@@ -186,7 +198,7 @@ static void json_file_row(const bench_file_row *row, const bench_settings *s) {
 }
 
 void bench_json(const bench_machine *m, const bench_settings *s, const bench_memory_row *mem,
-                int n_mem, const bench_file_row *file, int n_file) {
+                int n_mem, const bench_file_row *file, int n_file, const bench_files *files) {
   printf("{\n");
   bench_json_machine(m);
   printf("  \"settings\": {\"frames\": %lld, \"channels\": %d, \"chunk_frames\": %lld, "
@@ -200,7 +212,7 @@ void bench_json(const bench_machine *m, const bench_settings *s, const bench_mem
   }
   printf("  ],\n  \"file\": [\n");
   for (int i = 0; i < n_file; i++) {
-    json_file_row(&file[i], s);
+    json_file_row(&file[i], files, s);
     printf(i + 1 < n_file ? ",\n" : "\n");
   }
   printf("  ]\n}\n");

@@ -70,7 +70,8 @@ void bench_text_header(const bench_machine *m, const bench_settings *s);
 void bench_text_memory_title(void);
 void bench_text_memory_row(const bench_memory_row *row, const bench_settings *s);
 void bench_text_file_title(const bench_files *files);
-void bench_text_file_row(const bench_file_row *row, const bench_settings *s);
+void bench_text_file_row(const bench_file_row *row, const bench_files *files,
+                         const bench_settings *s);
 
 /* JSON: everything at once. */
 /* text as a JSON string literal (quotes and escapes) on stdout. */
@@ -79,7 +80,8 @@ void bench_json_string(const char *text);
 /* The "machine" and "build" members of a report, on stdout. */
 void bench_json_machine(const bench_machine *m);
 
+/* files: the file set of the file rows (NULL when there are none). */
 void bench_json(const bench_machine *m, const bench_settings *s, const bench_memory_row *mem,
-                int n_mem, const bench_file_row *file, int n_file);
+                int n_mem, const bench_file_row *file, int n_file, const bench_files *files);
 
 #endif /* CONVOY_BENCH_REPORT_H */

@@ -62,9 +62,12 @@ static const char usage_text[] =
     "  --limit S        skip a combination whose runs would take over S seconds\n"
     "                   (default 20)\n"
     "  --file           also time file to file: a 48 kHz WAV of the same signal\n"
-    "                   (float32 and pcm16) filtered by `convoy filter`\n"
-    "  --json           print one JSON document instead of the tables (CPU\n"
-    "                   engines and auto only; the GPU section is text only)\n"
+    "                   (float32 and pcm16) and a raw float32 capture (.f32 for\n"
+    "                   1 channel, .cf32 for 2) filtered by `convoy filter`, each\n"
+    "                   beside `cp` of the same file (the file system's limit)\n"
+    "  --json           print one JSON document instead of the tables (in memory:\n"
+    "                   CPU engines and auto, the GPU section being text only;\n"
+    "                   file to file: every engine)\n"
     "  --live           the real-time convolver at a simulated real-time pace\n"
     "                   instead (see `convoy bench --live --help`)\n"
     "  -h, --help       this text\n"
@@ -276,7 +279,8 @@ static bench_memory_row *measure_memory(bench_state *b, convoy_filter *filter, i
 }
 
 static void measure_file(bench_state *b, int64_t taps, convoy_engine engine) {
-  for (int t = 0; t < 2; t++) {
+  for (int t = 0; t < BENCH_FILE_SUBTYPES; t++) {
+    if (!bench_files_have(&b->files, (bench_file_subtype)t)) continue;
     bench_file_row *row = &b->file[b->n_file++];
     row->taps = taps;
     row->engine = engine;
@@ -285,7 +289,7 @@ static void measure_file(bench_state *b, int64_t taps, convoy_engine engine) {
         bench_file_run(&b->files, row->subtype, "/proc/self/exe", engine, b->s.threads, b->s.runs,
                        &row->r, row->message, sizeof row->message);
     row->state = st == CONVOY_OK ? BENCH_ROW_OK : BENCH_ROW_FAILED;
-    if (!b->s.json) bench_text_file_row(row, &b->s);
+    if (!b->s.json) bench_text_file_row(row, &b->files, &b->s);
   }
 }
 
@@ -325,7 +329,7 @@ static int run_bench(bench_state *b) {
     shown.frames = s->frames_set ? s->frames : DEFAULT_GPU_FRAMES;
     shown.chunk = s->chunk_set ? s->chunk : shown.frames;
     if (s->json)
-      bench_json(&b->machine, s, NULL, 0, NULL, 0);
+      bench_json(&b->machine, s, NULL, 0, NULL, 0, NULL);
     else
       bench_text_header(&b->machine, &shown);
     failures = run_gpu(s, gpu, n_gpu);
@@ -341,7 +345,8 @@ static int run_bench(bench_state *b) {
   b->signal = malloc(sizeof(float) * samples);
   b->taps = malloc(sizeof(float) * (size_t)max_taps);
   b->mem = calloc((size_t)(s->n_taps * s->n_engines), sizeof *b->mem);
-  b->file = calloc((size_t)(2 * s->n_taps * s->n_engines), sizeof *b->file);
+  b->file =
+      calloc((size_t)(BENCH_FILE_SUBTYPES * s->n_taps * (s->n_engines + n_gpu)), sizeof *b->file);
   if (!b->signal || !b->taps || !b->mem || !b->file) {
     diag_error("bench: cannot allocate %lld samples", (long long)samples);
     return CLI_EXIT_FAIL;
@@ -357,6 +362,10 @@ static int run_bench(bench_state *b) {
       return CLI_EXIT_FAIL;
     }
     b->files_ready = 1;
+    if (bench_files_time_copy(&b->files, s->runs, err, sizeof err) != CONVOY_OK) {
+      diag_error("bench: %s", err);
+      return CLI_EXIT_FAIL;
+    }
   }
 
   if (!s->json) bench_text_memory_title();
@@ -376,7 +385,8 @@ static int run_bench(bench_state *b) {
     convoy_filter_destroy(filter);
   }
 
-  /* File to file for every combination that ran correctly in memory. */
+  /* File to file for every CPU combination that ran correctly in memory, and
+   * for the GPU engines (measured in memory in their own section below). */
   if (s->file && !s->json) bench_text_file_title(&b->files);
   for (int i = 0; s->file && i < s->n_taps; i++) {
     int64_t m = s->taps[i];
@@ -391,8 +401,15 @@ static int run_bench(bench_state *b) {
       measure_file(b, m, b->mem[r].engine);
       for (int f = before; f < b->n_file; f++) failures += b->file[f].state != BENCH_ROW_OK;
     }
+    for (int g = 0; g < n_gpu; g++) {
+      int before = b->n_file;
+      measure_file(b, m, gpu[g]);
+      for (int f = before; f < b->n_file; f++) failures += b->file[f].state != BENCH_ROW_OK;
+    }
   }
-  if (s->json) bench_json(&b->machine, s, b->mem, b->n_mem, b->file, b->n_file);
+  if (s->json)
+    bench_json(&b->machine, s, b->mem, b->n_mem, b->file, b->n_file,
+               b->files_ready ? &b->files : NULL);
   if (n_gpu > 0) failures += run_gpu(s, gpu, n_gpu);
   if (failures)
     diag_error("bench: %d measurement%s failed (see the report)", failures,
