@@ -94,6 +94,13 @@ const char *capture_datatype_name(capture_datatype t);
 convoy_status capture_datatype_parse(const char *name, capture_datatype *t, char *err,
                                      size_t err_size);
 
+/* As capture_datatype_parse, also taking the file-extension aliases of the
+ * table above as names (cs16, sc16 and c16 mean ci16_le; fc32 and cfile
+ * cf32_le; ...; case ignored for those), as a user naming a datatype on the
+ * command line expects. SigMF metadata takes capture_datatype_parse. */
+convoy_status capture_datatype_parse_alias(const char *name, capture_datatype *t, char *err,
+                                           size_t err_size);
+
 /* The datatype of a raw file from its extension (table above). Returns 0, or
  * -1 when the extension is not one of the table (t untouched). */
 int capture_datatype_from_extension(const char *path, capture_datatype *t);

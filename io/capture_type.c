@@ -123,6 +123,17 @@ convoy_status capture_datatype_parse(const char *name, capture_datatype *t, char
   return CONVOY_ERR_FORMAT;
 }
 
+convoy_status capture_datatype_parse_alias(const char *name, capture_datatype *t, char *err,
+                                           size_t err_size) {
+  for (size_t i = 0; name && i < COUNT(extensions); i++) {
+    if (strcasecmp(name, extensions[i].ext) == 0) {
+      *t = find_name(extensions[i].type)->type;
+      return CONVOY_OK;
+    }
+  }
+  return capture_datatype_parse(name, t, err, err_size);
+}
+
 /* The extension of path's last component (after its last dot), or NULL. */
 static const char *extension_of(const char *path) {
   const char *slash = strrchr(path, '/');

@@ -104,6 +104,8 @@ void help_filter(FILE *f) {
           "  write nothing; what already reached stdout stays there.\n"
           "  Complex taps: --taps FILE.cf32 (complex float32 pairs, numpy complex64).\n"
           "  --format T        IN's datatype: cf32_le, ci16_le, cu8, ci8, rf32_le, ri16_be...\n"
+          "                    or an extension's name for it (cs16 = ci16_le, fc32 and\n"
+          "                    cfile = cf32_le, s16 = ri16_le, ...: the table of extensions)\n"
           "  --out-format T    OUT's datatype (complex and real do not mix)\n"
           "  --scale S, --offset O\n"
           "                    IN's integer scaling, value = (code - O) * S; default per\n"

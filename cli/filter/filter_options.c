@@ -92,12 +92,14 @@ static int set_taps(arg_parser *p, filter_options *o, taps_kind kind, const char
   return CLI_EXIT_OK;
 }
 
+/* A SigMF datatype or an extension alias (cs16, fc32, ...), kept as the
+ * SigMF name it means. */
 static int datatype_arg(arg_parser *p, const char *val, const char **out) {
   capture_datatype t;
   char err[256] = "";
-  if (capture_datatype_parse(val, &t, err, sizeof err) != CONVOY_OK)
+  if (capture_datatype_parse_alias(val, &t, err, sizeof err) != CONVOY_OK)
     return diag_usage(p->cmd, "%s: %s", p->current, err);
-  *out = val;
+  *out = capture_datatype_name(t);
   return CLI_EXIT_OK;
 }
 

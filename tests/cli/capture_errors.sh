@@ -54,9 +54,9 @@ expect_fail "--format contradicts core:datatype" "contradicts" good.sigmf-meta o
   --format cu8 --taps taps.txt
 
 # Usage errors (exit 1): a bad datatype name, capture options on audio.
-run filter good.cf32 out/o.cf32 --taps taps.txt --format cs16
-expect_status 1 "--format cs16"
-check "--format names the bad datatype" grep -q "unknown datatype 'cs16'" stderr.txt
+run filter good.cf32 out/o.cf32 --taps taps.txt --format ci15_le
+expect_status 1 "--format ci15_le"
+check "--format names the bad datatype" grep -q "unknown datatype 'ci15_le'" stderr.txt
 cp good.cf32 rec.iq
 run filter rec.iq out/o.cf32 --taps taps.txt --skip 1
 expect_status 1 "capture option on an unknown extension"

@@ -52,6 +52,30 @@ run filter ext.s16 out.s16 --taps taps17.txt -q
 expect_status 0 ".s16 extension"
 compare ".s16 output" out.s16 ri16_le ext.s16 ri16_le taps17.txt
 
+# Extension names as datatype names: --format and --out-format take the
+# aliases of the extension table and mean the SigMF datatype (cs16, sc16 and
+# C16 are ci16_le; fc32 and cfile cf32_le), bit for bit the canonical name's
+# output; SigMF output records the canonical name.
+"$REF" gen plain_c.bin ci16_le 2000 5
+run filter plain_c.bin canon.bin --format ci16_le --taps taps17.txt -q
+expect_status 0 "--format ci16_le"
+for alias in cs16 sc16 C16; do
+  run filter plain_c.bin alias.bin --format $alias --taps taps17.txt -q -y
+  expect_status 0 "--format $alias"
+  check "--format $alias is ci16_le" cmp -s alias.bin canon.bin
+done
+for alias in fc32 cfile; do
+  run filter plain_c.bin out_$alias.bin --format cs16 --out-format $alias --taps taps17.txt -q
+  expect_status 0 "--out-format $alias"
+  compare "--out-format $alias is cf32_le" out_$alias.bin cf32_le plain_c.bin ci16_le taps17.txt
+done
+run filter plain_c.bin alias_meta.sigmf-meta --format sc16 --out-format fc32 --rate 1e6 \
+  --taps taps17.txt -q
+expect_status 0 "aliases to SigMF"
+check "SigMF records cf32_le" grep -q '"core:datatype": *"cf32_le"' alias_meta.sigmf-meta
+run filter plain_c.bin x.bin --format cs17 --taps taps17.txt -q
+expect_status 1 "--format cs17"
+
 # Datatype conversion: by the output's extension, and by --out-format.
 run filter ext.s16 conv.f32 --taps taps17.txt -q
 expect_status 0 "ri16_le -> rf32_le by extension"
