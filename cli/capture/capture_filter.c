@@ -129,7 +129,7 @@ static int run(capture_job *j) {
   rc.window.decimation = capture_xlate_factor(&j->o->capture.xlate);
   rc.progress = &j->prog;
   progress_start(&j->prog, isatty(STDERR_FILENO) && !j->o->quiet, "filtering",
-                 capture_reader_frames(j->in.reader), j->in.rate);
+                 capture_reader_frames(j->in.reader), j->in.rate, j->in.ro.channels);
   char err[512] = "";
   convoy_status st = capture_run(&rc, &j->result, err, sizeof err);
   progress_end(&j->prog);

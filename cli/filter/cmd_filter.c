@@ -162,7 +162,7 @@ static int run_pass(filter_job *j, const char *label, float gain, audio_sink *si
   rc.consume_ctx = ctx;
   rc.progress = &j->prog;
   progress_start(&j->prog, isatty(STDERR_FILENO) && !j->opt.quiet, label, j->info.frames,
-                 j->info.rate);
+                 j->info.rate, j->info.channels);
   pass_result res;
   char err[512] = "";
   convoy_status st = filter_run(&rc, &res, err, sizeof err);
