@@ -80,8 +80,12 @@ demo: build
 	@echo "result: $(abspath $(DEMO_OUT))"
 	@echo "listen: play $(DEMO_IN) then play $(DEMO_OUT)   (sox; or aplay, ffplay -nodisp)"
 
+# After each suite, why its GPU tests were skipped, when they were.
+GPU_SKIP_NOTE = sed -n 's/^GPUs: *none (\(.*\))$$/note: the GPU tests were skipped: \1/p'
+
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j$(CTEST_JOBS)
+	@$(BUILD)/convoy info | $(GPU_SKIP_NOTE)
 	$(MAKE) --no-print-directory test-asan
 
 # The same suite built with ASan + UBSan (CPU only), sizes shrunk.
@@ -93,6 +97,7 @@ test-asan: deps
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j$(CTEST_JOBS)
+	@$(ASAN_BUILD)/convoy info | $(GPU_SKIP_NOTE)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

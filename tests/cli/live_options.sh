@@ -108,4 +108,8 @@ for i in $(seq 1 "$N"); do
 done
 check "$N random routing files: all refused with exit 2 and one line ($BAD not)" test "$BAD" -eq 0
 
+# The rate's default, as the code chooses it: never the impulse response's.
+run live --help
+check "live --help: the rate never defaults to the IR's" grep -q "never the IR's" stdout.txt
+
 finish
