@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "capture_io.h"
 
+#include "audio_file.h"
+
 #include "commands.h"
 #include "diag.h"
 
@@ -206,6 +208,15 @@ int capture_out_open(const filter_options *o, const capture_in *in, capture_out 
     diag_error("stdout is a terminal; redirect it or pipe it (e.g. ... - | next-program)");
     return CLI_EXIT_FAIL;
   }
+  int32_t audio_format = 0;
+  if (!to_stdout && !o->capture.out_format && !sigmf_is_path(o->out_path) &&
+      !has_capture_extension(o->out_path) &&
+      audio_output_format(o->out_path, 0, AUDIO_SUBTYPE_SAME, &audio_format, NULL, 0) == CONVOY_OK)
+    return diag_usage("filter",
+                      "%s: an audio file name for the samples of the capture %s; convoy writes "
+                      "captures raw or as SigMF: name OUT by its datatype (e.g. %s.%s) or "
+                      ".sigmf-meta, or give --out-format to write raw samples under this name",
+                      o->out_path, in->name, "out", capture_datatype_name(in->ro.type));
   capture_datatype t;
   if (out_type(o, in, &t) != 0) return diag_usage("filter", "--out-format: bad datatype");
   int in_c = capture_datatype_components(in->ro.type), out_c = capture_datatype_components(t);

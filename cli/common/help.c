@@ -97,6 +97,8 @@ void help_filter(FILE *f) {
           "  or the pair's base name). OUT's datatype is --out-format, else OUT's\n"
           "  extension, else IN's. OUT is SigMF when it ends in .sigmf-meta/.sigmf-data, or\n"
           "  when IN is SigMF and OUT has no capture extension (OUT is then the base name).\n"
+          "  An audio name for OUT (.wav, .flac, ...) is refused unless --out-format says\n"
+          "  raw samples are meant.\n"
           "  IN '-' reads raw samples from stdin as they come (--format is required; a\n"
           "  SigMF recording cannot come from stdin). OUT '-' writes raw samples to stdout\n"
           "  chunk by chunk (datatype: --out-format, else IN's; a SigMF IN needs\n"

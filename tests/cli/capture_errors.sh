@@ -57,6 +57,16 @@ expect_fail "--format contradicts core:datatype" "contradicts" good.sigmf-meta o
 run filter good.cf32 out/o.cf32 --taps taps.txt --format ci15_le
 expect_status 1 "--format ci15_le"
 check "--format names the bad datatype" grep -q "unknown datatype 'ci15_le'" stderr.txt
+# A capture into an audio file name: refused (raw samples would sit under a
+# name every audio program misreads), unless --out-format says raw is meant.
+for name in o.wav o.flac o.aiff; do
+  run filter good.cf32 out/$name --taps taps.txt
+  expect_status 1 "capture into $name"
+  check "capture into $name: names the fix" grep -q "name OUT by its datatype" stderr.txt
+  expect_dir_empty out "capture into $name"
+done
+run filter good.cf32 out/raw.wav --taps taps.txt --out-format cf32_le -q
+expect_status 0 "capture into .wav with --out-format"
 cp good.cf32 rec.iq
 run filter rec.iq out/o.cf32 --taps taps.txt --skip 1
 expect_status 1 "capture option on an unknown extension"
