@@ -91,6 +91,13 @@ static int set_window(capture_job *j) {
     return capture_matched_window(j->o, j->in.name, capture_reader_frames(j->in.reader),
                                   j->taps.max_taps, &j->align_skip, &j->tail, &j->drop_end);
   if (!j->o->align) return CLI_EXIT_OK;
+  if (j->o->align == ALIGN_SOX) { /* sox's fir: floor((T - 1) / 2), whatever the taps */
+    j->align_skip = (j->taps.max_taps - 1) / 2;
+    if (j->o->verbose)
+      diag_notice("--align=sox: removing %lld samples, as sox's fir does",
+                  (long long)j->align_skip);
+    return CLI_EXIT_OK;
+  }
   j->align_skip = j->taps.delay;
   if (!j->taps.linear_phase)
     diag_notice("%s: taps are not linear phase; --align removes the delay of the largest tap "

@@ -203,6 +203,12 @@ static int measure_gain(filter_job *j, float *gain) {
 static void set_window(filter_job *j) {
   j->skip = 0;
   if (!j->opt.align) return;
+  if (j->opt.align == ALIGN_SOX) { /* sox's fir: floor((T - 1) / 2), whatever the taps */
+    j->skip = (convoy_stream_taps(j->stream) - 1) / 2;
+    if (j->opt.verbose)
+      diag_notice("--align=sox: removing %lld frames, as sox's fir does", (long long)j->skip);
+    return;
+  }
   j->skip = j->filters.min_delay;
   if (!j->filters.linear_phase)
     diag_notice("%s: taps are not linear phase; --align removes the delay of the largest tap "

@@ -22,6 +22,7 @@ enum {
   OPT_FFT_SIZE,
   OPT_DEVICE,
   OPT_TYPE,
+  OPT_ALIGN,
   OPT_FORMAT,
   OPT_OUT_FORMAT,
   OPT_SCALE,
@@ -51,7 +52,7 @@ static const arg_option filter_opts[] = {
     {"normalize", 0, ARG_OPTIONAL, OPT_NORMALIZE, ARG_STORE_NONE, 0, 0},
     {"normalise", 0, ARG_OPTIONAL, OPT_NORMALIZE, ARG_STORE_NONE, 0, 0},
     ARG_FLAG("tail", 0, filter_options, tail, 1),
-    ARG_FLAG("align", 0, filter_options, align, 1),
+    {"align", 0, ARG_OPTIONAL, OPT_ALIGN, ARG_STORE_NONE, 0, 0},
     ARG_FLAG("no-dither", 0, filter_options, dither, 0),
     ARG_FLAG("quiet", 'q', filter_options, quiet, 1),
     ARG_FLAG("verbose", 'v', filter_options, verbose, 1),
@@ -198,6 +199,15 @@ static int handle(arg_parser *p, int id, const char *val, void *target) {
   case OPT_DEVICE:
     if (arg_int64(p, val, 0, 1023, &n)) return CLI_EXIT_USAGE;
     o->device = (int32_t)n;
+    return CLI_EXIT_OK;
+  case OPT_ALIGN:
+    if (!val) {
+      o->align = ALIGN_DELAY;
+    } else if (strcmp(val, "sox") == 0) {
+      o->align = ALIGN_SOX;
+    } else {
+      return diag_usage(p->cmd, "--align: '%s' is not 'sox' (or give --align alone)", val);
+    }
     return CLI_EXIT_OK;
   case OPT_TYPE:
     if (!*val || strchr(val, '/'))

@@ -22,6 +22,13 @@ typedef enum taps_kind {
  * a later resampling or D/A conversion reconstructs. */
 #define FILTER_NORMALIZE_DEFAULT_DBFS (-1.0)
 
+/* What --align removes from the start of the output. */
+typedef enum filter_align {
+  ALIGN_NONE = 0,  /* nothing: y[0] is the first output */
+  ALIGN_DELAY = 1, /* --align: the taps' group delay (linear phase) */
+  ALIGN_SOX = 2    /* --align=sox: floor((T - 1) / 2) for T taps, as sox's fir */
+} filter_align;
+
 typedef struct filter_options {
   const char *in_path;  /* "-" = stdin */
   const char *out_path; /* "-" = stdout */
@@ -32,7 +39,8 @@ typedef struct filter_options {
   double gain_db; /* --gain, 0 when absent */
   int normalize;  /* --normalize given */
   double normalize_dbfs;
-  int tail, align, dither, quiet, verbose, overwrite;
+  int tail, dither, quiet, verbose, overwrite;
+  filter_align align;   /* --align, --align=sox */
   int32_t threads;      /* 0 = library default */
   int64_t fft_size;     /* 0 = cost model */
   int32_t device;       /* --device: GPU index, -1 = default */

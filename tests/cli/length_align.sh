@@ -45,4 +45,23 @@ expect_status 0 "--align with non-linear-phase taps"
 check "--align with non-linear-phase taps: a notice" grep -q "linear phase" stderr.txt
 check "--align with non-linear-phase taps: peak at $P" test "$(info_field mp.wav peak_frame)" -eq $P
 
+# --align=sox drops floor((T-1)/2) frames whatever the taps, as sox's fir does:
+# even and odd tap counts, taps that are not linear phase, audio and a capture.
+for T in 8 9; do
+  random_taps $T 5 >r$T.txt
+  S=$(((T - 1) / 2))
+  run filter in.wav sox$T.wav --taps r$T.txt --align=sox -q
+  expect_status 0 "--align=sox, $T taps"
+  check "--align=sox, $T taps: IN's length" test "$(info_field sox$T.wav frames)" -eq $N
+  check "--align=sox, $T taps: y[$S ..]" "$TOOLS/audio_check" compare sox$T.wav in.wav r$T.txt \
+    --skip $S
+done
+"$TOOLS/capture_ref" gen cap.cf32 cf32_le 5000 7
+run filter cap.cf32 cap_sox.cf32 --taps r8.txt --align=sox -q
+expect_status 0 "--align=sox on a capture"
+check "--align=sox on a capture: y[3 ..]" "$TOOLS/capture_ref" compare cap_sox.cf32 cf32_le \
+  cap.cf32 cf32_le r8.txt --drop 3
+run filter in.wav bad.wav --taps r8.txt --align=soxx -q
+expect_status 1 "--align=soxx"
+
 finish
