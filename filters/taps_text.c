@@ -1,6 +1,9 @@
 /* taps_text.c - taps as text: numbers separated by newlines, commas, spaces or
  * tabs, '#' comments to the end of the line. CRLF line ends and a UTF-8 byte
- * order mark are accepted. */
+ * order mark are accepted. Exactly two numbers on every line (two lines or
+ * more) is refused: that is a table (numpy's savetxt of complex taps as
+ * re, im columns, or two channels), which read as one list would silently be
+ * a wrong filter of twice the length. */
 #include "taps_internal.h"
 
 #include <errno.h>
@@ -75,10 +78,15 @@ convoy_status taps_parse_text(const char *name, const char *buf, size_t size, co
   size_t i = 0;
   long line = 1;
   if (size >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) i = 3;
+  size_t on_line = 0; /* numbers on the current line */
+  long data_lines = 0, two_column_lines = 0;
 
   while (i < size) {
     unsigned char c = (unsigned char)buf[i];
     if (c == '\n') {
+      data_lines += on_line > 0;
+      two_column_lines += on_line == 2;
+      on_line = 0;
       line++;
       i++;
     } else if (is_separator(c)) {
@@ -99,7 +107,18 @@ convoy_status taps_parse_text(const char *name, const char *buf, size_t size, co
         return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory",
                                    name);
       }
+      on_line++;
     }
+  }
+  data_lines += on_line > 0;
+  two_column_lines += on_line == 2;
+  if (data_lines >= 2 && two_column_lines == data_lines) {
+    free(fv.v);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
+                               "%s: two numbers on every line, a table rather than one list of "
+                               "taps; write one tap per line, or complex taps as a .cf32 file of "
+                               "float32 (re, im) pairs",
+                               name);
   }
 
   if (fv.n == 0) {

@@ -166,6 +166,16 @@ static void test_text_errors(void) {
               CONVOY_TAPS_AUTO, CONVOY_ERR_FORMAT, "no taps", NULL);
   expect_fail("binary bytes", write_bytes("bin.txt", "1\n\0\x01\x02\n", 6), CONVOY_TAPS_AUTO,
               CONVOY_ERR_FORMAT, "line 2", "not a number");
+  /* Two columns on every line: numpy's savetxt of complex taps as (re, im), or
+   * two channels; never read as one list of twice the length. One line of two
+   * numbers, and lines of other counts, stay one list. */
+  expect_fail("two columns", write_text("twocol.txt", "# re im\n0.5 0.25\n-0.125, 1e-3\n0 1\n"),
+              CONVOY_TAPS_AUTO, CONVOY_ERR_FORMAT, "twocol.txt", "two numbers on every line");
+  const float pair[2] = {0.5f, 0.25f}, mixed[5] = {1, 2, 3, 4, 5};
+  expect_taps("one line of two", write_text("oneline.txt", "0.5 0.25\n"), CONVOY_TAPS_AUTO, pair,
+              2);
+  expect_taps("lines of 2 and 3", write_text("mixed.txt", "1 2\n3 4 5\n"), CONVOY_TAPS_AUTO, mixed,
+              5);
   /* A long token is quoted short. */
   char longtok[400];
   memset(longtok, 'x', sizeof longtok - 1);

@@ -55,6 +55,8 @@ printf '# only a comment\n\n' >none.txt
 expect_fail "taps file without taps" none.txt good.wav out/o.wav --taps none.txt
 : >zero.txt
 expect_fail "empty taps file" zero.txt good.wav out/o.wav --taps zero.txt
+printf '0.5 0.25\n-0.125 0.001\n0 1\n' >twocol.txt # numpy: savetxt(f, c_[h.real, h.imag])
+expect_fail "two-column taps file" "two numbers on every line" good.wav out/o.wav --taps twocol.txt
 expect_fail "missing taps file" nothere.txt good.wav out/o.wav --taps nothere.txt
 
 gen ir44.wav --frames 100 --channels 1 --rate 44100 --signal noise --amp 0.1
