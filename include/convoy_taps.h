@@ -31,7 +31,9 @@ typedef enum convoy_taps_format {
                               lists (.wav .flac .aiff .ogg ...) audio; any other extension,
                               or none, audio if libsndfile opens it, else text */
   CONVOY_TAPS_TEXT = 1,    /* numbers separated by newlines, commas, spaces or tabs;
-                              '#' starts a comment that runs to the end of the line */
+                              '#' starts a comment that runs to the end of the line; two
+                              numbers on every one of two or more lines is a table (complex
+                              (re, im) columns, say), refused rather than read as one list */
   CONVOY_TAPS_NPY = 2,     /* NumPy .npy (format 1.0/2.0/3.0), '<f4' or '<f8' (also '>f4',
                               '>f8'), shape (n,), (n,1) or (1,n) (the same n values in either
                               order); float64 values must fit float32 */
