@@ -173,7 +173,12 @@ convoy_status audio_output_format(const char *path, int32_t input_format, audio_
       return CONVOY_ERR_INVALID_ARGUMENT;
     }
   } else {
+    /* A lossy input's encoding is not kept in another container (libsndfile
+     * may list MPEG in WAV, say, and still fail to encode it): PCM then. */
     int same = input_format & SF_FORMAT_SUBMASK;
+    if (same && sample_path_for(input_format).kind == SAMPLE_PATH_LOSSY &&
+        (input_format & SF_FORMAT_TYPEMASK) != c->format)
+      same = 0;
     if (same && can_write(c->format | same))
       sub = same;
     else

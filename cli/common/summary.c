@@ -33,6 +33,10 @@ const char *summary_subtype_name(int32_t format) {
   case SF_FORMAT_OPUS:
     return "opus";
 #endif
+  case SF_FORMAT_MPEG_LAYER_I:
+  case SF_FORMAT_MPEG_LAYER_II:
+  case SF_FORMAT_MPEG_LAYER_III:
+    return "mpeg";
   default:
     return "other";
   }

@@ -15,6 +15,7 @@
 #include "summary.h"
 
 #include <math.h>
+#include <sndfile.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -100,6 +101,11 @@ static int open_output(filter_job *j) {
   }
   convoy_status st = audio_output_format(format_path, j->info.format, j->opt.subtype,
                                          &j->out_format, err, sizeof err);
+  const int32_t in_sub = j->info.format & SF_FORMAT_SUBMASK,
+                out_sub = j->out_format & SF_FORMAT_SUBMASK;
+  if (st == CONVOY_OK && j->opt.subtype == AUDIO_SUBTYPE_SAME && in_sub != out_sub)
+    diag_notice("%s: the output cannot hold %s's %s samples; writing %s", j->out_name, j->in_name,
+                summary_subtype_name(j->info.format), summary_subtype_name(j->out_format));
   if (st == CONVOY_OK) {
     audio_sink_options so;
     memset(&so, 0, sizeof so);

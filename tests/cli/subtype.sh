@@ -51,4 +51,27 @@ run filter in_pcm24.wav same24.wav --taps unit.txt -q
 check "no dither at pcm24: exact" \
   "$TOOLS/audio_check" compare same24.wav in_pcm24.wav unit.txt --max-err 0
 
+# Every readable input subtype into every writable container: the input's
+# subtype where the container holds it, else the nearest one that it does (an
+# mp3 into WAV or FLAC: pcm16, as sox does), said in one notice line.
+gen in_mp3.mp3 --frames 4800 --channels 2 --rate 48000 --signal sine --amp 0.5
+for t in pcm16 pcm24 pcm32 double; do
+  gen any_$t.wav --frames 4800 --channels 2 --rate 48000 --subtype $t --signal noise --amp 0.5
+done
+cp in_float.wav any_float.wav
+for input in any_pcm16.wav any_pcm24.wav any_pcm32.wav any_float.wav any_double.wav \
+  in_mp3.mp3; do
+  for ext in wav flac aiff au caf w64 ogg; do
+    run filter $input cross.$ext --taps taps.txt -y
+    expect_status 0 "$input -> .$ext"
+  done
+done
+run filter in_mp3.mp3 mp3.wav --taps taps.txt
+expect_status 0 "mp3 -> WAV"
+check "mp3 -> WAV: pcm16" test "$(info_field mp3.wav subtype)" = pcm16
+check "mp3 -> WAV: says so" grep -q "mp3.wav: the output cannot hold in_mp3.mp3's mpeg samples; writing pcm16" stderr.txt
+run filter in_mp3.mp3 mp3q.flac --taps taps.txt -q
+check "mp3 -> FLAC -q: pcm16, nothing said" \
+  test "$(info_field mp3q.flac subtype)" = pcm16 -a ! -s stderr.txt
+
 finish

@@ -31,6 +31,7 @@ static int container_of(const char *path) {
   if (!strcmp(ext, "au")) return SF_FORMAT_AU;
   if (!strcmp(ext, "caf")) return SF_FORMAT_CAF;
   if (!strcmp(ext, "w64")) return SF_FORMAT_W64;
+  if (!strcmp(ext, "mp3")) return SF_FORMAT_MPEG; /* always MPEG layer III; --subtype ignored */
   return 0;
 }
 
@@ -85,7 +86,8 @@ int main(int argc, char **argv) {
   memset(&info, 0, sizeof info);
   info.samplerate = rate;
   info.channels = channels;
-  info.format = container_of(out) | subtype_of(subtype);
+  info.format = container_of(out) == SF_FORMAT_MPEG ? SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III
+                                                    : container_of(out) | subtype_of(subtype);
   if (!container_of(out) || !subtype_of(subtype) || frames < 0 || channels < 1 || rate < 1)
     return usage("bad container, subtype, frames, channels or rate");
   SNDFILE *f = sf_open(out, SFM_WRITE, &info);
