@@ -61,8 +61,10 @@ convoy_status design_check(const convoy_design *d, const char *label, char *err,
     if (!(d->low < d->high))
       return BAD("%s: low %.10g Hz is not below high %.10g Hz", label, d->low, d->high);
   }
-  if (!(d->atten >= 20 && d->atten <= 200))
-    return BAD("%s: atten %.10g dB is outside 20..200 dB", label, d->atten);
+  if (!(d->atten >= 20 && d->atten <= DESIGN_MAX_ATTEN))
+    return BAD("%s: atten %.10g dB is outside 20..%g dB (float32 taps do not meet more: "
+               "their rounding leaves a floor near -130 dB)",
+               label, d->atten, DESIGN_MAX_ATTEN);
   if (d->taps < 0 || d->taps > DESIGN_MAX_TAPS)
     return BAD("%s: taps=%lld is outside 1..%lld", label, (long long)d->taps,
                (long long)DESIGN_MAX_TAPS);

@@ -68,9 +68,10 @@ typedef struct convoy_design {
   double width;  /* transition width, Hz, > 0; 0 = derive from taps (needs taps).
                     Centred on each edge: the edges +-width/2 must stay in 0..rate/2,
                     and a band must be at least width wide */
-  double atten;  /* stopband attenuation, dB, 20..200; 0 = default 80. Rounding the
+  double atten;  /* stopband attenuation, dB, 20..120; 0 = default 80. Rounding the
                     taps to float32 adds up to 2^-24 * sum|taps| of error, which caps
-                    what the float taps reach at roughly 130..150 dB */
+                    what the float taps reach at roughly 130..150 dB; 120 dB is what
+                    they still meet, so more is refused */
   int64_t taps;  /* explicit tap count, 1..2^24 (odd for highpass/bandstop); 0 = from
                     width/atten. Exactly one of width and taps is nonzero */
 } convoy_design;
