@@ -3,6 +3,7 @@
 #include "live_audio.h"
 
 #include "argparse.h"
+#include "diag.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +15,9 @@
 #include <pa_jack.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef CONVOY_HAVE_ALSA
+#include <alsa/asoundlib.h>
+#endif
 
 /* Redirects stderr to /dev/null while the libraries probe (hush), back after
  * (unhush). Returns the saved descriptor or -1. */
@@ -40,11 +44,32 @@ static void unhush(int saved) {
 
 static int quiet_probe = 1;
 
+#ifdef CONVOY_HAVE_ALSA
+/* ALSA reports every device it cannot open while PortAudio probes (tens of
+ * "ALSA lib ... cannot find card" lines on a machine without a sound card);
+ * during the probe they are counted instead of printed. */
+static int alsa_probe_messages;
+
+static void count_alsa_message(const char *file, int line, const char *function, int err,
+                               const char *fmt, ...) {
+  (void)file, (void)line, (void)function, (void)err, (void)fmt;
+  alsa_probe_messages++;
+}
+#endif
+
 convoy_status live_audio_init(int verbose, char *err, size_t err_size) {
   quiet_probe = !verbose;
   PaJack_SetClientName("convoy");
   int saved = hush(verbose);
+#ifdef CONVOY_HAVE_ALSA
+  snd_lib_error_set_handler(count_alsa_message);
+#endif
   PaError e = Pa_Initialize();
+#ifdef CONVOY_HAVE_ALSA
+  snd_lib_error_set_handler(NULL); /* ALSA's own reporting again, for real errors */
+  if (verbose && alsa_probe_messages > 0)
+    diag_notice("ALSA: %d messages while probing for devices, not shown", alsa_probe_messages);
+#endif
   unhush(saved);
   if (e != paNoError) {
     snprintf(err, err_size, "cannot start PortAudio: %s", Pa_GetErrorText(e));

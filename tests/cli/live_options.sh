@@ -108,6 +108,11 @@ for i in $(seq 1 "$N"); do
 done
 check "$N random routing files: all refused with exit 2 and one line ($BAD not)" test "$BAD" -eq 0
 
+# -v keeps ALSA's device-probe messages (tens of "ALSA lib ... cannot find
+# card" lines without a sound card) off the terminal, counted in one line.
+run live --list-devices -v
+check "live -v: no ALSA probe lines" bash -c '! grep -q "^ALSA lib" stderr.txt'
+
 # The rate's default, as the code chooses it: never the impulse response's.
 run live --help
 check "live --help: the rate never defaults to the IR's" grep -q "never the IR's" stdout.txt
