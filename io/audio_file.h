@@ -39,8 +39,9 @@ typedef struct audio_info {
 } audio_info;
 
 /* Opens path for reading ("-" = stdin, which must not be a terminal).
- * Rejects unreadable, unsupported, corrupt files, and empty signals (0
- * frames); a WAV/AIFF/AU/W64/RF64 file shorter than its header says is
+ * Rejects unreadable, unsupported and corrupt files; an empty file (0
+ * frames) opens and reads as nothing, while a pipe that ends before its
+ * first frame is an error; a WAV/AIFF/AU/W64/RF64 file shorter than its header says is
  * reported as "truncated: got X of N frames" (CONVOY_ERR_FORMAT) here, other
  * truncations when reading reaches them. Samples are read as float: integer
  * codes divided by 2^(bits-1). Not thread-safe per source. */

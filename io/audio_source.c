@@ -82,10 +82,6 @@ static convoy_status check_opened(audio_source *src, const SF_INFO *sfi, audio_i
      * 0 may be one too, so the reading decides whether it is empty). */
     src->expected = declared > 0 ? declared : -1;
   }
-  if (src->expected == 0) {
-    io_errorf(err, err_size, "%s: empty signal (0 frames)", src->name);
-    return CONVOY_ERR_FORMAT;
-  }
   info->frames = src->expected;
   info->channels = sfi->channels;
   info->rate = sfi->samplerate;
@@ -219,9 +215,8 @@ static convoy_status read_frames(audio_source *src, void *frames, int native, in
               (long long)src->read, (long long)src->expected);
     return CONVOY_ERR_FORMAT;
   }
-  if (src->read == 0) {
-    io_errorf(err, err_size, "%s: empty signal (0 frames)%s", src->name,
-              src->seekable ? "" : PIPE_HINT);
+  if (src->read == 0 && !src->seekable) { /* an empty file is empty; a pipe, suspect */
+    io_errorf(err, err_size, "%s: empty signal (0 frames)%s", src->name, PIPE_HINT);
     return CONVOY_ERR_FORMAT;
   }
   return CONVOY_OK;

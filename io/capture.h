@@ -196,13 +196,12 @@ convoy_status capture_reader_open(capture_reader **reader, const char *path,
  *   functions below return -1; with options->count they return it) until
  *   the sequential reads reach its end, and the size errors come from those
  *   reads instead: "stdin: ends inside a sample: 3 bytes after sample 1000
- *   (a cf32_le sample is 8 bytes)" (CONVOY_ERR_FORMAT), no samples, skip or
- *   skip + count past the end. trailing_bytes must be 0 for a pipe.
- * The header and the skipped frames are read and dropped here (a seek on a
- * regular file), so a skip past the end of a pipe is reported here. Only
- * the sequential reads work on such a reader: capture_reader_read_raw_at()
- * gives CONVOY_ERR_INVALID_ARGUMENT and capture_reader_rewind() does
- * nothing. */
+ *   (a cf32_le sample is 8 bytes)" (CONVOY_ERR_FORMAT), skip or skip + count
+ *   past the end. A file or pipe with no samples is an empty capture. trailing_bytes must be 0 for
+ * a pipe. The header and the skipped frames are read and dropped here (a seek on a regular file),
+ * so a skip past the end of a pipe is reported here. Only the sequential reads work on such a
+ * reader: capture_reader_read_raw_at() gives CONVOY_ERR_INVALID_ARGUMENT and
+ * capture_reader_rewind() does nothing. */
 convoy_status capture_reader_open_fd(capture_reader **reader, int fd, const char *name,
                                      const capture_reader_options *options, char *err,
                                      size_t err_size);

@@ -92,11 +92,7 @@ static convoy_status measure(capture_reader *r, int64_t size, char *err, size_t 
     return CONVOY_ERR_FORMAT;
   }
   r->file_frames = data / r->frame_bytes;
-  if (r->file_frames == 0) {
-    io_errorf(err, err_size, "%s: holds no samples", r->path);
-    return CONVOY_ERR_FORMAT;
-  }
-  if (o->skip >= r->file_frames) {
+  if (o->skip > 0 && o->skip >= r->file_frames) {
     io_errorf(err, err_size,
               "%s: skip of %" PRId64 " samples is past the end (%" PRId64 " samples)", r->path,
               o->skip, r->file_frames);
@@ -314,11 +310,7 @@ static convoy_status next_sequential(capture_reader *r, void *dst, int64_t n, in
                 r->path, r->opt.skip, r->opt.count, seen);
       return CONVOY_ERR_FORMAT;
     }
-    if (seen == 0) {
-      io_errorf(err, err_size, "%s: holds no samples", r->path);
-      return CONVOY_ERR_FORMAT;
-    }
-    if (r->position + whole == 0) {
+    if (r->position + whole == 0 && r->opt.skip > 0) {
       io_errorf(err, err_size,
                 "%s: skip of %" PRId64 " samples is past the end (%" PRId64 " samples)", r->path,
                 r->opt.skip, seen);

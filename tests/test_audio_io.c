@@ -913,9 +913,17 @@ static void test_bad_inputs(void) {
   TS_CHECK(write_file(empty, SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, NULL, 0, 0, 1, 0, NULL, err,
                       sizeof err) == CONVOY_OK,
            "empty write: %s", err);
+  /* An empty file is an empty signal, as sox and ffmpeg take it. */
   st = audio_source_open(&src, empty, &info, err, sizeof err);
-  TS_CHECK(st == CONVOY_ERR_FORMAT && strstr(err, empty) && strstr(err, "empty"), "empty: %s (%s)",
-           convoy_strerror(st), err);
+  TS_CHECK(st == CONVOY_OK && info.frames == 0, "empty: %s (%s), %lld frames", convoy_strerror(st),
+           err, (long long)info.frames);
+  if (st == CONVOY_OK) {
+    float none[4];
+    int64_t got = -1;
+    TS_CHECK_OK(audio_source_read(src, none, 1, &got, err, sizeof err));
+    TS_CHECK(got == 0, "empty: read %lld frames", (long long)got);
+    audio_source_close(src);
+  }
 
   /* Rewind reads the same frames again. */
   const char *ok = in_dir("rewind.wav");

@@ -448,8 +448,14 @@ static void test_bad_files(void) {
   TS_CHECK(strstr(err, "not a regular file"), "message: %s", err);
   path_in(p, sizeof p, "empty.cs16");
   write_bytes(p, junk, 0);
-  TS_CHECK(capture_reader_open(&r, p, &o, err, sizeof err) == CONVOY_ERR_FORMAT, "empty");
-  TS_CHECK(strstr(err, "no samples"), "message: %s", err);
+  /* An empty capture is an empty signal (as sox and ffmpeg take an empty file). */
+  TS_CHECK(capture_reader_open(&r, p, &o, err, sizeof err) == CONVOY_OK, "empty: %s", err);
+  if (r) {
+    TS_CHECK(capture_reader_frames(r) == 0, "empty: %lld frames",
+             (long long)capture_reader_frames(r));
+    capture_reader_close(r);
+    r = NULL;
+  }
   if (geteuid() != 0) { /* root reads anything */
     path_in(p, sizeof p, "locked.cs16");
     write_bytes(p, junk, 4);

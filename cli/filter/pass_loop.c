@@ -174,7 +174,10 @@ static void filter_main(void *arg) {
     }
     int64_t taps = convoy_stream_taps(s);
     const pass_window *w = &cfg->window;
-    int64_t limit = (w->tail ? res->in_frames + taps - 1 : w->skip + res->in_frames) - w->drop_end;
+    /* The ring-out of an empty input is nothing (as sox and ffmpeg give). */
+    int64_t limit =
+        (w->tail && res->in_frames > 0 ? res->in_frames + taps - 1 : w->skip + res->in_frames) -
+        w->drop_end;
     trim(&cfg->window, oc, produced, n, limit);
     work_queue_push(&pl->t.full_out, oc);
     ic->end = 1; /* the input's end marker goes on to stop the writer */

@@ -10,9 +10,9 @@
  *
  * Output window, in frames of the full convolution y[0 .. N+M-2] of the N
  * frames read with M taps: y[skip .. skip+N-1], or y[skip .. N+M-2] with
- * tail, less drop_end frames at the end. With decimation D > 1 (the stream's
- * config.decimation, given here too) the stream keeps y[k D] only, and the
- * window keeps those of them inside it.
+ * tail (nothing at all when N = 0), less drop_end frames at the end. With decimation D > 1 (the
+ * stream's config.decimation, given here too) the stream keeps y[k D] only, and the window keeps
+ * those of them inside it.
  */
 #ifndef CONVOY_CLI_PASS_LOOP_H
 #define CONVOY_CLI_PASS_LOOP_H

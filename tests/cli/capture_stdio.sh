@@ -119,7 +119,8 @@ piped small.raw filter - - --format ci16_le --skip 900 --count 200 --taps taps.t
 expect_nothing "count past the end of a pipe" "past the end"
 : >empty.raw
 piped empty.raw filter - - --format ci16_le --taps taps.txt
-expect_nothing "empty stdin" "no samples"
+expect_status 0 "empty stdin: an empty signal"
+check "empty stdin: nothing on stdout" test ! -s stdout.txt
 piped small.raw filter - - --format sigmf --taps taps.txt
 expect_status 1 "--format sigmf is not a datatype"
 "$REF" gen tmpl.cf32 cf32_le 16 3

@@ -64,4 +64,21 @@ check "--align=sox on a capture: y[3 ..]" "$TOOLS/capture_ref" compare cap_sox.c
 run filter in.wav bad.wav --taps r8.txt --align=soxx -q
 expect_status 1 "--align=soxx"
 
+# An empty input gives an empty output and exit 0, as sox and ffmpeg do; with
+# --tail too (the ring-out of nothing is nothing); for captures, from a file
+# or from stdin, too.
+gen empty.wav --frames 0 --channels 2 --rate 48000
+for t in "" --tail; do
+  run filter empty.wav empty_out.wav --taps lp.txt $t -y
+  expect_status 0 "empty WAV $t"
+  check "empty WAV $t: an empty WAV" test "$(info_field empty_out.wav frames)" -eq 0
+  : >empty.cf32
+  run filter empty.cf32 empty_out.cf32 --taps lp.txt $t -y -q
+  expect_status 0 "empty capture $t"
+  check "empty capture $t: an empty file" test ! -s empty_out.cf32 -a -e empty_out.cf32
+done
+"$CONVOY" filter - empty_stdin.cf32 --format cf32_le --taps lp.txt -q -y </dev/null
+check "empty stdin capture: exit 0, an empty file" test $? -eq 0 -a -e empty_stdin.cf32 \
+  -a ! -s empty_stdin.cf32
+
 finish
