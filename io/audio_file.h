@@ -55,6 +55,14 @@ convoy_status audio_source_open(audio_source **src, const char *path, audio_info
 convoy_status audio_source_read(audio_source *src, float *frames, int64_t max_frames, int64_t *got,
                                 char *err, size_t err_size);
 
+/* Reads only frames [skip, skip + count) from now on (count -1: to the end;
+ * audio_source_rewind goes back to skip): a seek, or on a pipe the skipped
+ * frames read and dropped at the first read. A range past the end of a file
+ * of known length is CONVOY_ERR_FORMAT here ("--skip N frames is past the
+ * end (M frames)"); on a pipe, at the first read. count 0 is invalid. */
+convoy_status audio_source_set_range(audio_source *src, int64_t skip, int64_t count, char *err,
+                                     size_t err_size);
+
 /* The sample format the file's samples take without losing or changing a
  * bit: CONVOY_FORMAT_S16 for 16-bit PCM (whose codes divided by 2^15 are
  * exactly the floats audio_source_read gives), CONVOY_FORMAT_F32 otherwise. */
@@ -67,7 +75,8 @@ convoy_sample_format audio_source_native_format(const audio_source *src);
 convoy_status audio_source_read_native(audio_source *src, void *frames, int64_t max_frames,
                                        int64_t *got, char *err, size_t err_size);
 
-/* Back to the first frame (not for pipes: CONVOY_ERR_UNSUPPORTED). */
+/* Back to the first frame, of the range when one is set (not for pipes:
+ * CONVOY_ERR_UNSUPPORTED). */
 convoy_status audio_source_rewind(audio_source *src, char *err, size_t err_size);
 
 void audio_source_close(audio_source *src);

@@ -20,7 +20,10 @@ struct audio_source {
   int channels;
   convoy_sample_format native; /* audio_source_native_format() */
   int64_t expected;            /* frames the file holds, -1 unknown */
-  int64_t read;                /* frames delivered so far */
+  int64_t read;                /* frames read from the file so far */
+  int64_t skip, count;         /* audio_source_set_range: first frame, frames (-1: to the end) */
+  int64_t delivered;           /* frames of the range delivered so far */
+  int skipped;                 /* the range's start has been reached */
   char name[];                 /* for messages: the path, or "stdin" */
 };
 
@@ -106,6 +109,7 @@ convoy_status audio_source_open(audio_source **out, const char *path, audio_info
   }
   memcpy(src->name, name, name_len + 1);
   src->fd = -1;
+  src->count = -1;
 
   int fd;
   if (is_stdin) {
@@ -174,6 +178,58 @@ convoy_sample_format audio_source_native_format(const audio_source *src) {
   return src->native;
 }
 
+convoy_status audio_source_set_range(audio_source *src, int64_t skip, int64_t count, char *err,
+                                     size_t err_size) {
+  if (!src || skip < 0 || count < -1 || count == 0) {
+    io_errorf(err, err_size, "audio_source_set_range: NULL source or a bad range");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  if (src->expected >= 0 && skip > 0 && skip >= src->expected) {
+    io_errorf(err, err_size, "%s: --skip %lld frames is past the end (%lld frames)", src->name,
+              (long long)skip, (long long)src->expected);
+    return CONVOY_ERR_FORMAT;
+  }
+  if (src->expected >= 0 && count > src->expected - skip) {
+    io_errorf(err, err_size, "%s: --skip %lld + --count %lld frames is past the end (%lld frames)",
+              src->name, (long long)skip, (long long)count, (long long)src->expected);
+    return CONVOY_ERR_FORMAT;
+  }
+  src->skip = skip;
+  src->count = count;
+  src->skipped = 0;
+  src->delivered = 0;
+  return CONVOY_OK;
+}
+
+/* Moves to the range's first frame: a seek, or on a pipe reading and
+ * dropping through scratch (scratch_frames float frames). */
+static convoy_status reach_range(audio_source *src, float *scratch, int64_t scratch_frames,
+                                 char *err, size_t err_size) {
+  src->skipped = 1;
+  if (src->skip == 0) return CONVOY_OK;
+  if (src->seekable) {
+    if (sf_seek(src->sf, src->skip, SEEK_SET) < 0) {
+      char text[256];
+      io_errorf(err, err_size, "%s: cannot skip to frame %lld: %s", src->name, (long long)src->skip,
+                io_sf_text(sf_strerror(src->sf), text, sizeof text));
+      return CONVOY_ERR_IO;
+    }
+    src->read = src->skip;
+    return CONVOY_OK;
+  }
+  while (src->read < src->skip) {
+    int64_t want = src->skip - src->read < scratch_frames ? src->skip - src->read : scratch_frames;
+    sf_count_t n = sf_readf_float(src->sf, scratch, (sf_count_t)want);
+    if (n <= 0) {
+      io_errorf(err, err_size, "%s: --skip %lld frames is past the end (%lld frames)", src->name,
+                (long long)src->skip, (long long)src->read);
+      return CONVOY_ERR_FORMAT;
+    }
+    src->read += n;
+  }
+  return CONVOY_OK;
+}
+
 /* Reads frames as floats or, with native, in the source's native format. */
 static convoy_status read_frames(audio_source *src, void *frames, int native, int64_t max_frames,
                                  int64_t *got, const char *fn, char *err, size_t err_size) {
@@ -181,6 +237,18 @@ static convoy_status read_frames(audio_source *src, void *frames, int native, in
   if (!src || !frames || !got || max_frames < 1) {
     io_errorf(err, err_size, "%s: NULL argument or max_frames < 1", fn);
     return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  if (!src->skipped) {
+    /* A pipe drops the skipped frames through the caller's buffer, which holds
+     * max_frames frames of at least 2 bytes a sample: as floats, half as many. */
+    const int64_t scratch =
+        native && src->native == CONVOY_FORMAT_S16 ? max_frames / 2 : max_frames;
+    convoy_status st = reach_range(src, frames, scratch > 0 ? scratch : 1, err, err_size);
+    if (st != CONVOY_OK) return st;
+  }
+  if (src->count >= 0) {
+    if (src->delivered >= src->count) return CONVOY_OK; /* the range's end */
+    if (max_frames > src->count - src->delivered) max_frames = src->count - src->delivered;
   }
   sf_count_t n = native && src->native == CONVOY_FORMAT_S16
                      ? sf_readf_short(src->sf, frames, (sf_count_t)max_frames)
@@ -200,6 +268,7 @@ static convoy_status read_frames(audio_source *src, void *frames, int native, in
   }
   if (n > 0) {
     src->read += n;
+    src->delivered += n;
     *got = n;
     return CONVOY_OK;
   }
@@ -248,6 +317,8 @@ convoy_status audio_source_rewind(audio_source *src, char *err, size_t err_size)
     return CONVOY_ERR_IO;
   }
   src->read = 0;
+  src->skipped = 0;
+  src->delivered = 0;
   return CONVOY_OK;
 }
 

@@ -2,6 +2,8 @@
 #include "capture_args.h"
 
 #include "argparse.h"
+#include "commands.h"
+#include "diag.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +32,26 @@ int capture_span_parse(const char *text, capture_span *span) {
   return 0;
 }
 
+int capture_span_frames(const capture_span *s, double rate, const char *name, const char *what,
+                        int64_t *frames) {
+  if (!s->in_seconds) {
+    *frames = s->samples;
+    return CLI_EXIT_OK;
+  }
+  if (!(rate > 0)) {
+    diag_error("%s: %s %gs is in seconds but the sample rate is unknown (give --rate HZ)", name,
+               what, s->seconds);
+    return CLI_EXIT_FAIL;
+  }
+  double v = s->seconds * rate;
+  if (v > 9.0e18) {
+    diag_error("%s: %s %gs is past the end", name, what, s->seconds);
+    return CLI_EXIT_FAIL;
+  }
+  *frames = (int64_t)llround(v);
+  return CLI_EXIT_OK;
+}
+
 const char *capture_args_first(const capture_args *a) {
   if (a->format) return "--format";
   if (a->out_format) return "--out-format";
@@ -37,8 +59,6 @@ const char *capture_args_first(const capture_args *a) {
   if (a->has_offset) return "--offset";
   if (a->has_out_scale) return "--out-scale";
   if (a->has_out_offset) return "--out-offset";
-  if (a->skip.given) return "--skip";
-  if (a->count.given) return "--count";
   if (a->rate > 0) return "--rate";
   if (a->matched.template_path) return "--matched";
   if (a->xlate.decimation) return "--decimate";

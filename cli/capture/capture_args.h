@@ -65,4 +65,10 @@ int capture_args_any(const capture_args *a);
  * ("--skip"), for "... is for captures" messages; NULL when none. */
 const char *capture_args_first(const capture_args *a);
 
+/* Frames of a --skip or --count value (what) for the signal name at rate Hz;
+ * seconds need the rate. Prints the error and returns CLI_EXIT_FAIL when it
+ * cannot. */
+int capture_span_frames(const capture_span *s, double rate, const char *name, const char *what,
+                        int64_t *frames);
+
 #endif /* CONVOY_CLI_CAPTURE_ARGS_H */

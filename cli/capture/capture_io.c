@@ -125,27 +125,6 @@ static int check_length_known(const filter_options *o, const capture_in *in) {
   return CLI_EXIT_FAIL;
 }
 
-/* Samples of a --skip or --count value; seconds need the rate. */
-static int span_samples(const capture_in *in, const char *what, const capture_span *s,
-                        int64_t *samples) {
-  if (!s->in_seconds) {
-    *samples = s->samples;
-    return CLI_EXIT_OK;
-  }
-  if (!(in->rate > 0)) {
-    diag_error("%s: %s %gs is in seconds but the sample rate is unknown (give --rate HZ)", in->name,
-               what, s->seconds);
-    return CLI_EXIT_FAIL;
-  }
-  double v = s->seconds * in->rate;
-  if (v > 9.0e18) {
-    diag_error("%s: %s %gs is past the end", in->name, what, s->seconds);
-    return CLI_EXIT_FAIL;
-  }
-  *samples = (int64_t)llround(v);
-  return CLI_EXIT_OK;
-}
-
 int capture_in_open(const filter_options *o, capture_in *in) {
   memset(in, 0, sizeof *in);
   in->name = is_std(o->in_path) ? "stdin" : o->in_path;
@@ -159,8 +138,11 @@ int capture_in_open(const filter_options *o, capture_in *in) {
   if (a->has_scale) in->ro.scaling.scale = a->scale;
   if (a->has_offset) in->ro.scaling.offset = a->offset;
   int64_t skip = 0, count = -1;
-  if (a->skip.given && (rc = span_samples(in, "--skip", &a->skip, &skip)) != CLI_EXIT_OK) return rc;
-  if (a->count.given && (rc = span_samples(in, "--count", &a->count, &count)) != CLI_EXIT_OK)
+  if (a->skip.given &&
+      (rc = capture_span_frames(&a->skip, in->rate, in->name, "--skip", &skip)) != CLI_EXIT_OK)
+    return rc;
+  if (a->count.given &&
+      (rc = capture_span_frames(&a->count, in->rate, in->name, "--count", &count)) != CLI_EXIT_OK)
     return rc;
   if (count == 0) {
     diag_error("%s: --count selects no samples", in->name);

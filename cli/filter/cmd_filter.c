@@ -224,6 +224,34 @@ static void set_window(filter_job *j) {
     diag_notice("--align: removing %lld frames of group delay", (long long)j->skip);
 }
 
+/* --skip and --count on audio: the frames read from IN (seconds at IN's rate). */
+static int select_range(filter_job *j) {
+  const capture_span *skip = &j->opt.capture.skip, *count = &j->opt.capture.count;
+  if (!skip->given && !count->given) return CLI_EXIT_OK;
+  int64_t first = 0, n = -1;
+  if (skip->given &&
+      capture_span_frames(skip, j->info.rate, j->in_name, "--skip", &first) != CLI_EXIT_OK)
+    return CLI_EXIT_FAIL;
+  if (count->given &&
+      capture_span_frames(count, j->info.rate, j->in_name, "--count", &n) != CLI_EXIT_OK)
+    return CLI_EXIT_FAIL;
+  if (n == 0) {
+    diag_error("%s: --count selects no frames", j->in_name);
+    return CLI_EXIT_FAIL;
+  }
+  char err[512] = "";
+  convoy_status st = audio_source_set_range(j->src, first, n, err, sizeof err);
+  if (st != CONVOY_OK) {
+    diag_error("%s", err[0] ? err : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
+  if (n >= 0)
+    j->info.frames = n;
+  else if (j->info.frames >= 0)
+    j->info.frames -= first;
+  return CLI_EXIT_OK;
+}
+
 static int filter_job_run(filter_job *j) {
   double t0 = progress_clock();
   char err[512] = "";
@@ -232,7 +260,9 @@ static int filter_job_run(filter_job *j) {
     diag_error("%s", err[0] ? err : convoy_strerror(st));
     return CLI_EXIT_FAIL;
   }
-  int rc = filter_set_make(&j->opt, j->in_name, j->info.channels, j->info.rate, &j->filters);
+  int rc = select_range(j);
+  if (rc == CLI_EXIT_OK)
+    rc = filter_set_make(&j->opt, j->in_name, j->info.channels, j->info.rate, &j->filters);
   if (rc == CLI_EXIT_OK) rc = make_stream(j);
   if (rc == CLI_EXIT_OK) rc = open_output(j);
   if (rc != CLI_EXIT_OK) return rc;

@@ -68,12 +68,12 @@ done
 run filter good.cf32 out/raw.wav --taps taps.txt --out-format cf32_le -q
 expect_status 0 "capture into .wav with --out-format"
 cp good.cf32 rec.iq
-run filter rec.iq out/o.cf32 --taps taps.txt --skip 1
+run filter rec.iq out/o.cf32 --taps taps.txt --decimate 2
 expect_status 1 "capture option on an unknown extension"
 check "points to --format" grep -q -- "--format" stderr.txt
 gen audio.wav --frames 100 --channels 1 --rate 8000 --signal noise
-run filter audio.wav out/o.wav --taps taps.txt --skip 10
-expect_status 1 "--skip on audio"
+run filter audio.wav out/o.wav --taps taps.txt --decimate 2
+expect_status 1 "--decimate on audio"
 run filter good.cf32 out/o.cf32 --taps taps.txt --subtype pcm16
 expect_status 1 "--subtype on a capture"
 run filter good.cf32 out/o.cf32 --taps taps.txt --skip 1x

@@ -104,8 +104,8 @@ run filter rec.sigmf-meta - --taps taps.txt
 expect_nothing "SigMF to stdout without --out-format" "SigMF"
 piped in.cs16 filter - errs/out.cs16 --taps taps.txt
 expect_nothing "stdin without --format" "--format"
-piped in.cs16 filter - - --skip 10 --taps taps.txt
-expect_nothing "stdin without --format, with --skip" "--format"
+piped in.cs16 filter - - --scale 0.5 --taps taps.txt
+expect_nothing "stdin without --format, with --scale" "--format"
 head -c 4003 in.cs16 >partial.raw
 piped partial.raw filter - - --format ci16_le --taps taps.txt
 expect_nothing "a partial sample at the end of stdin" "stdin"

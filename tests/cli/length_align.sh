@@ -81,4 +81,33 @@ done
 check "empty stdin capture: exit 0, an empty file" test $? -eq 0 -a -e empty_stdin.cf32 \
   -a ! -s empty_stdin.cf32
 
+# --skip and --count on audio: the frames [skip, skip + count) of IN, filtered
+# as if they were the whole file (the filter starts from silence there), in
+# frames or seconds, from a file or a pipe; a range past the end is refused.
+gen long16.wav --frames 48000 --channels 2 --rate 48000 --subtype pcm16 --signal noise --amp 0.5
+python3 - <<'PY'
+import wave
+with wave.open("long16.wav", "rb") as w:
+    params = w.getparams()
+    w.setpos(4800)
+    part = w.readframes(24000)
+with wave.open("part16.wav", "wb") as o:
+    o.setparams(params)
+    o.writeframes(part)
+PY
+run filter part16.wav whole_part.wav --taps lp.txt --subtype float -q -y
+for range in "--skip 4800 --count 24000" "--skip 0.1s --count 0.5s"; do
+  run filter long16.wav ranged.wav --taps lp.txt --subtype float $range -q -y
+  expect_status 0 "audio $range"
+  check "audio $range: the filtered part, bit for bit" \
+    cmp <("$TOOLS/audio_check" samples ranged.wav) <("$TOOLS/audio_check" samples whole_part.wav)
+done
+cat long16.wav | "$CONVOY" filter - piped.wav --taps lp.txt --subtype float --skip 4800 \
+  --count 24000 -q -y
+check "audio range from a pipe" \
+  cmp <("$TOOLS/audio_check" samples piped.wav) <("$TOOLS/audio_check" samples whole_part.wav)
+run filter long16.wav past.wav --taps lp.txt --skip 48000 -q
+expect_status 2 "audio --skip past the end"
+check "audio --skip past the end: says so" grep -q "past the end" stderr.txt
+
 finish
