@@ -6,6 +6,7 @@
 #include "io_message.h"
 #include "quantize.h"
 #include "sample_path.h"
+#include "output_write.h"
 #include "worker_pool.h"
 
 #include <sndfile.h>
@@ -19,8 +20,6 @@
 #define CHUNK_SAMPLES 65536
 /* Output frames between starts of background writeback (see commit's fsync). */
 #define WRITEBACK_SAMPLES (4 << 20)
-/* Most ranges one parallel encode is cut into. */
-#define ENCODE_MAX_TASKS 64
 
 struct audio_sink {
   SNDFILE *sf;
@@ -154,44 +153,27 @@ void audio_sink_encode(audio_sink *sink, const float *frames, int64_t n_frames, 
   }
 }
 
-/* Frames per task of a parallel encode: enough to pay for handing it out. */
-#define ENCODE_TASK_FRAMES 4096
-
-typedef struct encode_job {
-  audio_sink *sink;
-  const float *frames;
-  void *codes;
-  int64_t n_frames, tasks;
-  quantizer parts[ENCODE_MAX_TASKS];
-} encode_job;
-
-static void encode_task(void *ctx, int64_t t) {
-  encode_job *j = ctx;
-  const int64_t first = j->n_frames * t / j->tasks, end = j->n_frames * (t + 1) / j->tasks;
-  const size_t ch = (size_t)j->sink->channels;
-  const size_t samples = (size_t)(end - first) * ch, at = (size_t)first * ch;
-  quantizer *q = &j->parts[t];
-  *q = quantizer_at(&j->sink->q, at);
-  if (j->sink->path.kind == SAMPLE_PATH_SHORT)
-    quantize_to_short(q, j->frames + at, samples, (short *)j->codes + at);
-  else
-    quantize_to_int(q, j->frames + at, samples, (int32_t *)j->codes + at);
-}
-
+/* Integer codes on a pool through the library's own parallel quantizer
+ * (pipeline/output_write.h): the rule of sample_quantize.h, dither placed by
+ * the sample's position, so the codes and counts are the sequential ones. The
+ * interleaved frames go through it as one row of samples. */
 void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n_frames,
                                 void *codes, worker_pool *pool) {
-  const int integer = sink->path.kind == SAMPLE_PATH_SHORT || sink->path.kind == SAMPLE_PATH_INT;
-  int64_t tasks = pool ? n_frames / ENCODE_TASK_FRAMES : 0;
-  if (tasks > ENCODE_MAX_TASKS) tasks = ENCODE_MAX_TASKS;
-  if (!integer || tasks < 2 || pool_threads(pool) < 2) {
+  const sample_path_kind kind = sink->path.kind;
+  if (!pool || (kind != SAMPLE_PATH_SHORT && kind != SAMPLE_PATH_INT)) {
     audio_sink_encode(sink, frames, n_frames, codes);
     return;
   }
-  encode_job j = {
-      .sink = sink, .frames = frames, .codes = codes, .n_frames = n_frames, .tasks = tasks};
-  pool_run(pool, tasks, encode_task, &j);
-  for (int64_t t = 0; t < tasks; t++) quantizer_merge(&sink->q, &j.parts[t]);
-  quantizer_advance(&sink->q, (uint64_t)n_frames * (uint64_t)sink->channels);
+  const output_spec o =
+      output_spec_make(kind == SAMPLE_PATH_SHORT ? CONVOY_FORMAT_S16 : CONVOY_FORMAT_S32,
+                       sink->q.bits, sink->q.dither, sink->q.seed);
+  const float *const row[1] = {frames};
+  const int64_t samples = n_frames * sink->channels;
+  output_tally tally = {0, 0.0};
+  output_write_parallel(&o, pool, row, 1, samples, sink->q.index, codes, &tally);
+  sink->q.index += (uint64_t)samples;
+  sink->q.clipped += tally.clipped;
+  if (tally.peak > sink->q.peak) sink->q.peak = tally.peak;
 }
 
 /* Encoded frames (the floats themselves for a float subtype) into libsndfile;

@@ -13,23 +13,6 @@ void quantizer_init(quantizer *q, int bits, int dither, uint64_t seed) {
   q->peak = 0.0;
 }
 
-quantizer quantizer_at(const quantizer *q, uint64_t offset) {
-  quantizer part = *q;
-  part.index = q->index + offset;
-  part.clipped = 0;
-  part.peak = 0.0;
-  return part;
-}
-
-void quantizer_merge(quantizer *q, const quantizer *part) {
-  q->clipped += part->clipped;
-  if (part->peak > q->peak) q->peak = part->peak;
-}
-
-void quantizer_advance(quantizer *q, uint64_t samples) {
-  q->index += samples;
-}
-
 /* One code following the rule in sample_quantize.h. */
 static inline int32_t quantize_one(quantizer *q, float x, double full, double *peak) {
   double ax = fabs((double)x);

@@ -29,20 +29,6 @@ typedef struct quantizer {
  * only when bits <= 16); seed: dither noise seed (same seed, same output). */
 void quantizer_init(quantizer *q, int bits, int dither, uint64_t seed);
 
-/* A quantizer for the samples that start offset samples after q's position:
- * q's settings, the dither position there, counts of its own (zero). Parts
- * made so can quantize contiguous ranges of integer output on several
- * threads; merging every part (quantizer_merge, any order) and advancing q
- * past the range (quantizer_advance) leaves q, and the codes, as one
- * quantizer would have. */
-quantizer quantizer_at(const quantizer *q, uint64_t offset);
-
-/* Adds part's clips and peak to q. */
-void quantizer_merge(quantizer *q, const quantizer *part);
-
-/* Moves q's dither position on by samples. */
-void quantizer_advance(quantizer *q, uint64_t samples);
-
 /* n samples to codes of q->bits bits, left-justified in 16 bits
  * (code * 2^(16-bits)), as libsndfile's sf_write_short expects. bits <= 16. */
 void quantize_to_short(quantizer *q, const float *x, size_t n, short *out);
