@@ -109,15 +109,8 @@ static int set_window(capture_job *j) {
 }
 
 static int64_t chunk_frames(const capture_job *j) {
-  int64_t values = (int64_t)j->in.ro.channels * capture_datatype_components(j->in.ro.type);
-  int64_t n = CHUNK_VALUES / values > 1024 ? CHUNK_VALUES / values : 1024;
-  if (convoy_engine_family(convoy_stream_engine(j->stream)) == CONVOY_FAMILY_GPU) {
-    /* The GPU pipeline moves whole chunks of about a quarter of its latency
-     * (streams + 1 chunks); smaller reads would go through its host copy. */
-    int64_t gpu_chunk = (convoy_stream_latency(j->stream) + 1) / 4;
-    if (gpu_chunk > n) n = gpu_chunk;
-  }
-  return n;
+  return pass_chunk_frames(j->stream, CHUNK_VALUES,
+                           (int64_t)j->in.ro.channels * capture_datatype_components(j->in.ro.type));
 }
 
 static int run(capture_job *j) {

@@ -152,14 +152,7 @@ static int run_pass(filter_job *j, const char *label, float gain, audio_sink *si
   rc.src = j->src;
   rc.stream = j->stream;
   rc.channels = j->info.channels;
-  rc.chunk_frames =
-      CHUNK_SAMPLES / j->info.channels > 1024 ? CHUNK_SAMPLES / j->info.channels : 1024;
-  if (convoy_engine_family(convoy_stream_engine(j->stream)) == CONVOY_FAMILY_GPU) {
-    /* The GPU pipeline moves whole chunks of about a quarter of its latency
-     * (streams + 1 chunks); smaller reads would go through its host copy. */
-    int64_t gpu_chunk = (convoy_stream_latency(j->stream) + 1) / 4;
-    if (gpu_chunk > rc.chunk_frames) rc.chunk_frames = gpu_chunk;
-  }
+  rc.chunk_frames = pass_chunk_frames(j->stream, CHUNK_SAMPLES, j->info.channels);
   rc.window.skip = j->skip;
   rc.window.tail = j->opt.tail;
   rc.gain = gain;

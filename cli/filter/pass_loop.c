@@ -229,6 +229,15 @@ static void pipeline_free(pipeline *pl) {
   pass_threads_destroy(&pl->t);
 }
 
+int64_t pass_chunk_frames(const convoy_stream *stream, int64_t values, int64_t values_per_frame) {
+  int64_t n = values / values_per_frame > 1024 ? values / values_per_frame : 1024;
+  if (convoy_engine_family(convoy_stream_engine(stream)) == CONVOY_FAMILY_GPU) {
+    const int64_t gpu_chunk = (convoy_stream_latency(stream) + 1) / 4;
+    if (gpu_chunk > n) n = gpu_chunk;
+  }
+  return n;
+}
+
 convoy_status pass_run(const pass_config *cfg, pass_result *res, char *err, size_t err_size) {
   memset(res, 0, sizeof *res);
   pipeline *pl = calloc(1, sizeof *pl);

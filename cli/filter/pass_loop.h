@@ -75,6 +75,12 @@ typedef struct pass_result {
   int64_t out_frames; /* frames written */
 } pass_result;
 
+/* Frames per read for a pass through stream: about `values` samples of
+ * values_per_frame each (at least 1024 frames), or for a stream on a GPU
+ * engine whole chunks of about a quarter of its latency (streams + 1
+ * chunks), since smaller reads would go through its host copy. */
+int64_t pass_chunk_frames(const convoy_stream *stream, int64_t values, int64_t values_per_frame);
+
 /* Runs the pass to the end of the input. On failure returns the first error
  * (reading, filtering or writing) with its one-line message in err; the
  * writer may then have received part of the output. */
