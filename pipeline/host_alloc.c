@@ -8,7 +8,7 @@
  * byte after the header, 64-byte aligned either way.
  */
 #include "error_internal.h"
-#ifdef CONVOY_HAVE_GPU_ENGINES
+#ifdef CONVOY_HAVE_CUDA
 #include "gpu_pipeline.h" /* pinned memory; a build without CUDA has only plain */
 #endif
 
@@ -36,7 +36,7 @@ void *convoy_host_alloc(size_t bytes) {
   size_t total = (bytes + HEADER_BYTES + HEADER_BYTES - 1) / HEADER_BYTES * HEADER_BYTES;
   uint64_t magic = MAGIC_PINNED;
   unsigned char *base = NULL;
-#ifdef CONVOY_HAVE_GPU_ENGINES
+#ifdef CONVOY_HAVE_CUDA
   base = gpu_host_alloc_pinned(total); /* page-aligned when it succeeds */
 #endif
   if (!base) {
@@ -66,7 +66,7 @@ void convoy_host_free(void *ptr) {
   if (!header_of(ptr, &magic)) return; /* not ours: leaking beats freeing the wrong way */
   unsigned char *base = (unsigned char *)ptr - HEADER_BYTES;
   memset(base, 0, sizeof(block_header)); /* a double free then finds no magic */
-#ifdef CONVOY_HAVE_GPU_ENGINES
+#ifdef CONVOY_HAVE_CUDA
   if (magic == MAGIC_PINNED) {
     gpu_host_free_pinned(base);
     return;

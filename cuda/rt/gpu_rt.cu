@@ -22,8 +22,6 @@ extern "C" {
 #include <stdio.h>
 #include <string.h>
 
-#ifdef CONVOY_HAVE_GPU_ENGINES
-
 namespace {
 
 /* Fixed cost of one block: graph launch, seven nodes, completion poll. */
@@ -379,5 +377,3 @@ const rt_backend_ops kOps = {
 extern "C" const rt_backend_ops *rt_backend_gpu(void) {
   return &kOps;
 }
-
-#endif /* CONVOY_HAVE_GPU_ENGINES */
