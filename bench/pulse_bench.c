@@ -3,7 +3,8 @@
  * pulses x L samples of cf32 against a T-sample chirp (default the radar
  * case 16 x 128 x 9000, T = 1000, full output), on the CPU engine and on the
  * GPU with each plan, device-resident (CUDA events) and host to host (pinned
- * and pageable buffers). Prints the median of the runs in ms and GS/s of
+ * and pageable buffers, the pinned run beside the bus time of its bytes in
+ * and out, copied both ways at once). Prints the median of the runs in ms and GS/s of
  * input samples, and the GPU's agreement with the CPU.
  *
  * usage: pulse_bench [C P L T [runs]]
@@ -124,6 +125,38 @@ int main(int argc, char **argv) {
   report("cpu host->host", median(t, cpu_runs), n_in);
   convoy_pulse_destroy(cpu);
 
+  /* The bus: the batch's bytes in and out as two pinned copies at once
+   * (upload and download on their own streams), the least time any
+   * host-to-host run can take. */
+  double bus_s = 0;
+  if (gpus > 0) {
+    void *d_a = NULL, *d_b = NULL;
+    cudaStream_t up, down;
+    const size_t in_bytes = sizeof(float) * 2 * (size_t)n_in;
+    const size_t out_bytes = sizeof(float) * 2 * (size_t)n_out;
+    if (cudaMalloc(&d_a, in_bytes) != cudaSuccess || cudaMalloc(&d_b, out_bytes) != cudaSuccess) {
+      fprintf(stderr, "pulse_bench: no device memory\n");
+      return 2;
+    }
+    cudaStreamCreate(&up);
+    cudaStreamCreate(&down);
+    for (int i = -2; i < runs; i++) {
+      const double t0 = now_s();
+      cudaMemcpyAsync(d_a, in, in_bytes, cudaMemcpyHostToDevice, up);
+      cudaMemcpyAsync(out, d_b, out_bytes, cudaMemcpyDeviceToHost, down);
+      cudaStreamSynchronize(up);
+      cudaStreamSynchronize(down);
+      if (i >= 0) t[i] = now_s() - t0;
+    }
+    bus_s = median(t, runs);
+    printf("bus: %.1f MB in and %.1f MB out at once, pinned: %.3f ms\n", in_bytes / 1e6,
+           out_bytes / 1e6, 1e3 * bus_s);
+    cudaFree(d_a);
+    cudaFree(d_b);
+    cudaStreamDestroy(up);
+    cudaStreamDestroy(down);
+  }
+
   for (int plan = 0; gpus > 0 && plan <= 3; plan++) {
     c.engine = CONVOY_ENGINE_GPU;
     convoy_pulse *g = NULL;
@@ -166,7 +199,9 @@ int main(int argc, char **argv) {
       if (i >= 0) t[i] = now_s() - t0;
     }
     snprintf(line, sizeof line, "gpu plan %d host->host (pinned)", plan);
-    report(line, median(t, runs), n_in);
+    const double pinned_s = median(t, runs);
+    report(line, pinned_s, n_in);
+    printf("  bus time / pinned run: %.1f%%\n", 100.0 * bus_s / pinned_s);
     const int pr = runs < 5 ? runs : 5;
     for (int i = 0; i < pr; i++) {
       const double t0 = now_s();

@@ -19,6 +19,19 @@
  *                     is the full convolution of everything passed so far.
  *                     Nothing is held back (latency 0), so the ring-out of
  *                     the last taps - 1 frames comes from passing zeros.
+ *   process_planar()  the same for planar float32 buffers (one row per
+ *                     channel, real signals): the kernels read the caller's
+ *                     rows where they lie and write the output rows
+ *                     directly, so no de-interleave, interleave or staging
+ *                     pass runs beside them (only the first frames of a call,
+ *                     whose outputs need the history, are copied: up to
+ *                     taps - 1 rounded up to 4 for the direct engine, one
+ *                     FFT granule or the fewest whole granules that cover
+ *                     taps - 1 for the FFT engine). Mono float32 through
+ *                     process() takes this path too. Interleaved
+ *                     multichannel and integer input go through one
+ *                     conversion pass into planar rows and one interleaving
+ *                     pass out.
  *
  * Complex signals (config.sample = CONVOY_SAMPLE_CF32): a frame holds one
  * complex value per channel, interleaved as re0, im0, re1, im1, ... (2 x
@@ -42,7 +55,9 @@
  * in use until that work completes, so successive calls on one convolver must
  * be ordered on the device: the same stream, or streams ordered by events.
  * d_in and d_out must stay valid until the work completes. d_out may equal
- * d_in (in-place) for CONVOY_FORMAT_F32; otherwise they must not overlap.
+ * d_in (in-place) for CONVOY_FORMAT_F32 (planar: with equal strides), which
+ * costs one device copy of the input; otherwise they must not overlap.
+ * Both calls give the same bits for the same samples and cuts.
  *
  * Errors: every call returns a convoy_status; the message of the last failure
  * is in convoy_cuda_conv_last_error() (creation failures: convoy_last_error()).
@@ -100,6 +115,19 @@ CONVOY_API convoy_status convoy_cuda_conv_create(convoy_cuda_conv **conv,
 CONVOY_API convoy_status convoy_cuda_conv_process(convoy_cuda_conv *conv, convoy_sample_format fmt,
                                                   const void *d_in, float *d_out, int64_t frames,
                                                   cudaStream_t stream);
+
+/** Enqueues the filtering of `frames` (0 .. max_frames) planar float32
+ *  frames: channel c's input at d_in + c * in_stride, its output written at
+ *  d_out + c * out_stride, both device memory, strides in floats, at least
+ *  `frames` (ignored for one channel; 16-byte aligned rows are fastest).
+ *  Real configs only (CONVOY_SAMPLE_F32; complex frames go interleaved to
+ *  convoy_cuda_conv_process). Carries the same history as
+ *  convoy_cuda_conv_process, so the two may be mixed on one convolver.
+ *  Returns without waiting. */
+CONVOY_API convoy_status convoy_cuda_conv_process_planar(convoy_cuda_conv *conv, const float *d_in,
+                                                         int64_t in_stride, float *d_out,
+                                                         int64_t out_stride, int64_t frames,
+                                                         cudaStream_t stream);
 
 /** Enqueues the zeroing of the history on `stream`: the next call starts a
  *  new signal. */

@@ -384,6 +384,9 @@ static void test_integer_input(void) {
   float *d_out = NULL;
   int ok = cc && raw && out && cuda_ok(cudaMalloc(&d_raw, samples), "cudaMalloc") &&
            cuda_ok(cudaMalloc((void **)&d_out, samples * sizeof(float)), "cudaMalloc");
+  TS_CHECK(!ok || convoy_cuda_conv_process_planar(cc, d_out, frames, d_out + samples / 2, frames,
+                                                  frames / 2, NULL) == CONVOY_ERR_INVALID_ARGUMENT,
+           "planar call on a complex convolver accepted");
   for (size_t i = 0; ok && i < samples; i++) raw[i] = (unsigned char)(i * 37 + (i >> 8));
   raw[0] = 0;
   raw[1] = 128;

@@ -178,6 +178,19 @@ static void to_interleaved(const float *a, float *b, int32_t C, int32_t P, int64
       }
 }
 
+/* Back to contiguous: the inverse permutation of to_interleaved, for pulses
+ * of m samples. */
+static void from_interleaved(const float *yi, float *out, int32_t C, int32_t P, int64_t m) {
+  for (int32_t ch = 0; ch < C; ch++)
+    for (int32_t q = 0; q < P; q++)
+      for (int64_t s = 0; s < m; s++) {
+        const int64_t to = ((int64_t)ch * P + q) * m + s;
+        const int64_t from = ((int64_t)q * m + s) * C + ch;
+        out[2 * to] = yi[2 * from];
+        out[2 * to + 1] = yi[2 * from + 1];
+      }
+}
+
 /* GPU runs of plan 3 (fused with a tail stage) that had a tail stage. */
 static int g_tail_runs;
 
@@ -205,16 +218,7 @@ static float *run_case(const pcase *pc, convoy_engine engine, int plan, convoy_p
           *yi = malloc(sizeof(float) * 2 * (size_t)no);
     to_interleaved(pc->x, xi, c.channels, c.pulses, c.pulse_len);
     TS_CHECK_OK(convoy_pulse_run(p, xi, yi));
-    /* back to contiguous: the inverse permutation */
-    const int64_t m = convoy_pulse_output_len(p);
-    for (int32_t ch = 0; ch < c.channels; ch++)
-      for (int32_t q = 0; q < c.pulses; q++)
-        for (int64_t s = 0; s < m; s++) {
-          const int64_t to = ((int64_t)ch * c.pulses + q) * m + s;
-          const int64_t from = ((int64_t)q * m + s) * c.channels + ch;
-          out[2 * to] = yi[2 * from];
-          out[2 * to + 1] = yi[2 * from + 1];
-        }
+    from_interleaved(yi, out, c.channels, c.pulses, convoy_pulse_output_len(p));
     free(xi);
     free(yi);
   }
@@ -353,28 +357,36 @@ static void test_errors(void) {
 
 #ifdef CONVOY_HAVE_CUDA
 /* Device-resident run: the same bits as the host run of the same plan. */
-static void check_device_run(const pcase *pc, int plan, const float *host_out) {
+static void check_device_run(const pcase *pc, int plan, convoy_pulse_layout layout,
+                             const float *host_out) {
   convoy_pulse *p = NULL;
   convoy_pulse_config c = pc->cfg;
   c.engine = CONVOY_ENGINE_GPU;
+  c.layout = layout;
   if (pulse_create_with_plan(&p, &c, plan) != CONVOY_OK) return;
   const size_t ib = sizeof(float) * 2 * (size_t)convoy_pulse_input_samples(p);
   const size_t ob = sizeof(float) * 2 * (size_t)convoy_pulse_output_samples(p);
   void *di = NULL, *dout = NULL;
   cudaStream_t s = NULL;
-  float *y = malloc(ob);
+  float *y = malloc(ob), *x = malloc(ib), *yi = malloc(ob);
+  const int il = layout == CONVOY_PULSE_INTERLEAVED;
+  if (il) to_interleaved(pc->x, x, c.channels, c.pulses, c.pulse_len);
   if (cudaMalloc(&di, ib) == cudaSuccess && cudaMalloc(&dout, ob) == cudaSuccess &&
       cudaStreamCreate(&s) == cudaSuccess) {
-    cudaMemcpy(di, pc->x, ib, cudaMemcpyHostToDevice);
+    cudaMemcpy(di, il ? x : pc->x, ib, cudaMemcpyHostToDevice);
     TS_CHECK_OK(convoy_pulse_run_device(p, di, dout, (void *)s));
     TS_CHECK(cudaStreamSynchronize(s) == cudaSuccess, "device run failed");
-    cudaMemcpy(y, dout, ob, cudaMemcpyDeviceToHost);
-    TS_CHECK(!memcmp(y, host_out, ob), "plan %d: device run differs from host run", plan);
+    cudaMemcpy(il ? yi : y, dout, ob, cudaMemcpyDeviceToHost);
+    if (il) from_interleaved(yi, y, c.channels, c.pulses, convoy_pulse_output_len(p));
+    TS_CHECK(!memcmp(y, host_out, ob), "plan %d %s: device run differs from host run", plan,
+             layout ? "interleaved" : "contiguous");
   }
   if (s) cudaStreamDestroy(s);
   cudaFree(di);
   cudaFree(dout);
   free(y);
+  free(x);
+  free(yi);
   convoy_pulse_destroy(p);
 }
 #endif
@@ -410,7 +422,7 @@ static void check_case(const pcase *pc, convoy_pulse_layout layout, int have_gpu
     TS_CHECK(eg < TOL && d < TOL, "gpu plan %d %s %s: rel error %.3g, vs cpu %.3g", plan, what,
              layout ? "interleaved" : "contiguous", eg, d);
 #ifdef CONVOY_HAVE_CUDA
-    if (layout == CONVOY_PULSE_CONTIGUOUS) check_device_run(pc, plan, gpu);
+    check_device_run(pc, plan, layout, gpu);
 #endif
     free(gpu);
   }
@@ -445,6 +457,26 @@ static void test_tail(ts_rng *rng, int have_gpu) {
   }
 }
 
+/* Batches of several MiB, which host runs cut into parts pipelined over
+ * streams (rows that do not divide evenly among the parts): bitwise the
+ * device-resident run of one launch, in both layouts. */
+static void test_parts(ts_rng *rng, int have_gpu) {
+  static const int64_t geo[][4] = {{5, 61, 9000, 40}, {3, 37, 6001, 300}};
+  for (int i = 0; i < 2; i++)
+    for (int layout = 0; layout < 2; layout++) {
+      pcase pc;
+      memset(&pc, 0, sizeof pc);
+      convoy_pulse_config_init(&pc.cfg);
+      pc.cfg.channels = (int32_t)geo[i][0];
+      pc.cfg.pulses = (int32_t)geo[i][1];
+      pc.cfg.pulse_len = geo[i][2];
+      pc.cfg.template_len = geo[i][3];
+      pcase_fill(&pc, rng);
+      check_case(&pc, (convoy_pulse_layout)layout, have_gpu);
+      pcase_free(&pc);
+    }
+}
+
 int main(void) {
   ts_rng rng;
   ts_rng_init(&rng, ts_seed("test_pulse"));
@@ -454,6 +486,7 @@ int main(void) {
   test_echo(CONVOY_ENGINE_CPU, 0);
   test_random(&rng, ts_quick() ? 20 : 80, ts_quick() ? 1000 : 5000, have_gpu);
   test_tail(&rng, have_gpu);
+  test_parts(&rng, have_gpu);
   if (have_gpu) {
     /* the tail stage must have been exercised, not only planned */
     TS_CHECK(g_tail_runs > 0, "no GPU run with a tail stage");

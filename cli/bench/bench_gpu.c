@@ -35,6 +35,7 @@ typedef struct gpu_state {
   float *d_out; /* samples */
   bench_gpu_bus bus;
   double copy_gsps; /* device copy, samples per second / 1e9 at 8 bytes a sample */
+  int planar;       /* 1: d_in, h_in and the output read as planar rows of `frames` */
   uint64_t rng;
 } gpu_state;
 
@@ -72,8 +73,9 @@ static double value_at(const void *buf, convoy_sample_format fmt, int64_t i) {
   }
 }
 
-static double input_at(const gpu_state *g, int64_t i) {
-  return value_at(g->h_in, g->fmt, i);
+/* Where frame f of channel c lies in the buffers. */
+static int64_t sample_index(const gpu_state *g, int64_t f, int64_t c) {
+  return g->planar ? c * g->frames + f : f * g->channels + c;
 }
 
 /* A short name for the report. */
@@ -111,12 +113,12 @@ static double spot_check(gpu_state *g, const float *taps, int64_t m, const void 
     double ref = 0.0, mag = 0.0;
     int64_t j0 = f >= g->frames ? f - g->frames + 1 : 0; /* x[f - j] = 0 past the end */
     for (int64_t j = j0; j < m && j <= f; j++) {
-      double term = (double)taps[j] * input_at(g, (f - j) * g->channels + c);
+      double term = (double)taps[j] * value_at(g->h_in, g->fmt, sample_index(g, f - j, c));
       ref += term;
       mag += fabs(term);
     }
     mag_sum += mag;
-    double d = fabs(value_at(out, out_fmt, f * g->channels + c) - ref) - rounding;
+    double d = fabs(value_at(out, out_fmt, sample_index(g, f, c)) - ref) - rounding;
     if (!(d <= worst)) worst = d; /* NaN sticks */
   }
   const double scale = mag_sum / CHECKS;
@@ -279,7 +281,8 @@ static convoy_status run_stream(gpu_state *g, convoy_filter *filter, int64_t m,
 }
 
 /* Device resident: d_in to d_out through convoy_cuda.h on one CUDA stream,
- * in calls of DEVICE_CALL_FRAMES frames, timed with events. */
+ * in calls of DEVICE_CALL_FRAMES frames, timed with events; interleaved, or
+ * planar rows when g->planar. */
 static convoy_status run_device(gpu_state *g, convoy_filter *filter, convoy_engine engine,
                                 gpu_row *row, char *err, size_t err_size) {
   convoy_cuda_config cfg;
@@ -310,9 +313,13 @@ static convoy_status run_device(gpu_state *g, convoy_filter *filter, convoy_engi
     ce = cudaEventRecord(a, cs);
     for (int64_t pos = 0; pos < g->frames && rc == CONVOY_OK; pos += cfg.max_frames) {
       int64_t n = g->frames - pos < cfg.max_frames ? g->frames - pos : cfg.max_frames;
-      rc = convoy_cuda_conv_process(
-          conv, g->fmt, (const unsigned char *)g->d_in + (size_t)(pos * g->channels) * g->width,
-          g->d_out + pos * g->channels, n, cs);
+      if (g->planar)
+        rc = convoy_cuda_conv_process_planar(conv, (const float *)g->d_in + pos, g->frames,
+                                             g->d_out + pos, g->frames, n, cs);
+      else
+        rc = convoy_cuda_conv_process(
+            conv, g->fmt, (const unsigned char *)g->d_in + (size_t)(pos * g->channels) * g->width,
+            g->d_out + pos * g->channels, n, cs);
     }
     if (ce == cudaSuccess) ce = cudaEventRecord(b, cs);
     if (ce == cudaSuccess) ce = cudaEventSynchronize(b);
@@ -394,11 +401,17 @@ int bench_gpu_run(const bench_settings *s, int64_t gpu_frames, convoy_sample_for
   /* Host to host moves each sample in the input's width both ways. */
   const double bus_limit = (g.bus.bi_h2d + g.bus.bi_d2h) / (2.0 * width);
   char err[BENCH_MESSAGE];
-  for (int pass = 0; pass < 2; pass++) {
+  /* Passes: device resident interleaved, device resident planar (several
+   * float32 channels only), host to host. */
+  for (int pass = 0; pass < 3; pass++) {
+    g.planar = pass == 1;
+    if (pass == 1 && (g.channels == 1 || fmt != CONVOY_FORMAT_F32)) continue;
     if (pass == 0) {
       print_title("GPU device resident (convoy_cuda_conv_process, buffers in GPU memory; "
                   "copy = D2D copy rate at 8 bytes a sample)",
                   "copy");
+    } else if (pass == 1) {
+      print_title("GPU device resident, planar rows (convoy_cuda_conv_process_planar)", "copy");
     } else {
       printf("\nGPU host to host (convoy_stream_process_to from pinned buffers, %s in and out, "
              "calls of %lld frames, + flush;\nbus = both-ways pinned bandwidth over %.0f bytes a "
@@ -421,7 +434,7 @@ int bench_gpu_run(const bench_settings *s, int64_t gpu_frames, convoy_sample_for
         memset(&row, 0, sizeof row);
         err[0] = '\0';
         convoy_status rc;
-        if (pass == 0) {
+        if (pass < 2) {
           rc = run_device(&g, filter, s->engines[e], &row, err, sizeof err);
           if (rc == CONVOY_OK && !row.skipped) {
             cudaError_t ce = cudaMemcpy(g.h_out, g.d_out, (size_t)g.samples * sizeof(float),
@@ -436,7 +449,7 @@ int bench_gpu_run(const bench_settings *s, int64_t gpu_frames, convoy_sample_for
             row.err = spot_check(&g, taps, m, g.h_out, g.fmt, g.frames + m - 1);
         }
         failures += print_row(m, s->engines[e], rc, &row, g.samples,
-                              pass == 0 ? g.copy_gsps : bus_limit, err);
+                              pass < 2 ? g.copy_gsps : bus_limit, err);
       }
       convoy_filter_destroy(filter);
     }

@@ -137,6 +137,7 @@ static int run(capture_job *j) {
     diag_error("%s", err[0] ? err : convoy_strerror(st));
     return CLI_EXIT_FAIL;
   }
+  if (j->o->verbose) pass_print_times(&j->result.pass);
   return CLI_EXIT_OK;
 }
 

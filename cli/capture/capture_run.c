@@ -93,6 +93,7 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
   convoy_status st = pass_run(&pc, &pr, err, err_size);
   res->in_frames = pr.in_frames;
   res->out_frames = pr.out_frames;
+  res->pass = pr;
   if (cp.int_out) {
     convoy_output_stats os;
     convoy_stream_output_stats(cfg->stream, &os);

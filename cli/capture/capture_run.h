@@ -55,6 +55,7 @@ typedef struct capture_run_result {
   int64_t out_frames;  /* frames written */
   int direct;          /* 1: the stored samples went to the library unconverted */
   capture_tally tally; /* output clip count and peak (float32 output is never clipped) */
+  pass_result pass;    /* the pass's counts and times */
 } capture_run_result;
 
 /* The library format that takes samples of t with scaling s exactly as

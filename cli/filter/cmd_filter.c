@@ -170,6 +170,7 @@ static int run_pass(filter_job *j, const char *label, float gain, audio_sink *si
     diag_error("%s", err[0] ? err : convoy_strerror(st));
     return CLI_EXIT_FAIL;
   }
+  if (j->opt.verbose) pass_print_times(&res);
   return CLI_EXIT_OK;
 }
 

@@ -3,6 +3,7 @@
 #include "pass_loop.h"
 
 #include "buffers.h"
+#include "diag.h"
 #include "pass_threads.h"
 
 #include <stdio.h>
@@ -27,8 +28,9 @@ typedef struct pipeline {
   int64_t out_capacity; /* frames per out buffer */
   int pinned;           /* the buffers are pinned (a GPU stream) */
   pass_threads t;
-  int64_t out_frames; /* written by the writer thread, read after join */
-  pass_result *res;   /* the filter loop's counts */
+  int64_t out_frames;               /* written by the writer thread, read after join */
+  double read_s, encode_s, write_s; /* each thread's busy seconds, read after join */
+  pass_result *res;                 /* the filter loop's counts */
 } pipeline;
 
 static void fail(pipeline *pl, convoy_status st, const char *msg) {
@@ -44,7 +46,9 @@ static void *reader_main(void *arg) {
     if (!c) return NULL;
     int64_t got = 0;
     err[0] = '\0';
+    const double t0 = progress_clock();
     convoy_status st = cfg->read(cfg->read_ctx, c->data, cfg->chunk_frames, &got, err, sizeof err);
+    pl->read_s += progress_clock() - t0;
     if (st != CONVOY_OK) {
       fail(pl, st, err[0] ? err : convoy_strerror(st));
       return NULL;
@@ -69,7 +73,9 @@ static void *encoder_main(void *arg) {
     if (!c->end && c->frames > 0) {
       err[0] = '\0';
       unsigned char *frames = (unsigned char *)c->data + c->offset * cfg->out_frame_bytes;
+      const double t0 = progress_clock();
       convoy_status st = cfg->encode(cfg->encode_ctx, frames, c->frames, c->codes, err, sizeof err);
+      pl->encode_s += progress_clock() - t0;
       if (st != CONVOY_OK) {
         fail(pl, st, err[0] ? err : convoy_strerror(st));
         return NULL;
@@ -93,7 +99,9 @@ static void *writer_main(void *arg) {
       unsigned char *frames = cfg->encode
                                   ? (unsigned char *)c->codes
                                   : (unsigned char *)c->data + c->offset * cfg->out_frame_bytes;
+      const double t0 = progress_clock();
       convoy_status st = cfg->write(cfg->write_ctx, frames, c->frames, err, sizeof err);
+      pl->write_s += progress_clock() - t0;
       if (st != CONVOY_OK) {
         fail(pl, st, err[0] ? err : convoy_strerror(st));
         return NULL;
@@ -148,9 +156,11 @@ static void filter_main(void *arg) {
     if (!oc) return;
     int64_t n = 0;
     convoy_status st;
+    const double t0 = progress_clock();
     if (!ic->end) {
       st = convoy_stream_process_to(s, cfg->in_format, ic->data, ic->frames, oc->data,
                                     pl->out_capacity, &n);
+      res->filter_s += progress_clock() - t0;
       if (st != CONVOY_OK) {
         stream_fail(pl, st);
         return;
@@ -168,6 +178,7 @@ static void filter_main(void *arg) {
       return;
     }
     st = convoy_stream_flush_to(s, oc->data, pl->out_capacity, &n);
+    res->filter_s += progress_clock() - t0;
     if (st != CONVOY_OK) {
       stream_fail(pl, st);
       return;
@@ -248,12 +259,32 @@ convoy_status pass_run(const pass_config *cfg, pass_result *res, char *err, size
   pl->cfg = cfg;
   pl->res = res;
   convoy_status st = CONVOY_ERR_OUT_OF_MEMORY;
+  const double t0 = progress_clock();
   if (pipeline_alloc(pl, err, err_size) == 0) {
+    const double t1 = progress_clock();
     st = pass_threads_run(&pl->t, reader_main, writer_main, cfg->encode ? encoder_main : NULL,
                           filter_main, pl, err, err_size);
     res->out_frames = pl->out_frames;
+    res->read_s = pl->read_s;
+    res->encode_s = pl->encode_s;
+    res->write_s = pl->write_s;
+    res->run_s = progress_clock() - t1;
   }
+  res->alloc_s = progress_clock() - t0 - res->run_s;
   pipeline_free(pl);
   free(pl);
   return st;
+}
+
+void pass_print_times(const pass_result *r) {
+  const double busy[4] = {r->read_s, r->filter_s, r->encode_s, r->write_s};
+  static const char *const names[4] = {"reader", "filter", "encoder", "writer"};
+  int most = 0;
+  for (int i = 1; i < 4; i++)
+    if (busy[i] > busy[most]) most = i;
+  char encode[48] = "";
+  if (r->encode_s > 0) snprintf(encode, sizeof encode, ", encode %.3f s", r->encode_s);
+  diag_notice("threads busy: read %.3f s, filter %.3f s%s, write %.3f s, in %.3f s (the %s "
+              "thread bounds it); buffers %.3f s",
+              r->read_s, r->filter_s, encode, r->write_s, r->run_s, names[most], r->alloc_s);
 }

@@ -73,6 +73,10 @@ typedef struct pass_config {
 typedef struct pass_result {
   int64_t in_frames;  /* frames read */
   int64_t out_frames; /* frames written */
+  /* Seconds: each thread's time in its callbacks (read, the stream's
+   * process and flush, encode, write), the threads' run from start to
+   * join, and the buffers' allocation and release around it. */
+  double read_s, filter_s, encode_s, write_s, run_s, alloc_s;
 } pass_result;
 
 /* Frames per read for a pass through stream: about `values` samples of
@@ -80,6 +84,10 @@ typedef struct pass_result {
  * engine whole chunks of about a quarter of its latency (streams + 1
  * chunks), since smaller reads would go through its host copy. */
 int64_t pass_chunk_frames(const convoy_stream *stream, int64_t values, int64_t values_per_frame);
+
+/* One -v line (diag_notice) with the times of r and the busiest thread,
+ * the one that bounds the pass. */
+void pass_print_times(const pass_result *r);
 
 /* Runs the pass to the end of the input. On failure returns the first error
  * (reading, filtering or writing) with its one-line message in err; the

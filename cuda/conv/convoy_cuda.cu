@@ -2,12 +2,14 @@
  * convoy_cuda.cu - the device convolver of include/convoy_cuda.h on gpu_conv.
  *
  * Two planar work buffers per convolver, each channels rows of
- * [history: taps - 1 | up to max_frames new frames]. A call converts and
- * deinterleaves its input behind the history of the current buffer, filters,
- * interleaves into the caller's output, and copies its last taps - 1 input
- * frames into the other buffer's history, which the next call then uses. The
- * two buffers never overlap, so the history copy is a plain 2-D copy even
- * when a call is shorter than the history.
+ * [history: taps - 1 | up to max_frames new frames]. An interleaved call
+ * converts and deinterleaves its input behind the history of the current
+ * buffer, filters, interleaves into the caller's output, and copies its last
+ * taps - 1 input frames into the other buffer's history, which the next call
+ * then uses. The two buffers never overlap, so the history copy is a plain
+ * 2-D copy even when a call is shorter than the history. Planar float32
+ * input (and mono float32, one row) is read where it lies: only the frames
+ * whose outputs need the history are staged (filter_rows).
  */
 #include "convoy_cuda.h"
 
@@ -39,6 +41,7 @@ struct convoy_cuda_conv {
   gpu_conv *conv = nullptr;
   int32_t device = 0;
   int32_t channels = 1; /* planar rows: 2 per channel for complex signals */
+  bool complex_signal = false;
   int64_t taps_len = 1, hist = 0, max_frames = 0;
   int64_t stride = 0;     /* work rows: hist + max_frames, rounded */
   int64_t out_stride = 0; /* planar output rows */
@@ -237,7 +240,8 @@ extern "C" convoy_status convoy_cuda_conv_create(convoy_cuda_conv **out,
   convoy_cuda_conv *c = new (std::nothrow) convoy_cuda_conv();
   if (!c) return convoy_error_set(CONVOY_ERR_OUT_OF_MEMORY, "%s: out of host memory", fn);
   c->device = device;
-  c->channels = cfg.sample == CONVOY_SAMPLE_CF32 ? 2 * cfg.channels : cfg.channels;
+  c->complex_signal = cfg.sample == CONVOY_SAMPLE_CF32;
+  c->channels = c->complex_signal ? 2 * cfg.channels : cfg.channels;
   c->taps_len = taps_len;
   c->hist = taps_len - 1;
   c->max_frames = cfg.max_frames;
@@ -255,23 +259,66 @@ static bool overlap(const void *a, size_t a_len, const void *b, size_t b_len) {
   return a_len > 0 && b_len > 0 && a0 < b0 + b_len && b0 < a0 + a_len;
 }
 
+/* Planar rows: row r of `frames` float32 frames at in + r * in_pitch into
+ * out + r * out_pitch. Where in and out are apart, the kernels read the
+ * caller's input in place: only the first `head` frames, whose outputs need
+ * the history, are staged behind it in the work buffer and filtered from
+ * there; the rest is filtered straight from in. head is a whole number of
+ * granules, so every FFT segment starts where a staged run would start it
+ * and the bits are those of the staged path. In place (out overlapping in),
+ * everything is staged first. */
+static convoy_status filter_rows(convoy_cuda_conv *c, const float *in, int64_t in_pitch, float *out,
+                                 int64_t out_pitch, int64_t frames, bool in_place,
+                                 cudaStream_t stream, char *err, size_t err_size) {
+  float *work = c->work[c->cur], *next = c->work[1 - c->cur];
+  const size_t pitch = sizeof(float) * (size_t)c->stride;
+  const size_t rows = (size_t)c->channels;
+  const int64_t granule = gpu_conv_granule(c->conv);
+  /* The direct engine may start anywhere: past the history, at a 16-byte
+   * step so that the outputs stay aligned for the kernel's vector stores. */
+  int64_t head = granule == 1 ? round_up(c->hist, 4) : round_up(c->hist, granule);
+  if (in_place || head > frames) head = frames;
+  if (head > 0) {
+    GP_CUDA(cudaMemcpy2DAsync(work + c->hist, pitch, in, sizeof(float) * (size_t)in_pitch,
+                              sizeof(float) * (size_t)head, rows, cudaMemcpyDeviceToDevice, stream),
+            "input copy");
+    convoy_status st =
+        gpu_conv_run(c->conv, 0, work, c->stride, out, out_pitch, head, stream, err, err_size);
+    if (st != CONVOY_OK) return st;
+  }
+  if (frames > head) {
+    convoy_status st = gpu_conv_run(c->conv, 0, in + head - c->hist, in_pitch, out + head,
+                                    out_pitch, frames - head, stream, err, err_size);
+    if (st != CONVOY_OK) return st;
+  }
+  if (c->hist > 0) {
+    /* The last hist frames of history and input: from the caller's input
+     * when it holds them (read before any later call may overwrite it),
+     * else from the staged copy. */
+    const bool from_input = frames >= c->hist && frames > head;
+    const float *src = from_input ? in + frames - c->hist : work + frames;
+    const size_t src_pitch = from_input ? sizeof(float) * (size_t)in_pitch : pitch;
+    GP_CUDA(cudaMemcpy2DAsync(next, pitch, src, src_pitch, sizeof(float) * (size_t)c->hist, rows,
+                              cudaMemcpyDeviceToDevice, stream),
+            "history copy");
+  }
+  c->cur = 1 - c->cur;
+  return CONVOY_OK;
+}
+
 static convoy_status enqueue(convoy_cuda_conv *c, convoy_sample_format fmt, const void *d_in,
                              float *d_out, int64_t frames, cudaStream_t stream, char *err,
                              size_t err_size) {
+  if (c->channels == 1 && fmt == CONVOY_FORMAT_F32) /* one row: already planar */
+    return filter_rows(c, (const float *)d_in, frames, d_out, frames, frames,
+                       (const void *)d_out == d_in, stream, err, err_size);
   float *work = c->work[c->cur], *next = c->work[1 - c->cur];
   float *fresh = work + c->hist;
-  if (c->channels == 1 && fmt == CONVOY_FORMAT_F32) {
-    GP_CUDA(cudaMemcpyAsync(fresh, d_in, sizeof(float) * (size_t)frames, cudaMemcpyDeviceToDevice,
-                            stream),
-            "input copy");
-  } else {
-    convoy_status st = gp_deinterleave(fmt, d_in, c->channels, frames, frames, fresh, c->stride,
-                                       stream, err, err_size);
-    if (st != CONVOY_OK) return st;
-  }
+  convoy_status st = gp_deinterleave(fmt, d_in, c->channels, frames, frames, fresh, c->stride,
+                                     stream, err, err_size);
+  if (st != CONVOY_OK) return st;
   float *dst = c->channels == 1 ? d_out : c->planar;
-  convoy_status st =
-      gpu_conv_run(c->conv, 0, work, c->stride, dst, c->out_stride, frames, stream, err, err_size);
+  st = gpu_conv_run(c->conv, 0, work, c->stride, dst, c->out_stride, frames, stream, err, err_size);
   if (st != CONVOY_OK) return st;
   if (c->channels > 1) {
     st = gp_interleave(c->planar, c->out_stride, c->channels, frames, d_out, stream, err, err_size);
@@ -315,6 +362,49 @@ extern "C" convoy_status convoy_cuda_conv_process(convoy_cuda_conv *c, convoy_sa
   gp_device_guard guard;
   convoy_status st = guard.enter(c->device, msg, sizeof msg);
   if (st == CONVOY_OK) st = enqueue(c, fmt, d_in, d_out, frames, stream, msg, sizeof msg);
+  if (st != CONVOY_OK) return convoy_error_format(c->err, sizeof c->err, st, "%s: %s", fn, msg);
+  return CONVOY_OK;
+}
+
+extern "C" convoy_status convoy_cuda_conv_process_planar(convoy_cuda_conv *c, const float *d_in,
+                                                         int64_t in_stride, float *d_out,
+                                                         int64_t out_stride, int64_t frames,
+                                                         cudaStream_t stream) {
+  const char *fn = "convoy_cuda_conv_process_planar";
+  if (!c) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: conv is NULL", fn);
+  if (c->complex_signal)
+    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
+                               "%s: planar buffers hold real signals; pass complex frames "
+                               "interleaved to convoy_cuda_conv_process",
+                               fn);
+  if (frames < 0 || frames > c->max_frames)
+    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
+                               "%s: frames %lld is outside 0 .. max_frames %lld", fn,
+                               (long long)frames, (long long)c->max_frames);
+  if (frames == 0) return CONVOY_OK;
+  if (!d_in || !d_out)
+    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT, "%s: %s is NULL",
+                               fn, d_in ? "d_out" : "d_in");
+  if (c->channels == 1) in_stride = out_stride = frames;
+  if (in_stride < frames || out_stride < frames)
+    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
+                               "%s: strides %lld and %lld must be at least frames (%lld)", fn,
+                               (long long)in_stride, (long long)out_stride, (long long)frames);
+  const size_t rows = (size_t)c->channels;
+  const size_t in_span = sizeof(float) * ((rows - 1) * (size_t)in_stride + (size_t)frames);
+  const size_t out_span = sizeof(float) * ((rows - 1) * (size_t)out_stride + (size_t)frames);
+  const bool in_place = d_out == d_in && out_stride == in_stride;
+  if (!in_place && overlap(d_in, in_span, d_out, out_span))
+    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
+                               "%s: d_in and d_out overlap without being the same buffer with "
+                               "the same stride",
+                               fn);
+  char msg[CONVOY_ERROR_SIZE] = "";
+  gp_device_guard guard;
+  convoy_status st = guard.enter(c->device, msg, sizeof msg);
+  if (st == CONVOY_OK)
+    st = filter_rows(c, d_in, in_stride, d_out, out_stride, frames, in_place, stream, msg,
+                     sizeof msg);
   if (st != CONVOY_OK) return convoy_error_format(c->err, sizeof c->err, st, "%s: %s", fn, msg);
   return CONVOY_OK;
 }

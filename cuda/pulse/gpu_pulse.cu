@@ -2,11 +2,14 @@
  * gpu_pulse.cu - the GPU pulse compressor (gpu_pulse.h): the object, the
  * plan choice, the whole-pulse cuFFT path and the host-to-host run.
  *
- * Host runs stage through pinned buffers of one batch in slices of
- * kSliceBytes: the copy of slice k into pinned memory overlaps the
- * host-to-device transfer of slice k - 1 (and likewise on the way back), so
- * pageable buffers cost about one host memcpy. Pinned caller buffers are
- * transferred directly.
+ * Host runs cut the batch into parts (whole rows of the layout: pulses, or
+ * with the interleaved layout every channel's pulse p) and pipeline them over
+ * three streams: part k's upload, part k - 1's compute and part k - 2's
+ * download run at once, so the two bus directions and the kernels overlap
+ * and a pinned batch costs about its larger direction's transfer. Pageable
+ * buffers are staged through pinned ones part by part (the host memcpy of
+ * one part overlaps the transfers of the others). The whole-pulse plan,
+ * whose FFT buffer and plans serve the batch, runs as one part.
  */
 #include "gpu_conv_fft_paths.cuh"
 #include "gpu_conv_internal.cuh"
@@ -22,7 +25,10 @@ namespace {
 /* The whole-pulse path's FFT buffer holds at most this much; bigger batches
  * run in groups of pulses. */
 constexpr size_t kWorkBytes = (size_t)1 << 30;
-constexpr size_t kSliceBytes = (size_t)8 << 20;
+/* Host runs: at most this many parts, each of at least kPartBytes of input
+ * (fewer, larger parts for small batches, where launch costs dominate). */
+constexpr int kMaxParts = 16;
+constexpr size_t kPartBytes = (size_t)2 << 20;
 
 __global__ void pad_kernel(const float2 *in, float2 *work, gpu_pulse_index ix, int64_t t0,
                            int64_t pulse_len, int64_t n, int64_t total) {
@@ -68,11 +74,11 @@ struct gpu_pulse {
   pulse_geom g; /* h not kept */
   gpu_pulse_plan plan;
   gpu_pulse_index ix;
-  cudaStream_t stream; /* host runs */
+  cudaStream_t stream;           /* compute of host runs; setup */
+  cudaStream_t upload, download; /* host runs' transfers */
+  cudaEvent_t uploaded[kMaxParts], computed[kMaxParts], downloaded[kMaxParts];
   float2 *d_in, *d_out;
   float2 *h_in, *h_out; /* pinned staging, one batch each */
-  cudaEvent_t *slice_done;
-  int64_t slices_max;
   /* whole */
   int64_t group; /* pulses per cuFFT batch */
   cufftHandle fft_group, fft_rest;
@@ -194,12 +200,15 @@ void gpu_pulse_destroy(gpu_pulse *p) {
   char err[8];
   (void)guard.enter(p->g.device, err, sizeof err);
   if (p->stream) cudaStreamSynchronize(p->stream);
+  if (p->upload) cudaStreamSynchronize(p->upload);
+  if (p->download) cudaStreamSynchronize(p->download);
   if (p->have_group) cufftDestroy(p->fft_group);
   if (p->have_rest) cufftDestroy(p->fft_rest);
-  if (p->slice_done)
-    for (int64_t i = 0; i < p->slices_max; i++)
-      if (p->slice_done[i]) cudaEventDestroy(p->slice_done[i]);
-  free(p->slice_done);
+  for (int i = 0; i < kMaxParts; i++) {
+    if (p->uploaded[i]) cudaEventDestroy(p->uploaded[i]);
+    if (p->computed[i]) cudaEventDestroy(p->computed[i]);
+    if (p->downloaded[i]) cudaEventDestroy(p->downloaded[i]);
+  }
   cudaFree(p->d_in);
   cudaFree(p->d_out);
   cudaFree(p->d_work);
@@ -211,6 +220,8 @@ void gpu_pulse_destroy(gpu_pulse *p) {
   cudaFreeHost(p->h_in);
   cudaFreeHost(p->h_out);
   if (p->stream) cudaStreamDestroy(p->stream);
+  if (p->upload) cudaStreamDestroy(p->upload);
+  if (p->download) cudaStreamDestroy(p->download);
   (void)cudaGetLastError();
   free(p);
 }
@@ -227,14 +238,13 @@ static convoy_status create_on_device(gpu_pulse *p, gpu_pulse_plan want, char *e
   GP_CUDA(cudaHostAlloc((void **)&p->h_in, in_bytes, cudaHostAllocDefault), "pulse: pinned input");
   GP_CUDA(cudaHostAlloc((void **)&p->h_out, out_bytes, cudaHostAllocDefault),
           "pulse: pinned output");
-  const size_t biggest = in_bytes > out_bytes ? in_bytes : out_bytes;
-  p->slices_max = (int64_t)((biggest + kSliceBytes - 1) / kSliceBytes);
-  p->slice_done = (cudaEvent_t *)calloc((size_t)p->slices_max, sizeof(cudaEvent_t));
-  if (!p->slice_done)
-    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
-                               "pulse: out of host memory");
-  for (int64_t i = 0; i < p->slices_max; i++)
-    GP_CUDA(cudaEventCreateWithFlags(&p->slice_done[i], cudaEventDisableTiming), "pulse: events");
+  GP_CUDA(cudaStreamCreateWithFlags(&p->upload, cudaStreamNonBlocking), "pulse: stream");
+  GP_CUDA(cudaStreamCreateWithFlags(&p->download, cudaStreamNonBlocking), "pulse: stream");
+  for (int i = 0; i < kMaxParts; i++) {
+    GP_CUDA(cudaEventCreateWithFlags(&p->uploaded[i], cudaEventDisableTiming), "pulse: events");
+    GP_CUDA(cudaEventCreateWithFlags(&p->computed[i], cudaEventDisableTiming), "pulse: events");
+    GP_CUDA(cudaEventCreateWithFlags(&p->downloaded[i], cudaEventDisableTiming), "pulse: events");
+  }
 
   const bool fused_forced = want == GPU_PULSE_FUSED || want == GPU_PULSE_FUSED_TAIL;
   const int log2m = gpu_pulse_fused_model(g, true).log2m;
@@ -292,18 +302,26 @@ convoy_status gpu_pulse_create(const pulse_geom *g, gpu_pulse_plan plan, gpu_pul
   return CONVOY_OK;
 }
 
+/* Enqueues the fused plan on the pulses that ix describes at d_in -> d_out
+ * (the whole batch, or a part of it: its rows, from their first) on s. */
+static convoy_status enqueue_fused(gpu_pulse *p, const float2 *d_in, float2 *d_out,
+                                   gpu_pulse_index ix, cudaStream_t s, char *err, size_t err_size) {
+  for (int i = 0; i < p->stages; i++) {
+    gpu_pulse_fused_args a = fused_args(p, i, d_in, d_out);
+    a.ix = ix;
+    GP_CUDA(
+        gpu_pulse_fused_launch(p->stage[i].log2m, a, (int64_t)ix.pulses * ix.channels, i > 0, s),
+        "pulse: fused kernel");
+  }
+  return CONVOY_OK;
+}
+
 /* Enqueues the batch at d_in -> d_out on s. */
 static convoy_status enqueue(gpu_pulse *p, const float2 *d_in, float2 *d_out, cudaStream_t s,
                              char *err, size_t err_size) {
   const pulse_geom *g = &p->g;
   const int64_t pulses = pulse_count(g);
-  if (p->plan == GPU_PULSE_FUSED) {
-    for (int i = 0; i < p->stages; i++)
-      GP_CUDA(gpu_pulse_fused_launch(p->stage[i].log2m, fused_args(p, i, d_in, d_out), pulses,
-                                     i > 0, s),
-              "pulse: fused kernel");
-    return CONVOY_OK;
-  }
+  if (p->plan == GPU_PULSE_FUSED) return enqueue_fused(p, d_in, d_out, p->ix, s, err, err_size);
   const int64_t n = g->fft_size;
   for (int64_t t0 = 0; t0 < pulses; t0 += p->group) {
     const int64_t nb = pulses - t0 < p->group ? pulses - t0 : p->group;
@@ -340,53 +358,88 @@ static bool is_pinned(const void *ptr) {
   return attr.type == cudaMemoryTypeHost;
 }
 
+/* Rows of the layout: the units a part holds whole, each contiguous in
+ * memory (a pulse; with the interleaved layout, pulse p of every channel). */
+static int64_t layout_rows(const gpu_pulse *p) {
+  return p->ix.interleaved ? p->ix.pulses : (int64_t)p->ix.pulses * p->ix.channels;
+}
+
+/* The index of rows [r0, r0 + n) seen from their first. */
+static gpu_pulse_index part_index(const gpu_pulse *p, int64_t n) {
+  gpu_pulse_index ix = p->ix;
+  ix.pulses = (int32_t)n;
+  if (!ix.interleaved) ix.channels = 1;
+  return ix;
+}
+
+/* Waits for everything a host run may have enqueued (after a failure). */
+static void drain(gpu_pulse *p) {
+  (void)cudaStreamSynchronize(p->upload);
+  (void)cudaStreamSynchronize(p->stream);
+  (void)cudaStreamSynchronize(p->download);
+  (void)cudaGetLastError();
+}
+
+static convoy_status pipeline_host(gpu_pulse *p, const float *in, float *out, char *err,
+                                   size_t err_size) {
+  const pulse_geom *g = &p->g;
+  const int64_t rows = layout_rows(p);
+  const int64_t row_in = pulse_count(g) * g->pulse_len / rows; /* complex values */
+  const int64_t row_out = pulse_count(g) * g->out_len / rows;
+  const size_t in_bytes = sizeof(float2) * (size_t)(rows * row_in);
+  int64_t parts = (int64_t)(in_bytes / kPartBytes);
+  if (parts > kMaxParts) parts = kMaxParts;
+  if (parts > rows) parts = rows;
+  if (parts < 1 || p->plan != GPU_PULSE_FUSED) parts = 1;
+  const bool pinned_in = is_pinned(in), pinned_out = is_pinned(out);
+  for (int64_t k = 0; k < parts; k++) {
+    const int64_t r0 = rows * k / parts, n = rows * (k + 1) / parts - r0;
+    const size_t at_in = sizeof(float2) * (size_t)(r0 * row_in);
+    const size_t len_in = sizeof(float2) * (size_t)(n * row_in);
+    const size_t at_out = sizeof(float2) * (size_t)(r0 * row_out);
+    const size_t len_out = sizeof(float2) * (size_t)(n * row_out);
+    const char *src = (const char *)in + at_in;
+    if (!pinned_in) {
+      memcpy((char *)p->h_in + at_in, src, len_in);
+      src = (const char *)p->h_in + at_in;
+    }
+    GP_CUDA(
+        cudaMemcpyAsync((char *)p->d_in + at_in, src, len_in, cudaMemcpyHostToDevice, p->upload),
+        "pulse: upload");
+    GP_CUDA(cudaEventRecord(p->uploaded[k], p->upload), "pulse: event");
+    GP_CUDA(cudaStreamWaitEvent(p->stream, p->uploaded[k], 0), "pulse: event");
+    float2 *d_in = (float2 *)((char *)p->d_in + at_in);
+    float2 *d_out = (float2 *)((char *)p->d_out + at_out);
+    convoy_status st =
+        parts == 1 ? enqueue(p, p->d_in, p->d_out, p->stream, err, err_size)
+                   : enqueue_fused(p, d_in, d_out, part_index(p, n), p->stream, err, err_size);
+    if (st != CONVOY_OK) return st;
+    GP_CUDA(cudaEventRecord(p->computed[k], p->stream), "pulse: event");
+    GP_CUDA(cudaStreamWaitEvent(p->download, p->computed[k], 0), "pulse: event");
+    char *dst = pinned_out ? (char *)out + at_out : (char *)p->h_out + at_out;
+    GP_CUDA(cudaMemcpyAsync(dst, (char *)p->d_out + at_out, len_out, cudaMemcpyDeviceToHost,
+                            p->download),
+            "pulse: download");
+    GP_CUDA(cudaEventRecord(p->downloaded[k], p->download), "pulse: event");
+  }
+  for (int64_t k = 0; k < parts; k++) {
+    GP_CUDA(cudaEventSynchronize(p->downloaded[k]), "pulse: run");
+    if (pinned_out) continue;
+    const int64_t r0 = rows * k / parts, n = rows * (k + 1) / parts - r0;
+    const size_t at_out = sizeof(float2) * (size_t)(r0 * row_out);
+    memcpy((char *)out + at_out, (char *)p->h_out + at_out, sizeof(float2) * (size_t)(n * row_out));
+  }
+  return CONVOY_OK;
+}
+
 convoy_status gpu_pulse_run_host(gpu_pulse *p, const float *in, float *out, char *err,
                                  size_t err_size) {
   gp_device_guard guard;
   convoy_status st = guard.enter(p->g.device, err, err_size);
   if (st != CONVOY_OK) return st;
-  const pulse_geom *g = &p->g;
-  const int64_t pulses = pulse_count(g);
-  const size_t in_bytes = sizeof(float2) * (size_t)(pulses * g->pulse_len);
-  const size_t out_bytes = sizeof(float2) * (size_t)(pulses * g->out_len);
-  cudaStream_t s = p->stream;
-  if (is_pinned(in)) {
-    GP_CUDA(cudaMemcpyAsync(p->d_in, in, in_bytes, cudaMemcpyHostToDevice, s), "pulse: upload");
-  } else {
-    for (size_t at = 0; at < in_bytes; at += kSliceBytes) {
-      const size_t len = in_bytes - at < kSliceBytes ? in_bytes - at : kSliceBytes;
-      memcpy((char *)p->h_in + at, (const char *)in + at, len);
-      GP_CUDA(cudaMemcpyAsync((char *)p->d_in + at, (char *)p->h_in + at, len,
-                              cudaMemcpyHostToDevice, s),
-              "pulse: upload");
-    }
-  }
-  st = enqueue(p, p->d_in, p->d_out, s, err, err_size);
-  if (st != CONVOY_OK) {
-    (void)cudaStreamSynchronize(s);
-    return st;
-  }
-  if (is_pinned(out)) {
-    GP_CUDA(cudaMemcpyAsync(out, p->d_out, out_bytes, cudaMemcpyDeviceToHost, s),
-            "pulse: download");
-    GP_CUDA(cudaStreamSynchronize(s), "pulse: run");
-    return CONVOY_OK;
-  }
-  int64_t k = 0;
-  for (size_t at = 0; at < out_bytes; at += kSliceBytes, k++) {
-    const size_t len = out_bytes - at < kSliceBytes ? out_bytes - at : kSliceBytes;
-    GP_CUDA(cudaMemcpyAsync((char *)p->h_out + at, (char *)p->d_out + at, len,
-                            cudaMemcpyDeviceToHost, s),
-            "pulse: download");
-    GP_CUDA(cudaEventRecord(p->slice_done[k], s), "pulse: event");
-  }
-  k = 0;
-  for (size_t at = 0; at < out_bytes; at += kSliceBytes, k++) {
-    const size_t len = out_bytes - at < kSliceBytes ? out_bytes - at : kSliceBytes;
-    GP_CUDA(cudaEventSynchronize(p->slice_done[k]), "pulse: run");
-    memcpy((char *)out + at, (char *)p->h_out + at, len);
-  }
-  return CONVOY_OK;
+  st = pipeline_host(p, in, out, err, err_size);
+  if (st != CONVOY_OK) drain(p);
+  return st;
 }
 
 /* " M=a" or " M=a+b" (main and tail sizes) at buf + n; returns the new n. */
