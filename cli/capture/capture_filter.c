@@ -110,7 +110,8 @@ static int set_window(capture_job *j) {
 
 static int64_t chunk_frames(const capture_job *j) {
   return pass_chunk_frames(j->stream, CHUNK_VALUES,
-                           (int64_t)j->in.ro.channels * capture_datatype_components(j->in.ro.type));
+                           (int64_t)j->in.ro.channels * capture_datatype_components(j->in.ro.type),
+                           capture_reader_frames(j->in.reader));
 }
 
 static int run(capture_job *j) {

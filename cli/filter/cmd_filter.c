@@ -152,7 +152,7 @@ static int run_pass(filter_job *j, const char *label, float gain, audio_sink *si
   rc.src = j->src;
   rc.stream = j->stream;
   rc.channels = j->info.channels;
-  rc.chunk_frames = pass_chunk_frames(j->stream, CHUNK_SAMPLES, j->info.channels);
+  rc.chunk_frames = pass_chunk_frames(j->stream, CHUNK_SAMPLES, j->info.channels, j->info.frames);
   rc.window.skip = j->skip;
   rc.window.tail = j->opt.tail;
   rc.gain = gain;

@@ -240,12 +240,16 @@ static void pipeline_free(pipeline *pl) {
   pass_threads_destroy(&pl->t);
 }
 
-int64_t pass_chunk_frames(const convoy_stream *stream, int64_t values, int64_t values_per_frame) {
+int64_t pass_chunk_frames(const convoy_stream *stream, int64_t values, int64_t values_per_frame,
+                          int64_t input_frames) {
   int64_t n = values / values_per_frame > 1024 ? values / values_per_frame : 1024;
   if (convoy_engine_family(convoy_stream_engine(stream)) == CONVOY_FAMILY_GPU) {
     const int64_t gpu_chunk = (convoy_stream_latency(stream) + 1) / 4;
     if (gpu_chunk > n) n = gpu_chunk;
   }
+  /* A short input needs no more than itself: its buffers (pinned for a GPU
+   * stream, which costs time to allocate) stay small. */
+  if (input_frames >= 0 && input_frames < n) n = input_frames > 1024 ? input_frames : 1024;
   return n;
 }
 

@@ -82,8 +82,11 @@ typedef struct pass_result {
 /* Frames per read for a pass through stream: about `values` samples of
  * values_per_frame each (at least 1024 frames), or for a stream on a GPU
  * engine whole chunks of about a quarter of its latency (streams + 1
- * chunks), since smaller reads would go through its host copy. */
-int64_t pass_chunk_frames(const convoy_stream *stream, int64_t values, int64_t values_per_frame);
+ * chunks), since smaller reads would go through its host copy; never more
+ * than input_frames (the input's length, -1 when unknown) rounded up to
+ * 1024. The result changes no output bit: streams are chunk-invariant. */
+int64_t pass_chunk_frames(const convoy_stream *stream, int64_t values, int64_t values_per_frame,
+                          int64_t input_frames);
 
 /* One -v line (diag_notice) with the times of r and the busiest thread,
  * the one that bounds the pass. */
