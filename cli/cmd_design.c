@@ -62,8 +62,10 @@ int cmd_design(int argc, char **argv) {
   convoy_design d;
   convoy_taps taps;
   memset(&taps, 0, sizeof taps);
+  /* Everything a spec says is on the command line here, rate included. */
   convoy_status st = convoy_design_parse(o.spec, o.rate, &d, err, sizeof err);
-  if (st == CONVOY_OK) st = convoy_design_taps(&d, &taps, err, sizeof err);
+  if (st != CONVOY_OK) return diag_usage(p.cmd, "%s", err);
+  st = convoy_design_taps(&d, &taps, err, sizeof err);
   if (st != CONVOY_OK) {
     diag_error("%s", err[0] ? err : convoy_strerror(st));
     convoy_taps_free(&taps);

@@ -42,25 +42,17 @@ static convoy_status check_freq(const char *label, const char *key, double f, do
   return CONVOY_OK;
 }
 
-convoy_status design_check(const convoy_design *d, const char *label, char *err, size_t err_size) {
-  convoy_status st;
+convoy_status design_check_spec(const convoy_design *d, const char *label, char *err,
+                                size_t err_size) {
   int two_edges = d->type == CONVOY_DESIGN_BANDPASS || d->type == CONVOY_DESIGN_BANDSTOP;
   int needs_odd = d->type == CONVOY_DESIGN_HIGHPASS || d->type == CONVOY_DESIGN_BANDSTOP;
   if ((int)d->type < CONVOY_DESIGN_LOWPASS || (int)d->type > CONVOY_DESIGN_BANDSTOP)
     return BAD("%s: unknown filter type %d", label, (int)d->type);
-  if (d->rate == 0) return BAD("%s: needs a sample rate: add rate=HZ", label);
-  if (!(d->rate > 0) || !isfinite(d->rate))
-    return BAD("%s: sample rate %.10g Hz is not a positive number", label, d->rate);
-  double nyq = d->rate / 2;
-
-  if (!two_edges) {
-    if ((st = check_freq(label, "cutoff", d->cutoff, nyq, err, err_size)) != CONVOY_OK) return st;
-  } else {
-    if ((st = check_freq(label, "low", d->low, nyq, err, err_size)) != CONVOY_OK) return st;
-    if ((st = check_freq(label, "high", d->high, nyq, err, err_size)) != CONVOY_OK) return st;
-    if (!(d->low < d->high))
-      return BAD("%s: low %.10g Hz is not below high %.10g Hz", label, d->low, d->high);
-  }
+  if (!two_edges && !(d->cutoff > 0))
+    return BAD("%s: cutoff %.10g Hz is not above 0 Hz", label, d->cutoff);
+  if (two_edges && !(d->low > 0)) return BAD("%s: low %.10g Hz is not above 0 Hz", label, d->low);
+  if (two_edges && !(d->low < d->high))
+    return BAD("%s: low %.10g Hz is not below high %.10g Hz", label, d->low, d->high);
   if (!(d->atten >= 20 && d->atten <= DESIGN_MAX_ATTEN))
     return BAD("%s: atten %.10g dB is outside 20..%g dB (float32 taps do not meet more: "
                "their rounding leaves a floor near -130 dB)",
@@ -80,6 +72,24 @@ convoy_status design_check(const convoy_design *d, const char *label, char *err,
     return BAD("%s: give width= or taps=, not both (taps= fixes the length, and the width then "
                "follows from atten=)",
                label);
+  return CONVOY_OK;
+}
+
+convoy_status design_check(const convoy_design *d, const char *label, char *err, size_t err_size) {
+  convoy_status st = design_check_spec(d, label, err, err_size);
+  if (st != CONVOY_OK) return st;
+  int two_edges = d->type == CONVOY_DESIGN_BANDPASS || d->type == CONVOY_DESIGN_BANDSTOP;
+  if (d->rate == 0) return BAD("%s: needs a sample rate: add rate=HZ", label);
+  if (!(d->rate > 0) || !isfinite(d->rate))
+    return BAD("%s: sample rate %.10g Hz is not a positive number", label, d->rate);
+  double nyq = d->rate / 2;
+
+  if (!two_edges) {
+    if ((st = check_freq(label, "cutoff", d->cutoff, nyq, err, err_size)) != CONVOY_OK) return st;
+  } else {
+    if ((st = check_freq(label, "low", d->low, nyq, err, err_size)) != CONVOY_OK) return st;
+    if ((st = check_freq(label, "high", d->high, nyq, err, err_size)) != CONVOY_OK) return st;
+  }
   if (d->taps > 0) return CONVOY_OK;
 
   double w = d->width;

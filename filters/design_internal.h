@@ -28,6 +28,11 @@
  * Returns CONVOY_ERR_INVALID_ARGUMENT on the first problem found. */
 convoy_status design_check(const convoy_design *d, const char *label, char *err, size_t err_size);
 
+/* The checks of design_check that hold whatever the sample rate: type,
+ * edges above 0 and in order, atten, taps, width, one of width and taps. */
+convoy_status design_check_spec(const convoy_design *d, const char *label, char *err,
+                                size_t err_size);
+
 /* Kaiser's window shape parameter for a stopband attenuation in dB. */
 double design_kaiser_beta(double atten);
 

@@ -48,8 +48,10 @@ static convoy_status parse_value(const char *label, const char *key, const char 
   return CONVOY_OK;
 }
 
-convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *design, char *err,
-                                  size_t err_size) {
+/* The spec into *design (rate: rate= or the argument) with the checks
+ * that hold at any rate; label receives the quoted spec. */
+static convoy_status parse_spec(const char *spec, double rate, convoy_design *design, char *label,
+                                size_t label_size, char *err, size_t err_size) {
   if (err && err_size) err[0] = '\0';
   if (!design) return BAD("design: NULL argument");
   memset(design, 0, sizeof *design);
@@ -58,8 +60,7 @@ convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *
     return BAD(
         "empty design spec: expected TYPE:key=value,... such as lowpass:cutoff=4000,width=500");
 
-  char label[96];
-  taps_quote(label, sizeof label, spec, strlen(spec), 80);
+  taps_quote(label, label_size, spec, strlen(spec), 80);
 
   const char *colon = strchr(spec, ':');
   const char *type = spec;
@@ -142,5 +143,19 @@ convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *
   design->high = value[KEY_HIGH];
   design->width = value[KEY_WIDTH];
   design->atten = given[KEY_ATTEN] ? value[KEY_ATTEN] : DESIGN_DEFAULT_ATTEN;
+  return design_check_spec(design, label, err, err_size);
+}
+
+convoy_status convoy_design_parse_spec(const char *spec, convoy_design *design, char *err,
+                                       size_t err_size) {
+  char label[96];
+  return parse_spec(spec, 0, design, label, sizeof label, err, err_size);
+}
+
+convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *design, char *err,
+                                  size_t err_size) {
+  char label[96];
+  convoy_status st = parse_spec(spec, rate, design, label, sizeof label, err, err_size);
+  if (st != CONVOY_OK) return st;
   return design_check(design, label, err, err_size);
 }

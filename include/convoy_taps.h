@@ -89,9 +89,21 @@ CONVOY_API const char *convoy_design_type_name(convoy_design_type type);
  *  convoy_design (cutoff below Nyquist, positive widths, low < high,
  *  transition bands inside 0..Nyquist) and exactly one of width and taps.
  *  Errors are CONVOY_ERR_INVALID_ARGUMENT, the message starting with the spec:
- *  "lowpass:cutoff=30000: cutoff 30000 Hz is not below Nyquist (24000 Hz)". */
+ *  "lowpass:cutoff=30000,taps=31: cutoff 30000 Hz is not below Nyquist (24000
+ *  Hz)". The checks that hold at any rate (convoy_design_parse_spec) come
+ *  first. */
 CONVOY_API convoy_status convoy_design_parse(const char *spec, double rate, convoy_design *design,
                                              char *err, size_t err_size);
+
+/** The part of convoy_design_parse that needs no sample rate: the syntax,
+ *  the required keys, and every range that holds at any rate (edges above 0
+ *  and in order, atten, taps, one of width and taps). design->rate is rate=
+ *  from the spec or 0. A spec that passes may still fail
+ *  convoy_design_parse at a given rate (an edge at or above its Nyquist, or
+ *  no rate at all); one that fails here fails there too, with the same
+ *  message. For checking a spec before the rate is known. */
+CONVOY_API convoy_status convoy_design_parse_spec(const char *spec, convoy_design *design,
+                                                  char *err, size_t err_size);
 
 /** Computes the taps of a design: symmetric (linear phase), unity gain at DC
  *  (lowpass, bandstop), Nyquist (highpass) or the band centre (bandpass).

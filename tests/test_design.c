@@ -306,9 +306,10 @@ static void test_parse(void) {
   TS_CHECK(d.atten == 20.5, "atten parsed");
 
   /* The documented example message, exactly. */
-  convoy_status st = convoy_design_parse("lowpass:cutoff=30000", 48000, &d, err, sizeof err);
+  convoy_status st =
+      convoy_design_parse("lowpass:cutoff=30000,taps=31", 48000, &d, err, sizeof err);
   TS_CHECK(st == CONVOY_ERR_INVALID_ARGUMENT &&
-               strcmp(err, "lowpass:cutoff=30000: cutoff 30000 Hz is not below Nyquist "
+               strcmp(err, "lowpass:cutoff=30000,taps=31: cutoff 30000 Hz is not below Nyquist "
                            "(24000 Hz)") == 0,
            "Nyquist message: '%s'", err);
 
@@ -372,6 +373,38 @@ static void test_parse(void) {
     TS_CHECK(strncmp(err, bad[i].spec, strlen(bad[i].spec)) == 0 && strstr(err, bad[i].frag),
              "'%s': message '%s' lacks the spec or '%s'", bad[i].spec, err, bad[i].frag);
   }
+  /* The rate-free half: what it refuses, convoy_design_parse refuses with the
+   * same message; what depends on the rate it leaves to convoy_design_parse. */
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char whole[512] = "", part[512] = "";
+    convoy_design_parse(bad[i].spec, bad[i].rate, &d, whole, sizeof whole);
+    if (convoy_design_parse_spec(bad[i].spec, &d, part, sizeof part) != CONVOY_OK)
+      TS_CHECK(strcmp(whole, part) == 0, "'%s': parse_spec says '%s', parse '%s'", bad[i].spec,
+               part, whole);
+  }
+  static const char *const at_some_rate[] = {
+      "highpass:cutoff=24000,width=100", "lowpass:cutoff=1000,width=100",
+      "bandpass:low=100,high=4000,width=10", "lowpass:cutoff=100,width=300"};
+  for (size_t i = 0; i < sizeof at_some_rate / sizeof at_some_rate[0]; i++) {
+    TS_CHECK(convoy_design_parse_spec(at_some_rate[i], &d, err, sizeof err) == CONVOY_OK &&
+                 d.rate == 0,
+             "'%s' refused without a rate: %s", at_some_rate[i], err);
+  }
+  static const char *const at_no_rate[] = {"notch:cutoff=1",
+                                           "lowpass:cutoff=1000",
+                                           "lowpass:cutoff=1000,width=100,atten=250",
+                                           "bandpass:low=3000,high=300,width=100",
+                                           "highpass:cutoff=1000,taps=100",
+                                           "lowpass:cutoff=-5,width=100",
+                                           "lowpass:cutoff=1000,width=100,taps=101"};
+  for (size_t i = 0; i < sizeof at_no_rate / sizeof at_no_rate[0]; i++)
+    TS_CHECK(convoy_design_parse_spec(at_no_rate[i], &d, err, sizeof err) ==
+                 CONVOY_ERR_INVALID_ARGUMENT,
+             "'%s' accepted without a rate", at_no_rate[i]);
+  TS_CHECK(convoy_design_parse_spec("lowpass:cutoff=1000,width=100,rate=44100", &d, err,
+                                    sizeof err) == CONVOY_OK &&
+               d.rate == 44100,
+           "rate= in the spec");
   TS_CHECK(convoy_design_parse(NULL, 48000, &d, err, sizeof err) == CONVOY_ERR_INVALID_ARGUMENT,
            "NULL spec");
   TS_CHECK(convoy_design_parse("lowpass:cutoff=1,width=1", 48000, NULL, err, sizeof err) ==

@@ -38,11 +38,11 @@ int capture_span_frames(const capture_span *s, double rate, const char *name, co
     *frames = s->samples;
     return CLI_EXIT_OK;
   }
-  if (!(rate > 0)) {
-    diag_error("%s: %s %gs is in seconds but the sample rate is unknown (give --rate HZ)", name,
-               what, s->seconds);
-    return CLI_EXIT_FAIL;
-  }
+  if (!(rate > 0)) /* a value missing from the command line: a usage error */
+    return diag_usage("filter",
+                      "%s: %s %gs is in seconds but the sample rate is unknown (give "
+                      "--rate HZ)",
+                      name, what, s->seconds);
   double v = s->seconds * rate;
   if (v > 9.0e18) {
     diag_error("%s: %s %gs is past the end", name, what, s->seconds);

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "diag.h"
+#include "out_check.h"
 
 #include <errno.h>
 #include <math.h>
@@ -210,6 +211,16 @@ int capture_out_open(const filter_options *o, const capture_in *in, capture_out 
   }
   out->sigmf = !to_stdout && (sigmf_is_path(o->out_path) || ends_with(o->out_path, ".sigmf") ||
                               (in->meta && !has_capture_extension(o->out_path)));
+  if (out->sigmf && !o->overwrite) { /* the pair's names, not OUT's */
+    char *meta = NULL, *data = NULL, err[512] = "";
+    int rc = sigmf_paths(o->out_path, &meta, &data, err, sizeof err) == CONVOY_OK
+                 ? out_check_free("filter", meta, 0)
+                 : CLI_EXIT_OK;
+    if (rc == CLI_EXIT_OK && data) rc = out_check_free("filter", data, 0);
+    free(meta);
+    free(data);
+    if (rc != CLI_EXIT_OK) return rc;
+  }
   if (to_stdout && in->meta)
     diag_notice("stdout: raw %s samples; %s's SigMF metadata is not written",
                 capture_datatype_name(t), in->name);

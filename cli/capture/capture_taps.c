@@ -92,6 +92,13 @@ static int load(const filter_options *o, double rate, loaded *l) {
     return load_capture(o->taps_arg, type, l);
   if (o->taps == TAPS_DESIGN) {
     convoy_design d;
+    /* A rate the input does not carry is missing from the command line. */
+    if (convoy_design_parse_spec(o->taps_arg, &d, err, sizeof err) == CONVOY_OK && d.rate == 0 &&
+        !(rate > 0))
+      return diag_usage("filter",
+                        "--design %s needs the sample rate: add rate=HZ to it or give --rate HZ "
+                        "(SigMF recordings carry it in core:sample_rate)",
+                        o->taps_arg);
     st = convoy_design_parse(o->taps_arg, rate, &d, err, sizeof err);
     if (st == CONVOY_OK) st = convoy_design_taps(&d, &taps, err, sizeof err);
   } else {

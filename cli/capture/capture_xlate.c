@@ -32,16 +32,20 @@ int capture_xlate_config(const filter_options *o, const char *in_name, int is_co
   cfg->decimation = (int32_t)capture_xlate_factor(x);
   cfg->shift = 0.0;
   if (!x->has_shift) return CLI_EXIT_OK;
-  if (!is_complex)
-    return diag_usage("filter", "--shift needs complex samples, and %s holds real ones", in_name);
+  if (!is_complex) {
+    diag_error("%s: --shift needs complex samples, and this input holds real ones", in_name);
+    return CLI_EXIT_FAIL;
+  }
   if (!(rate > 0))
     return diag_usage("filter",
                       "--shift needs the sample rate of %s: give --rate HZ (SigMF recordings "
                       "carry it in core:sample_rate)",
                       in_name);
-  if (fabs(x->shift_hz) > rate / 2)
-    return diag_usage("filter", "--shift %.9g Hz is beyond half the sample rate of %s (%.9g Hz)",
-                      x->shift_hz, in_name, rate);
+  if (fabs(x->shift_hz) > rate / 2) {
+    diag_error("%s: --shift %.9g Hz is beyond half its sample rate (%.9g Hz)", in_name, x->shift_hz,
+               rate);
+    return CLI_EXIT_FAIL;
+  }
   cfg->shift = x->shift_hz / rate;
   return CLI_EXIT_OK;
 }

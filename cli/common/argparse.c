@@ -2,6 +2,7 @@
 #include "argparse.h"
 
 #include "commands.h"
+#include "convoy_taps.h"
 #include "diag.h"
 
 #include <errno.h>
@@ -121,6 +122,17 @@ int arg_int64(const arg_parser *p, const char *text, int64_t lo, int64_t hi, int
   if (parse_int64(text, v) == 0 && *v >= lo && *v <= hi) return 0;
   diag_usage(p->cmd, "%s: '%s' is not a whole number in %lld..%lld", p->current, text ? text : "",
              (long long)lo, (long long)hi);
+  return -1;
+}
+
+int arg_design_spec(const arg_parser *p, const char *text) {
+  convoy_design d;
+  char err[512] = "";
+  convoy_status st = convoy_design_parse_spec(text, &d, err, sizeof err);
+  /* With rate= in it, the spec is whole: every range is known now. */
+  if (st == CONVOY_OK && d.rate > 0) st = convoy_design_parse(text, 0, &d, err, sizeof err);
+  if (st == CONVOY_OK) return 0;
+  diag_usage(p->cmd, "%s: %s", p->current, err);
   return -1;
 }
 

@@ -95,6 +95,10 @@ int arg_parse(arg_parser *p, void *target, arg_handler handle, const int *stop);
 int arg_double(const arg_parser *p, const char *text, double *v);
 /* An integer in [lo, hi]. */
 int arg_int64(const arg_parser *p, const char *text, int64_t lo, int64_t hi, int64_t *v);
+/* A filter design spec (convoy_design_parse_spec): its syntax, its keys and
+ * every range that holds at any sample rate, checked before any file is
+ * opened, so that a spec that cannot be right is a usage error. */
+int arg_design_spec(const arg_parser *p, const char *text);
 
 /* A comma-separated list as an option's value ("--taps 16,128,1024"): item()
  * is called for each non-empty element with ctx, and returns 0 or a usage

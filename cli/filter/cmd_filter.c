@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "convoy.h"
 #include "diag.h"
+#include "out_check.h"
 #include "filter_options.h"
 #include "filter_run.h"
 #include "filter_taps.h"
@@ -309,6 +310,7 @@ int cmd_filter(int argc, char **argv) {
   diag_set_quiet(j.opt.quiet);
   int is_capture = capture_is_input(&j.opt);
   rc = capture_filter_check(&j.opt, is_capture);
+  if (rc == CLI_EXIT_OK) rc = out_check_free("filter", j.opt.out_path, j.opt.overwrite);
   if (rc != CLI_EXIT_OK) return rc;
   audio_install_signal_cleanup();
   if (is_capture)

@@ -168,8 +168,10 @@ static int handle(arg_parser *p, int id, const char *val, void *target) {
     return set_taps(p, o, TAPS_FILE, val);
   case OPT_IR:
     return set_taps(p, o, TAPS_IR, val);
-  case OPT_DESIGN:
-    return set_taps(p, o, TAPS_DESIGN, val);
+  case OPT_DESIGN: {
+    const int rc = set_taps(p, o, TAPS_DESIGN, val);
+    return rc == CLI_EXIT_OK && arg_design_spec(p, val) ? CLI_EXIT_USAGE : rc;
+  }
   case OPT_SUBTYPE:
     if (audio_subtype_from_name(val, &o->subtype) != 0 || o->subtype == AUDIO_SUBTYPE_SAME)
       return diag_usage(p->cmd, "--subtype: '%s' is not one of pcm16, pcm24, pcm32, float, double",

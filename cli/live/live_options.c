@@ -80,8 +80,10 @@ static int handle(arg_parser *p, int id, const char *val, void *target) {
     return set_source(p, o, LIVE_SOURCE_IR, val);
   case OPT_TAPS:
     return set_source(p, o, LIVE_SOURCE_TAPS, val);
-  case OPT_DESIGN:
-    return set_source(p, o, LIVE_SOURCE_DESIGN, val);
+  case OPT_DESIGN: {
+    const int rc = set_source(p, o, LIVE_SOURCE_DESIGN, val);
+    return rc == CLI_EXIT_OK && arg_design_spec(p, val) ? CLI_EXIT_USAGE : rc;
+  }
   case OPT_CONFIG:
     return set_source(p, o, LIVE_SOURCE_CONFIG, val);
   case OPT_IN:

@@ -95,13 +95,13 @@ expect_status 1 "--decimate 0"
 run filter ../rec.sigmf-meta o2 --taps ../sym9.txt --decimate 4097
 expect_status 1 "--decimate 4097"
 run filter real.f32 o3.f32 --taps ../sym9.txt --shift 100 --rate 1000
-expect_status 1 "--shift on real samples"
+expect_status 2 "--shift on real samples"
 check "--shift on real: says complex" grep -q "complex" stderr.txt
 run filter ../raw.cs16 o4.cs16 --taps ../sym9.txt --shift 100
 expect_status 1 "--shift without a rate"
 check "--shift without rate: says --rate" grep -q -- "--rate" stderr.txt
 run filter ../rec.sigmf-meta o5 --taps ../sym9.txt --shift 600000
-expect_status 1 "--shift beyond half the rate"
+expect_status 2 "--shift beyond half the rate"
 run filter ../rec.sigmf-meta o6 --taps ../sym9.txt --shift abc
 expect_status 1 "--shift abc"
 gen tone.wav --rate 8000 --frames 100

@@ -34,8 +34,6 @@ expect_fail "size not a multiple (raw)" "not a multiple" odd.cf32 out/o.cf32 --t
 expect_fail "skip past the end" "past the end" good.cf32 out/o.cf32 --taps taps.txt --skip 1000
 expect_fail "count past the end" "past the end" good.cf32 out/o.cf32 --taps taps.txt \
   --skip 10 --count 991
-expect_fail "seconds without a rate" "sample rate" good.cf32 out/o.cf32 --taps taps.txt \
-  --skip 0.5s
 expect_fail "skip in seconds past the end" "past the end" good.cf32 out/o.cf32 \
   --taps taps.txt --rate 1000 --skip 2s
 
@@ -83,7 +81,15 @@ expect_status 1 "--skip 1x"
 "$REF" gen exists.cf32 cf32_le 10 3
 cp exists.cf32 exists.bak
 run filter good.cf32 exists.cf32 --taps taps.txt
-expect_status 2 "existing output"
+expect_status 1 "existing output"
 check "existing output untouched" cmp -s exists.cf32 exists.bak
+# A SigMF pair: either file already there refuses the run.
+cp good.sigmf-data pair.sigmf-data
+cp pair.sigmf-data pair.bak
+run filter good.sigmf-meta pair.sigmf-meta --taps taps.txt
+expect_status 1 "existing SigMF data file"
+expect_one_error_line "existing SigMF data file" pair.sigmf-data
+check "existing SigMF data untouched" cmp -s pair.sigmf-data pair.bak
+check "no meta written beside it" test ! -e pair.sigmf-meta
 
 finish

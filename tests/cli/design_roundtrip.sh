@@ -27,12 +27,12 @@ check "taps=101 gives 101 taps" test "$(count_taps r.txt)" -eq 101
 
 "$CONVOY" design lowpass:cutoff=1000,width=100 >/dev/null 2>stderr.txt
 STATUS=$?
-expect_status 2 "design without any rate"
+expect_status 1 "design without any rate"
 expect_one_error_line "design without any rate" rate
 
 "$CONVOY" design lowpass:cutoff=5000,width=100 --rate 8000 >/dev/null 2>stderr.txt
 STATUS=$?
-expect_status 2 "design cutoff above Nyquist"
+expect_status 1 "design cutoff above Nyquist"
 expect_one_error_line "design cutoff above Nyquist" cutoff
 
 finish

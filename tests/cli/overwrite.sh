@@ -9,7 +9,7 @@ cp old.wav out.wav
 cp old.wav keep.wav
 
 run filter in.wav out.wav --taps taps.txt
-expect_status 2 "existing OUT without -y"
+expect_status 1 "existing OUT without -y"
 expect_one_error_line "existing OUT without -y" out.wav
 check "existing OUT is untouched" cmp -s out.wav keep.wav
 check "no temporary left beside OUT" test "$(ls -A | grep -c '^out')" -eq 1

@@ -41,6 +41,33 @@ expect_usage "design bad rate" --rate design lowpass:cutoff=1000,width=100 --rat
 expect_usage "info with an argument" extra info extra
 expect_usage "help for an unknown command" nosuch help nosuch
 
+# Design specs wrong whatever the input: checked before IN is opened.
+expect_usage "unknown design type" notch filter in.wav out/o.wav --design notch:1000
+expect_usage "misspelt design key" cutof filter in.wav out/o.wav --design lowpass:cutof=1000
+expect_usage "bare design type" cutoff filter in.wav out/o.wav --design lowpass
+expect_usage "design without width or taps" width filter in.wav out/o.wav \
+  --design lowpass:cutoff=1000
+expect_usage "design value not a number" abc filter in.wav out/o.wav \
+  --design lowpass:cutoff=1000,taps=abc
+expect_usage "negative width" width filter in.wav out/o.wav --design lowpass:cutoff=1000,width=-50
+expect_usage "bandpass low above high" low filter in.wav out/o.wav \
+  --design bandpass:low=3000,high=300,width=100
+expect_usage "atten beyond what float32 taps meet" "float32 taps do not meet more" filter in.wav \
+  out/o.wav --design lowpass:cutoff=1000,width=100,atten=150
+expect_usage "design whose own rate puts the cutoff past Nyquist" Nyquist filter in.wav out/o.wav \
+  --design lowpass:cutoff=30000,width=100,rate=48000
+expect_usage "design spec on convoy design" Nyquist design lowpass:cutoff=30000,taps=31 --rate 48000
+expect_usage "live design spec" cutof live --design lowpass:cutof=1000
+
+# A value the input does not supply is missing from the command line.
+"$TOOLS/capture_ref" gen raw.cf32 cf32_le 100 1
+expect_usage "design needing a rate a raw capture lacks" "rate" filter raw.cf32 out/o.cf32 \
+  --design lowpass:cutoff=1000,taps=31
+expect_usage "seconds needing a rate a raw capture lacks" "sample rate" filter raw.cf32 \
+  out/o.cf32 --taps taps.txt --skip 0.5s
+
+# An existing OUT without -y (as ffmpeg): tests/cli/overwrite.sh.
+
 expect_usage "convoy without a command" "no command"
 
 finish
