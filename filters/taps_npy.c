@@ -1,6 +1,7 @@
 /* taps_npy.c - NumPy .npy taps (format versions 1.0, 2.0 and 3.0).
  *
- * Accepted: dtype '<f4', '>f4', '<f8', '>f8'; shape (n,), or (n, 1) / (1, n),
+ * Accepted: dtype '<f4', '>f4', '<f8', '>f8' and complex '<c8', '>c8', '<c16',
+ * '>c16' (complex taps, (re, im) pairs); shape (n,), or (n, 1) / (1, n),
  * which hold the same n values in the same order. For such vector shapes C
  * and Fortran order lay the values out identically, so fortran_order may be
  * True or False. The data must be exactly n items long: a shorter file is
@@ -177,18 +178,26 @@ convoy_status taps_parse_npy(const char *name, const unsigned char *buf, size_t 
     return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: bad .npy header: %s", name,
                                why);
 
-  int big, item;
-  if (strcmp(h.descr, "<f4") == 0 || strcmp(h.descr, ">f4") == 0)
-    item = 4;
-  else if (strcmp(h.descr, "<f8") == 0 || strcmp(h.descr, ">f8") == 0)
-    item = 8;
-  else {
+  /* width: bytes of one real value; parts: 1 real, 2 complex (re, im). */
+  int big, width, parts;
+  const char *kind = h.descr + 1;
+  if (strcmp(kind, "f4") == 0 || strcmp(kind, "c8") == 0)
+    width = 4;
+  else if (strcmp(kind, "f8") == 0 || strcmp(kind, "c16") == 0)
+    width = 8;
+  else
+    width = 0;
+  parts = kind[0] == 'c' ? 2 : 1;
+  if (!width || (h.descr[0] != '<' && h.descr[0] != '>')) {
     char q[24];
     taps_quote(q, sizeof q, h.descr, strlen(h.descr), 16);
     return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
-                               "%s: dtype '%s' not supported (need float32 or float64)", name, q);
+                               "%s: dtype '%s' not supported (need float32, float64, complex64 or "
+                               "complex128)",
+                               name, q);
   }
   big = h.descr[0] == '>';
+  const int item = width * parts;
 
   char shape[96];
   format_shape(&h, shape, sizeof shape);
@@ -220,11 +229,13 @@ convoy_status taps_parse_npy(const char *name, const unsigned char *buf, size_t 
                                "%s: %lld taps, more than the limit %lld", name, (long long)n,
                                (long long)TAPS_MAX_LENGTH);
 
-  convoy_status st = taps_alloc(taps, 1, n, name, err, err_size);
+  convoy_status st = taps_alloc(taps, 1, n * parts, name, err, err_size);
   if (st != CONVOY_OK) return st;
-  for (int64_t i = 0; i < n; i++) {
+  taps->length = n;
+  taps->is_complex = parts == 2;
+  for (int64_t i = 0; i < n * parts; i++) {
     double v;
-    if (item == 4) {
+    if (width == 4) {
       uint32_t u = (uint32_t)load_bytes(data + (size_t)i * 4, 4, big);
       float f;
       memcpy(&f, &u, 4);
@@ -239,8 +250,10 @@ convoy_status taps_parse_npy(const char *name, const unsigned char *buf, size_t 
                                             : NULL;
     if (bad) {
       convoy_taps_free(taps);
-      return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
-                                 "%s: tap %lld (counting from 0) %s", name, (long long)i, bad);
+      return convoy_error_format(
+          err, err_size, CONVOY_ERR_FORMAT, "%s: tap %lld (counting from 0)%s %s", name,
+          (long long)(i / parts), parts == 1 ? "" : (i % 2 ? ", imaginary part," : ", real part,"),
+          bad);
     }
     taps->data[i] = (float)v;
   }

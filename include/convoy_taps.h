@@ -19,10 +19,14 @@ extern "C" {
 
 /** A set of taps: one or more channels of equal length, planar. */
 typedef struct convoy_taps {
-  int32_t channels; /* >= 1 */
-  int64_t length;   /* taps per channel, >= 1 */
-  float *data;      /* channels * length floats; channel c at data + c * length; owned */
-  double rate;      /* sample rate in Hz the taps were made for; 0 = unknown */
+  int32_t channels;   /* >= 1 */
+  int64_t length;     /* taps per channel, >= 1 */
+  float *data;        /* channels * length floats; channel c at data + c * length; owned.
+                         Complex taps: channels * length (re, im) pairs, channel c at
+                         data + 2 * c * length, the layout of convoy_filter_create_typed's
+                         CONVOY_SAMPLE_CF32 taps */
+  double rate;        /* sample rate in Hz the taps were made for; 0 = unknown */
+  int32_t is_complex; /* 1: complex taps (from a complex .npy); 0: real */
 } convoy_taps;
 
 typedef enum convoy_taps_format {
@@ -36,7 +40,9 @@ typedef enum convoy_taps_format {
                               (re, im) columns, say), refused rather than read as one list */
   CONVOY_TAPS_NPY = 2,     /* NumPy .npy (format 1.0/2.0/3.0), '<f4' or '<f8' (also '>f4',
                               '>f8'), shape (n,), (n,1) or (1,n) (the same n values in either
-                              order); float64 values must fit float32 */
+                              order); float64 values must fit float32. Complex '<c8' or '<c16'
+                              (also '>c8', '>c16'), the same shapes, give complex taps
+                              (is_complex = 1), as np.save() writes complex64/complex128 */
   CONVOY_TAPS_RAW_F32 = 3, /* raw little-endian float32, length = bytes / 4 */
   CONVOY_TAPS_AUDIO = 4    /* impulse response in any file libsndfile reads; one
                               channel of taps per file channel; rate from the file */

@@ -55,8 +55,9 @@ static void expect_taps(const char *what, const char *path, convoy_taps_format f
   convoy_status st = convoy_taps_load(path, fmt, &t, err, sizeof err);
   TS_CHECK(st == CONVOY_OK, "%s: %s (%s)", what, convoy_strerror(st), err);
   if (st != CONVOY_OK) return;
-  TS_CHECK(t.channels == 1 && t.length == n, "%s: got %d x %lld, want 1 x %lld", what,
-           (int)t.channels, (long long)t.length, (long long)n);
+  TS_CHECK(t.channels == 1 && t.length == n && !t.is_complex,
+           "%s: got %d x %lld (complex %d), want 1 x %lld real", what, (int)t.channels,
+           (long long)t.length, (int)t.is_complex, (long long)n);
   if (t.channels == 1 && t.length == n) {
     int same = 1;
     for (int64_t i = 0; i < n; i++) same &= t.data[i] == want[i];
@@ -259,6 +260,34 @@ static void test_npy(void) {
               CONVOY_TAPS_NPY, want, 5);
 }
 
+/* np.save() of complex64 and complex128 taps, either byte order: complex
+ * taps, (re, im) pairs in order. */
+static void test_npy_complex(void) {
+  const double v[6] = {0.5, -0.25, 0.1, 3.0e-5, -1.0, 0.75}; /* 3 complex taps */
+  struct {
+    const char *descr;
+    int item, big;
+  } types[] = {{"<c8", 4, 0}, {"<c16", 8, 0}, {">c8", 4, 1}, {">c16", 8, 1}};
+  for (int k = 0; k < 4; k++) {
+    char dict[200], name[64];
+    snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (3,), }",
+             types[k].descr);
+    snprintf(name, sizeof name, "c%d.npy", k);
+    /* write_npy writes values of one real width: 6 of them are 3 complex items */
+    const char *path = write_npy(name, 1, dict, v, 6, types[k].item, types[k].big, 0, 0);
+    convoy_taps t;
+    char err[512] = "";
+    convoy_status st = convoy_taps_load(path, CONVOY_TAPS_AUTO, &t, err, sizeof err);
+    TS_CHECK(st == CONVOY_OK, "npy %s: %s", types[k].descr, err);
+    if (st != CONVOY_OK) continue;
+    int same = t.channels == 1 && t.length == 3 && t.is_complex == 1;
+    for (int i = 0; same && i < 6; i++) same = t.data[i] == (float)v[i];
+    TS_CHECK(same, "npy %s: got %d x %lld complex %d, or values differ", types[k].descr,
+             (int)t.channels, (long long)t.length, (int)t.is_complex);
+    convoy_taps_free(&t);
+  }
+}
+
 static void test_npy_errors(void) {
   const double v[4] = {0.5, -0.25, 0.125, 1.0};
   const char *f4 = "{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }";
@@ -270,11 +299,17 @@ static void test_npy_errors(void) {
               write_npy("i4.npy", 1, "{'descr': '<i4', 'fortran_order': False, 'shape': (4,), }", v,
                         4, 4, 0, 0, 0),
               CONVOY_TAPS_AUTO, CONVOY_ERR_FORMAT,
-              "dtype '<i4' not supported (need float32 or float64)", NULL);
-  expect_fail("npy complex",
-              write_npy("c8.npy", 1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", v,
-                        4, 4, 0, 0, 0),
-              CONVOY_TAPS_AUTO, CONVOY_ERR_FORMAT, "dtype '<c8'", NULL);
+              "dtype '<i4' not supported (need float32, float64, complex64 or complex128)", NULL);
+  const double cx_nan[4] = {0.5, 0.25, 1.0, NAN};
+  expect_fail("npy complex with a NaN imaginary part",
+              write_npy("cnan.npy", 1, "{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }",
+                        cx_nan, 4, 8, 0, 0, 0),
+              CONVOY_TAPS_AUTO, CONVOY_ERR_FORMAT,
+              "tap 1 (counting from 0), imaginary part, is NaN", NULL);
+  expect_fail("npy complex truncated",
+              write_npy("ctr.npy", 1, "{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }",
+                        v, 4, 4, 0, 0, 0),
+              CONVOY_TAPS_AUTO, CONVOY_ERR_FORMAT, "truncated", "24 data bytes");
   expect_fail("npy structured",
               write_npy("st.npy", 1,
                         "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (4,), }", v, 4,
@@ -526,6 +561,7 @@ int main(void) {
   test_text(&rng);
   test_text_errors();
   test_npy();
+  test_npy_complex();
   test_npy_errors();
   test_raw();
   test_audio();

@@ -114,7 +114,7 @@ static int load(const filter_options *o, double rate, loaded *l) {
   l->channels = taps.channels;
   l->length = taps.length;
   l->rate = taps.rate;
-  l->is_complex = 0;
+  l->is_complex = taps.is_complex;
   return CLI_EXIT_OK;
 }
 

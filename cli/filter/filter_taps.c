@@ -36,6 +36,12 @@ static int check(const filter_options *o, const char *in_name, int32_t channels,
   const char *what = o->taps == TAPS_DESIGN ? "design"
                      : o->taps == TAPS_IR   ? "impulse response"
                                             : "taps";
+  if (taps->is_complex) {
+    diag_error("%s: complex taps need a complex input (a capture such as .cf32 or SigMF), and "
+               "%s is real audio",
+               o->taps_arg, in_name);
+    return CLI_EXIT_FAIL;
+  }
   if (taps->rate > 0 && fabs(taps->rate - (double)rate) > 0.5) {
     diag_error("%s: %s is for %.0f Hz but %s is %d Hz (resample one of them first)", o->taps_arg,
                what, taps->rate, in_name, (int)rate);

@@ -31,6 +31,10 @@ static convoy_status load_file(live_ir_bank *bank, const char *path, convoy_taps
   live_ir *ir;
   convoy_status st = add(bank, path, &ir, err, err_size);
   if (st == CONVOY_OK) st = convoy_taps_load(path, format, &ir->taps, err, err_size);
+  if (st == CONVOY_OK && ir->taps.is_complex) {
+    snprintf(err, err_size, "%s: complex taps; convoy live filters real audio", path);
+    st = CONVOY_ERR_FORMAT;
+  }
   if (st != CONVOY_OK && err && err_size && !err[0])
     snprintf(err, err_size, "%s: %s", path, convoy_strerror(st));
   return st;

@@ -117,6 +117,32 @@ else
   expect_status 0 "complex taps"
   compare "complex taps output" c16_out.cf32 cf32_le c16.cs16 ci16_le ctaps.cf32 \
     --gain 0.1
+  # The same taps saved by numpy (np.save of complex64 and complex128, both
+  # byte orders): read as complex taps, the same output bit for bit.
+  python3 - <<'PY'
+import struct
+raw = open("ctaps.cf32", "rb").read()
+vals = struct.unpack("<%df" % (len(raw) // 4), raw)
+for descr, fmt in (("<c8", "<%df"), ("<c16", "<%dd"), (">c8", ">%df"), (">c16", ">%dd")):
+    head = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % (descr, len(vals) // 2)
+    head += " " * (63 - (10 + len(head)) % 64) + "\n"
+    name = "ctaps_%s%s.npy" % ("le" if descr[0] == "<" else "be", descr[1:])
+    with open(name, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head.encode())
+        f.write(struct.pack(fmt % len(vals), *vals))
+PY
+  for npy in ctaps_lec8 ctaps_lec16 ctaps_bec8 ctaps_bec16; do
+    run filter c16.cs16 "$npy.cf32" --taps "$npy.npy" --gain -20 -q
+    expect_status 0 "complex .npy taps ($npy)"
+    check "complex .npy taps ($npy) = .cf32 taps" cmp -s "$npy.cf32" c16_out.cf32
+  done
+  # Audio is real: complex taps are refused, naming the file.
+  gen mono.wav --frames 100 --channels 1 --rate 8000 --signal noise
+  rm -rf out && mkdir out
+  run filter mono.wav out/o.wav --taps ctaps_lec8.npy
+  expect_status 2 "complex taps on audio"
+  expect_one_error_line "complex taps on audio" "ctaps_lec8.npy"
+  expect_dir_empty out "complex taps on audio"
 fi
 
 finish
