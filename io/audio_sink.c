@@ -96,16 +96,17 @@ convoy_status audio_sink_open(audio_sink **out, const char *path, const audio_si
       return st;
     }
   }
+  /* Asked before opening: libsndfile may close the descriptor on failure. */
+  struct stat st;
+  const int is_pipe =
+      to_stdout && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
   sink->sf = sf_open_fd(fd, SFM_WRITE, &sfi, 0);
   if (!sink->sf) {
     char text[256];
     io_sf_text(sf_strerror(NULL), text, sizeof text);
-    struct stat st;
-    int is_pipe =
-        to_stdout && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
     int system = sf_error(NULL) == SF_ERR_SYSTEM;
     io_errorf(err, err_size, "%s: cannot write: %s%s", name, text,
-              is_pipe && !system ? " (AU, CAF and Ogg can be written to a pipe)" : "");
+              is_pipe ? "; give --type au, which streams through pipes both ways" : "");
     drop_output(sink);
     free_sink(sink);
     return system ? CONVOY_ERR_IO : CONVOY_ERR_UNSUPPORTED;

@@ -33,7 +33,9 @@ struct audio_source {
 
 /* Appended to errors on a pipe: these formats need seeking and libsndfile
  * fails on them in ways that do not say so. */
-#define PIPE_HINT "; libsndfile cannot read FLAC or CAF from a pipe"
+#define PIPE_HINT                                                                                  \
+  "; libsndfile cannot read FLAC or CAF from a pipe: send AU through pipes (--type au), or "       \
+  "give a file"
 
 static int lseekable(int fd) {
   return lseek(fd, 0, SEEK_CUR) != (off_t)-1;

@@ -36,9 +36,9 @@ void help_main(FILE *f) {
         "  Design once, save the taps, reuse them:\n"
         "    convoy design lowpass:cutoff=4000,width=500,atten=80 --rate 48000 > lp.txt\n"
         "    convoy filter in.wav out.wav --taps lp.txt\n"
-        "  Read stdin, write stdout (a pipe needs a streamable type such as flac or au):\n"
-        "    sox in.mp3 -t wav - | convoy filter - - --type flac --design lowpass:cutoff=8000,"
-        "width=1000 > out.flac\n"
+        "  Read stdin, write stdout (a pipe gets AU, which convoy reads back from a pipe):\n"
+        "    sox in.mp3 -t wav - | convoy filter - - --design lowpass:cutoff=8000,"
+        "width=1000 | play -t au -\n"
         "\n"
         "Exit status: 0 success, 1 usage error, 2 processing error.\n",
         f);
@@ -85,7 +85,8 @@ void help_filter(FILE *f) {
           "  --align=sox       drop floor((T-1)/2) frames for T taps whatever the taps, as\n"
           "                    sox's fir does: the same timing as sox, frame for frame\n"
           "  --no-dither       no TPDF dither when writing 16-bit or smaller integers\n"
-          "  --type T          container of OUT when OUT is '-' (e.g. flac, au, wav)\n"
+          "  --type T          container of OUT when OUT is '-' (e.g. flac, au, wav);\n"
+          "                    default: AU on a pipe (WAV cannot stream), else WAV\n"
           "  --threads N       CPU threads for the filter (default: all but one, which\n"
           "                    reading and writing use)\n"
           "  --fft-size N      FFT size of the FFT engines (default: a cost model)\n"

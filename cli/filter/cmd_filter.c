@@ -99,6 +99,11 @@ static int open_output(filter_job *j) {
   if (j->opt.out_type) {
     snprintf(typed, sizeof typed, "stdout.%s", j->opt.out_type);
     format_path = typed;
+  } else if (strcmp(j->opt.out_path, "-") == 0 && lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0) {
+    /* WAV's header is written last, so it cannot stream: a pipe gets AU,
+     * which convoy (and sox, ffmpeg) read back from a pipe. */
+    format_path = "stdout.au";
+    diag_notice("stdout is a pipe: writing AU (--type chooses another container)");
   }
   convoy_status st = audio_output_format(format_path, j->info.format, j->opt.subtype,
                                          &j->out_format, err, sizeof err);
