@@ -73,7 +73,7 @@ static int32_t default_threads(void) {
 static int make_stream(filter_job *j) {
   convoy_stream_config cfg;
   convoy_stream_config_init(&cfg);
-  cfg.channels = j->info.channels;
+  cfg.channels = j->filters.true_stereo ? 4 : j->info.channels;
   cfg.engine = resolve_engine(j->opt.engine);
   cfg.threads = j->opt.threads > 0 ? j->opt.threads : default_threads();
   cfg.fft_size = j->opt.fft_size;
@@ -158,6 +158,7 @@ static int run_pass(filter_job *j, const char *label, float gain, audio_sink *si
   rc.src = j->src;
   rc.stream = j->stream;
   rc.channels = j->info.channels;
+  rc.true_stereo = j->filters.true_stereo;
   rc.chunk_frames = pass_chunk_frames(j->stream, CHUNK_SAMPLES, j->info.channels, j->info.frames);
   rc.window.skip = j->skip;
   rc.window.tail = j->opt.tail;

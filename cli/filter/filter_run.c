@@ -10,7 +10,27 @@
 static convoy_status read_audio(void *ctx, void *in, int64_t max_frames, int64_t *got, char *err,
                                 size_t err_size) {
   const filter_run_config *cfg = ctx;
-  return audio_source_read_native(cfg->src, in, max_frames, got, err, err_size);
+  convoy_status st = audio_source_read_native(cfg->src, in, max_frames, got, err, err_size);
+  if (st != CONVOY_OK || !cfg->true_stereo) return st;
+  /* L, R -> L, R, L, R in place, from the last frame back. */
+  const size_t w = convoy_sample_format_bytes(audio_source_native_format(cfg->src));
+  unsigned char *b = in;
+  for (int64_t i = *got - 1; i >= 0; i--) {
+    memmove(b + (size_t)i * 4 * w, b + (size_t)i * 2 * w, 2 * w);
+    memcpy(b + ((size_t)i * 4 + 2) * w, b + (size_t)i * 4 * w, 2 * w);
+  }
+  return CONVOY_OK;
+}
+
+/* A true-stereo chunk's 4 stream channels into its 2 output channels, in
+ * place: L = y0 + y1, R = y2 + y3. */
+static void fold_true_stereo(const filter_run_config *cfg, float *x, int64_t n) {
+  if (!cfg->true_stereo) return;
+  for (int64_t i = 0; i < n; i++) {
+    const float l = x[4 * i] + x[4 * i + 1], r = x[4 * i + 2] + x[4 * i + 3];
+    x[2 * i] = l;
+    x[2 * i + 1] = r;
+  }
 }
 
 static void scale(const filter_run_config *cfg, float *x, int64_t n) {
@@ -33,6 +53,7 @@ static convoy_status encode_scaled(void *ctx, void *frames, int64_t n, void *cod
                                    size_t err_size) {
   const encoder *e = ctx;
   (void)err, (void)err_size;
+  fold_true_stereo(e->cfg, frames, n);
   scale(e->cfg, frames, n);
   audio_sink_encode_parallel(e->cfg->sink, frames, n, codes, e->pool);
   return CONVOY_OK;
@@ -50,6 +71,7 @@ static convoy_status write_float(void *ctx, void *frames, int64_t n, char *err, 
 
 static convoy_status write_scaled(void *ctx, void *frames, int64_t n, char *err, size_t err_size) {
   const filter_run_config *cfg = ctx;
+  fold_true_stereo(cfg, frames, n);
   scale(cfg, frames, n);
   if (cfg->sink) return write_float(ctx, frames, n, err, err_size);
   return cfg->consume(cfg->consume_ctx, frames, n, err, err_size);
@@ -65,8 +87,9 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   /* 16-bit PCM goes to the stream as it is stored: the stream converts it
    * (a GPU one on the GPU, the bus carrying half the bytes). */
   pc.in_format = audio_source_native_format(cfg->src);
-  pc.in_frame_bytes = (size_t)cfg->channels * convoy_sample_format_bytes(pc.in_format);
-  pc.out_frame_bytes = (size_t)cfg->channels * sizeof(float);
+  const size_t stream_channels = cfg->true_stereo ? 4 : (size_t)cfg->channels;
+  pc.in_frame_bytes = stream_channels * convoy_sample_format_bytes(pc.in_format);
+  pc.out_frame_bytes = stream_channels * sizeof(float);
   pc.read = read_audio;
   pc.read_ctx = (void *)cfg;
   pc.write = write_scaled;

@@ -28,10 +28,13 @@ typedef convoy_status (*filter_consumer)(void *ctx, const float *frames, int64_t
                                          size_t err_size);
 
 typedef struct filter_run_config {
-  const char *in_name;   /* input's name for messages */
-  audio_source *src;     /* positioned at the first frame */
-  convoy_stream *stream; /* fresh or reset */
-  int32_t channels;
+  const char *in_name;     /* input's name for messages */
+  audio_source *src;       /* positioned at the first frame */
+  convoy_stream *stream;   /* fresh or reset */
+  int32_t channels;        /* of the input and the output */
+  int true_stereo;         /* stereo through a 4-channel stream: each frame goes in as
+                              L, R, L, R, and output L is the sum of the stream's
+                              channels 0 and 1, R of 2 and 3 (filter_taps.h) */
   int64_t chunk_frames;    /* frames per read, >= 1 */
   pass_window window;      /* skip and tail (no drop_end or decimation on audio) */
   float gain;              /* linear factor applied to the kept frames */

@@ -47,12 +47,14 @@ static int check(const filter_options *o, const char *in_name, int32_t channels,
                what, taps->rate, in_name, (int)rate);
     return CLI_EXIT_FAIL;
   }
-  if (taps->channels != 1 && taps->channels != channels) {
+  if (taps->channels != 1 && taps->channels != channels &&
+      !(taps->channels == 4 && channels == 2)) {
     char need[64];
     if (channels == 1)
       snprintf(need, sizeof need, "need 1");
     else
-      snprintf(need, sizeof need, "need 1 or %d", (int)channels);
+      snprintf(need, sizeof need, "need 1 or %d%s", (int)channels,
+               channels == 2 ? ", or 4 for true stereo" : "");
     diag_error("%s: %d channels of taps for %s with %d channel%s (%s)", o->taps_arg,
                (int)taps->channels, in_name, (int)channels, channels == 1 ? "" : "s", need);
     return CLI_EXIT_FAIL;
@@ -74,9 +76,13 @@ int filter_set_make(const filter_options *o, const char *in_name, int32_t channe
   set->max_taps = taps.length;
   set->linear_phase = 1;
   set->min_delay = INT64_MAX;
+  set->true_stereo = taps.channels == 4 && channels == 2;
+  /* True stereo: stream rows L, R, L, R take L->L, R->L, L->R, R->R. */
+  static const int32_t true_stereo_row[4] = {0, 2, 1, 3};
   for (int32_t c = 0; c < taps.channels; c++) {
+    const int32_t from = set->true_stereo ? true_stereo_row[c] : c;
     convoy_status st = convoy_filter_create(
-        &set->filters[c], taps.data + (size_t)c * (size_t)taps.length, taps.length);
+        &set->filters[c], taps.data + (size_t)from * (size_t)taps.length, taps.length);
     if (st != CONVOY_OK) {
       diag_error("%s: %s", o->taps_arg,
                  convoy_last_error()[0] ? convoy_last_error() : convoy_strerror(st));

@@ -48,6 +48,27 @@ check "--gain -6.5 scales the output" \
 check "--gain is not ignored" \
   bash -c "! '$TOOLS/audio_check' compare o_gain.wav in_float_2.wav ir_mono.wav >/dev/null"
 
+# A 4-channel IR on a stereo input is true stereo (L->L, L->R, R->L, R->R),
+# on every CPU engine, from pcm16 (read in its own width) and float, with the
+# ring-out, and through --normalize's measuring pass.
+gen ts_ir.wav --frames 300 --channels 4 --rate 48000 --signal noise --amp 0.2 --seed 21
+gen ts_in16.wav --frames 9000 --channels 2 --rate 48000 --subtype pcm16 --signal noise --seed 22
+for engine in cpu-direct cpu-fft auto; do
+  for in in in_float_2.wav ts_in16.wav; do
+    rm -f o_ts.wav
+    run filter $in o_ts.wav --ir ts_ir.wav --engine $engine --subtype float --tail -q
+    expect_status 0 "true stereo, $engine, $in"
+    check "true stereo, $engine, $in, matches the reference" \
+      "$TOOLS/audio_check" compare o_ts.wav $in ts_ir.wav --tail --max-err 1e-5
+  done
+done
+run filter in_float_2.wav o_ts_norm.wav --ir ts_ir.wav --normalize=-3 -q
+expect_status 0 "true stereo with --normalize"
+check "true stereo with --normalize peaks at -3 dBFS" \
+  awk -v p="$(info_field o_ts_norm.wav peak)" 'BEGIN { exit !(p > 0.70 && p < 0.71) }'
+gen ts_mono.wav --frames 500 --channels 1 --rate 48000 --signal noise
+expect_fail "4-channel IR on a mono input" "need 1" ts_mono.wav out/o.wav --ir ts_ir.wav
+
 # Taps longer than the signal, explicit FFT size and threads.
 gen short.wav --frames 100 --channels 1 --rate 48000 --signal noise --seed 9
 random_taps 1000 11 >long.txt

@@ -10,7 +10,8 @@
  *       read as 16-bit integers (saturation shows as full-scale codes)
  *   audio_check compare OUT IN TAPS [--skip D] [--tail] [--gain DB] [--max-err E]
  *       Checks OUT against the double-precision full convolution y of IN with
- *       TAPS (a text file of numbers with '#' comments, or an audio file):
+ *       TAPS (a text file of numbers with '#' comments, or an audio file; 4
+ *       channels on a stereo IN are true stereo, L->L, L->R, R->L, R->R):
  *       OUT must hold y[skip ..] * gain over IN's length (or to the end of y
  *       with --tail), with relative L2 error <= E (default 1e-5) per channel.
  *       Prints frames=N expected=M rel_l2=E; exit 0 when it matches, 1 when not.
@@ -215,7 +216,10 @@ static int cmd_compare(int argc, char **argv) {
   }
   audio out, in, taps;
   if (read_audio(argv[2], &out) || read_audio(argv[3], &in) || read_taps(argv[4], &taps)) return 2;
-  if (out.channels != in.channels || (taps.channels != 1 && taps.channels != in.channels)) {
+  /* 4 channels of taps on a stereo input: true stereo (L->L, L->R, R->L, R->R). */
+  const int true_stereo = taps.channels == 4 && in.channels == 2;
+  if (out.channels != in.channels ||
+      (taps.channels != 1 && taps.channels != in.channels && !true_stereo)) {
     printf("channels: out %d, in %d, taps %d\n", out.channels, in.channels, taps.channels);
     return 1;
   }
@@ -225,12 +229,18 @@ static int cmd_compare(int argc, char **argv) {
   double worst = 0;
   int ch = in.channels;
   float *x = malloc((size_t)n * sizeof(float));
-  double *y = malloc((size_t)full * sizeof(double));
+  double *y = malloc((size_t)full * sizeof(double)), *part = malloc((size_t)full * sizeof(double));
   int64_t cmp_frames = out.frames < expected ? out.frames : expected;
   for (int c = 0; c < ch && out.frames == expected; c++) {
-    for (int64_t k = 0; k < n; k++) x[k] = in.data[k * ch + c];
-    const float *h = taps.data + (taps.channels == 1 ? 0 : (int64_t)c * m);
-    ts_reference_conv(x, n, h, m, y);
+    for (int64_t k = 0; k < full; k++) y[k] = 0.0;
+    /* Output c sums input i through the taps of route i -> c. */
+    for (int i = 0; i < ch; i++) {
+      if (!true_stereo && i != c) continue;
+      for (int64_t k = 0; k < n; k++) x[k] = in.data[k * ch + i];
+      const int64_t row = true_stereo ? 2 * i + c : (taps.channels == 1 ? 0 : c);
+      ts_reference_conv(x, n, taps.data + row * m, m, part);
+      for (int64_t k = 0; k < full; k++) y[k] += part[k];
+    }
     for (int64_t k = 0; k < full; k++) y[k] *= gain;
     double e = ts_rel_l2(out.data + c, ch, y + skip, cmp_frames);
     if (e > worst || isnan(e)) worst = e;
@@ -239,6 +249,7 @@ static int cmd_compare(int argc, char **argv) {
          worst);
   free(x);
   free(y);
+  free(part);
   free(out.data);
   free(in.data);
   free(taps.data);
