@@ -265,6 +265,9 @@ typedef struct convoy_stream_config {
   double shift;                       /* frequency translation in cycles per input
                                          sample, -0.5 .. 0.5; complex streams only;
                                          0 (default) = none */
+  int32_t decimation_phase;           /* which outputs decimation keeps: y[n D + phase],
+                                         0 (default) .. D - 1; see "Decimation and
+                                         frequency shift" */
 } convoy_stream_config;
 
 /* Decimation and frequency shift (config.decimation D, config.shift f): a
@@ -273,16 +276,20 @@ typedef struct convoy_stream_config {
  * absolute indices from the start of the stream (or the last reset),
  *   y[k] = sum_j h[j] x[k-j] e^{-j 2 pi f (k-j)}   (x moved down by f cycles
  *                                                   per sample, then filtered)
- *   output frame n = y[n D].
- * The decimation grid is fixed at input frame 0: output n is y[n D] whatever
- * the chunking, so any cutting of the input gives bitwise the same output.
+ *   output frame n = y[n D + P],  P = config.decimation_phase (0 .. D - 1).
+ * The decimation grid is fixed at input frame 0: output n is y[n D + P]
+ * whatever the chunking, so any cutting of the input gives bitwise the same
+ * output. The phase picks which outputs are kept, nothing else: the shift's
+ * rotation still follows the absolute index k (a caller that drops the
+ * first S outputs of y, as an alignment does, keeps y[S], y[S + D], ... with
+ * P = S mod D).
  * It is computed as: taps rotated once at create, h'[j] = h[j] e^{j 2 pi f j}
  * (in double, rounded to float; real taps become complex when f != 0),
- * filtered, and output n multiplied by e^{-j 2 pi f n D}, a phase taken from
+ * filtered, and output n multiplied by e^{-j 2 pi f (n D + P)}, a phase taken from
  * the absolute index in double precision (exact to about 1e-16 of a cycle for
  * indices below 2^53). With D > 1 every stream count is in output frames:
  * max_output() and flush_frames() count decimated frames; after all input and
- * a flush the stream has produced ceil((in_total + taps - 1) / D) frames.
+ * a flush the stream has produced ceil((in_total + taps - 1 - P) / D) frames.
  * convoy_stream_latency() stays in input frames and grows by D - 1.
  * Cost: cpu-direct computes only every D-th output (work proportional to the
  * output rate; AUTO and CPU count its cost divided by D); cpu-fft keeps its
@@ -294,9 +301,11 @@ typedef struct convoy_stream_config {
  * otherwise computes every output and keeps every D-th. Both rotate and
  * quantize the kept frames on the GPU in the output pass, so the bus carries
  * 1/D of the output, in the output format. The engines differ by float
- * rounding, as without decimation. A shift on a real stream, |f| > 0.5, a
- * non-finite f or D outside 1 .. CONVOY_MAX_DECIMATION is
- * CONVOY_ERR_INVALID_ARGUMENT. */
+ * rounding, as without decimation. A phase P != 0 is served at the full-rate
+ * cost on cpu-fft and on a gpu-fft plan that would fold (every output
+ * computed, the kept ones picked). A shift on a real stream, |f| > 0.5, a
+ * non-finite f, D outside 1 .. CONVOY_MAX_DECIMATION or P outside 0 .. D - 1
+ * is CONVOY_ERR_INVALID_ARGUMENT. */
 
 /** Largest config.decimation. */
 #define CONVOY_MAX_DECIMATION 4096

@@ -63,13 +63,15 @@ typedef struct engine_request {
 /* What a whole-stream engine is given at create beyond the engine_request
  * (whose channels are the stream's rows, and decimation the stream's). */
 typedef struct engine_stream_setup {
-  convoy_engine wanted; /* the id asked for: a choice (auto, a family) lets the
-                           engine settle its own method; create reports it */
-  int32_t streams;      /* convoy_stream_config.gpu_streams (0 = default) */
-  int64_t chunk_frames; /* convoy_stream_config.chunk_frames (0 = default) */
-  output_spec out;      /* the stream's output format */
-  double shift;         /* cycles per input frame on a complex stream whose
-                           taps the stream already rotated; 0 = none */
+  convoy_engine wanted;     /* the id asked for: a choice (auto, a family) lets the
+                               engine settle its own method; create reports it */
+  int32_t streams;          /* convoy_stream_config.gpu_streams (0 = default) */
+  int64_t chunk_frames;     /* convoy_stream_config.chunk_frames (0 = default) */
+  output_spec out;          /* the stream's output format */
+  double shift;             /* cycles per input frame on a complex stream whose
+                               taps the stream already rotated; 0 = none */
+  int64_t decimation_phase; /* kept full-rate indices: this mod the request's
+                               decimation (convoy_stream_config) */
 } engine_stream_setup;
 
 /* The whole-stream ops: the semantics of the convoy_stream calls of the same

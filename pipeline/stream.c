@@ -126,6 +126,7 @@ static convoy_status create_whole(convoy_stream *s, const convoy_stream_config *
       .chunk_frames = cfg->chunk_frames,
       .out = s->out,
       .shift = s->dec ? s->dec->shift : 0.0,
+      .decimation_phase = s->dec ? s->dec->phase : 0,
   };
   const engine_stream_ops *whole = s->ops->whole_stream;
   convoy_engine chosen = s->ops->id;
@@ -398,14 +399,14 @@ int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames)
   if (s->whole) return s->ops->whole_stream->max_output(s->whole, in_frames);
   int64_t total = in_frames > INT64_MAX - s->pending ? INT64_MAX : s->pending + in_frames;
   const int64_t full = total / s->granule * s->granule;
-  return s->dec ? decim_count(s->dec->factor, s->full_pos, full) : full;
+  return s->dec ? decim_count(s->dec->factor, s->full_pos - s->dec->phase, full) : full;
 }
 
 int64_t convoy_stream_flush_frames(const convoy_stream *stream) {
   const convoy_stream *s = stream;
   if (!s || s->flushed) return 0;
   if (s->whole) return s->ops->whole_stream->flush_frames(s->whole);
-  return s->dec ? decim_count(s->dec->factor, s->full_pos, s->pending + s->hist)
+  return s->dec ? decim_count(s->dec->factor, s->full_pos - s->dec->phase, s->pending + s->hist)
                 : s->pending + s->hist;
 }
 
@@ -445,8 +446,8 @@ convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, siz
   char line[CONVOY_ERROR_SIZE] = "", dec[96] = "";
   s->ops->describe(s->impl, line, sizeof line);
   if (s->dec)
-    snprintf(dec, sizeof dec, ", decimation %lld, shift %.9g cycles/sample",
-             (long long)s->dec->factor, s->dec->shift);
+    snprintf(dec, sizeof dec, ", decimation %lld phase %lld, shift %.9g cycles/sample",
+             (long long)s->dec->factor, (long long)s->dec->phase, s->dec->shift);
   snprintf(buf, buf_size, "%s; %d %schannel%s%s, %lld-frame work buffer%s", line, (int)s->channels,
            s->is_complex ? "complex " : "", s->channels == 1 ? "" : "s",
            !s->is_complex    ? ""

@@ -11,14 +11,15 @@
 
 static const double TWO_PI = 6.283185307179586476925286766559;
 
-/* ceil(a / d) for a >= 0. */
+/* ceil(a / d) for d > 0 (C's division truncates, which is the ceiling
+ * for a negative a). */
 static int64_t ceil_div(int64_t a, int64_t d) {
-  return a / d + (a % d != 0);
+  return a >= 0 ? a / d + (a % d != 0) : a / d;
 }
 
 int64_t decim_count(int64_t factor, int64_t pos, int64_t n) {
   if (n <= 0) return 0;
-  const int64_t end = n > INT64_MAX - pos ? INT64_MAX : pos + n;
+  const int64_t end = pos > 0 && n > INT64_MAX - pos ? INT64_MAX : pos + n;
   return ceil_div(end, factor) - ceil_div(pos, factor);
 }
 
@@ -28,6 +29,10 @@ convoy_status decim_check_config(const convoy_stream_config *c) {
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
                             "%s: decimation %d is outside 1 .. %d (1 means none)", fn,
                             (int)c->decimation, CONVOY_MAX_DECIMATION);
+  if (c->decimation_phase < 0 || c->decimation_phase >= c->decimation)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "%s: decimation_phase %d is outside 0 .. %d (decimation - 1)", fn,
+                            (int)c->decimation_phase, (int)c->decimation - 1);
   if (!isfinite(c->shift) || c->shift < -0.5 || c->shift > 0.5)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
                             "%s: shift %g is outside -0.5 .. 0.5 cycles per sample", fn, c->shift);
@@ -56,9 +61,10 @@ convoy_status decim_setup_taps(convoy_stream *s, const convoy_stream_config *c) 
   if (!d) return CONVOY_ERR_OUT_OF_MEMORY;
   s->dec = d;
   d->factor = c->decimation;
+  d->phase = c->decimation_phase;
   d->shift = c->shift;
   if (d->shift == 0.0) return CONVOY_OK;
-  rotator_init(&d->rot, d->shift, d->factor);
+  rotator_init(&d->rot, d->shift, d->factor, d->phase);
   /* A complex stream: row 2c holds the real part of channel c's taps, row
    * 2c + 1 the imaginary part (complex_taps) or the same real taps again. */
   const int64_t len = s->taps_len;
@@ -84,8 +90,8 @@ convoy_status decim_setup_taps(convoy_stream *s, const convoy_stream_config *c) 
 convoy_status decim_run(convoy_stream *s, int64_t n, int64_t keep, int64_t *kept, char *err,
                         size_t err_size) {
   const stream_decim *d = s->dec;
-  const int64_t step = d->factor, pos = s->full_pos;
-  const int64_t first = (step - pos % step) % step; /* run index of the first kept output */
+  const int64_t step = d->factor, pos = s->full_pos - d->phase; /* kept: multiples of step */
+  const int64_t first = ((-pos) % step + step) % step; /* run index of the first kept output */
   const int64_t count = decim_count(step, pos, keep);
   *kept = 0;
   /* Every CPU engine has run_decimated; with D = 1 only the shift applies. */

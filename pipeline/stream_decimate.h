@@ -13,10 +13,10 @@
  *                      the engine.
  * On every engine run (decim_run) the stream's full-rate position
  * convoy_stream.full_pos says which of the run's outputs are kept: those at
- * absolute full-rate indices that are multiples of D, which the engine's
+ * absolute full-rate indices P mod D (P the phase), which the engine's
  * run_decimated writes (cpu-direct: polyphase, decimate_direct.h; cpu-fft:
  * the inverse transform at 1/D of the size).
- * Then the kept outputs are rotated by e^{-j 2 pi f n D} (rotator.h).
+ * Then the kept outputs are rotated by e^{-j 2 pi f (n D + P)} (rotator.h).
  * Everything is a function of absolute indices, so chunking never changes a
  * bit. Not thread-safe beyond the stream's own rule.
  */
@@ -34,13 +34,15 @@ struct convoy_stream;
 
 typedef struct stream_decim {
   int64_t factor;  /* D >= 1 */
+  int64_t phase;   /* P: kept full-rate indices are P mod D, 0 .. D - 1 */
   double shift;    /* f, cycles per input sample; 0 = none */
   float *rot_taps; /* f != 0: the rotated (re, im) taps rows */
   rotator rot;     /* f != 0 */
 } stream_decim;
 
 /* Multiples of factor in [pos, pos + n): the kept outputs among n full-rate
- * outputs starting at absolute index pos (pos, n >= 0). */
+ * outputs starting at absolute index pos (n >= 0; pos may be negative, as
+ * pos - phase is for the kept indices phase mod factor). */
 int64_t decim_count(int64_t factor, int64_t pos, int64_t n);
 
 /* Validates config.decimation and config.shift; message in convoy_last_error(). */

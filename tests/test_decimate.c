@@ -39,6 +39,8 @@ static const convoy_engine engines[] = {CONVOY_ENGINE_CPU_DIRECT, CONVOY_ENGINE_
 static const int32_t factors[] = {1, 2, 3, 8, 13, 64};
 static const double shifts[] = {0.0, 0.1, -0.37};
 static double worst[N_ENGINES];
+/* The decimation phase of the streams check_case makes (test_phase sets it). */
+static int32_t g_phase;
 
 /* One case: channels complex (or real) channels, frames of input, one filter
  * for all channels or one per channel, real or complex taps. */
@@ -95,7 +97,7 @@ static int64_t longest(const dcase *t) {
 
 /* Frames the whole stream writes: ceil((frames + taps - 1) / D). */
 static int64_t expected_frames(const dcase *t, int64_t d) {
-  return ts_decimated_frames(t->frames, longest(t), d);
+  return ts_decimated_frames_at(t->frames, longest(t), d, g_phase);
 }
 
 static ts_taps taps_of(const dcase *t, int32_t c) {
@@ -109,7 +111,7 @@ static double channel_error(const dcase *t, const float *out, int32_t c, int32_t
                             int64_t count) {
   double num = 0.0, den = 0.0;
   const ts_taps h = taps_of(t, c);
-  ts_decimated_error_sums(signal_of(t), c, h, d, f, out, count, 1, &num, &den);
+  ts_decimated_error_sums_at(signal_of(t), c, h, d, g_phase, f, out, count, 1, &num, &den);
   /* FFT rounding scales with the signal, not with each output: a handful of
    * decimated outputs (D 64 of a short input) is measured against at least
    * the expected output power, sum |h|^2 times the mean input power. */
@@ -126,6 +128,7 @@ static convoy_status open_stream(const dcase *t, convoy_engine e, int32_t d, dou
                                  convoy_stream **s) {
   convoy_stream_config cfg;
   ts_decimating_config(&cfg, e, t->channels, t->is_complex, d, f);
+  cfg.decimation_phase = g_phase;
   /* GPU: small chunks, not multiples of D, so that the decimation phase
    * changes from chunk to chunk (and creation stays cheap). */
   cfg.chunk_frames = 3000;
@@ -212,6 +215,42 @@ static void test_against_definition(ts_rng *rng) {
              convoy_engine_name(engines[ei]), worst[ei]);
     else
       printf("%-10s not available here: skipped\n", convoy_engine_name(engines[ei]));
+}
+
+/* A decimation phase P: outputs y[n D + P] on every engine, against the
+ * definition and bitwise across chunkings, the shift still following the
+ * absolute index; every phase of one D on short inputs (outputs fewer than
+ * P frames in), a few of others. */
+static void test_phase(ts_rng *rng) {
+  static const int32_t ds[] = {2, 8, 13};
+  for (size_t di = 0; di < sizeof ds / sizeof ds[0]; di++) {
+    const int32_t d = ds[di];
+    for (int32_t p = 1; p < d; p += d == 8 ? 1 : d / 2) {
+      g_phase = p;
+      for (int kind = 0; kind < 3; kind++) {
+        const int64_t frames = d == 8 ? ts_range(rng, 1, 12) : ts_log_range(rng, 20, 3000);
+        dcase t;
+        dcase_make(&t, rng, kind > 0, (int32_t)ts_range(rng, 1, MAX_CH), frames,
+                   ts_range(rng, 0, 1), ts_log_range(rng, 1, 200), kind == 2);
+        check_case(&t, d, kind > 0 ? 0.137 : 0.0, rng);
+        dcase_free(&t);
+      }
+    }
+  }
+  g_phase = 0;
+  /* Outside 0 .. D - 1: refused. */
+  dcase t;
+  dcase_make(&t, rng, 1, 1, 100, 0, 9, 0);
+  convoy_stream *s = NULL;
+  g_phase = 8;
+  TS_CHECK(open_stream(&t, CONVOY_ENGINE_CPU_DIRECT, 8, 0.0, &s) == CONVOY_ERR_INVALID_ARGUMENT,
+           "phase 8 of D 8 accepted");
+  g_phase = -1;
+  TS_CHECK(open_stream(&t, CONVOY_ENGINE_CPU_DIRECT, 8, 0.0, &s) == CONVOY_ERR_INVALID_ARGUMENT,
+           "phase -1 accepted");
+  g_phase = 0;
+  convoy_stream_destroy(s);
+  dcase_free(&t);
 }
 
 /* Lengths around multiples of D, every decimation phase at the end. */
@@ -401,6 +440,7 @@ int main(void) {
   test_bad_args(&rng);
   test_queries(&rng);
   test_lengths(&rng);
+  test_phase(&rng);
   test_pick_equals_full_rate(&rng);
   test_reset_and_integer(&rng);
   test_threads(&rng);

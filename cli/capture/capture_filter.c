@@ -67,7 +67,8 @@ static int make_stream(capture_job *j, convoy_engine engine, int32_t threads) {
   cfg.fft_size = j->o->fft_size;
   cfg.device = j->o->device;
   cfg.output_format = capture_run_output_format(j->out.wo.type, j->out.wo.scaling);
-  int rc = capture_xlate_config(j->o, j->in.name, j->in.ro.type.is_complex, j->in.rate, &cfg);
+  int rc = capture_xlate_config(j->o, j->in.name, j->in.ro.type.is_complex, j->in.rate,
+                                j->align_skip, &cfg);
   if (rc != CLI_EXIT_OK) return rc;
   convoy_status st = convoy_stream_create(&j->stream, &cfg, j->taps.filters, j->taps.count);
   if (st != CONVOY_OK) {
@@ -79,6 +80,7 @@ static int make_stream(capture_job *j, convoy_engine engine, int32_t threads) {
     char plan[512];
     convoy_stream_describe(j->stream, plan, sizeof plan);
     diag_notice("plan: %s", plan);
+    capture_xlate_describe(&j->o->capture.xlate, j->align_skip);
   }
   return CLI_EXIT_OK;
 }
@@ -128,6 +130,7 @@ static int run(capture_job *j) {
   rc.window.tail = j->tail;
   rc.window.drop_end = j->drop_end;
   rc.window.decimation = capture_xlate_factor(&j->o->capture.xlate);
+  rc.window.phase = j->align_skip % rc.window.decimation;
   rc.progress = &j->prog;
   progress_start(&j->prog, isatty(STDERR_FILENO) && !j->o->quiet, "filtering",
                  capture_reader_frames(j->in.reader), j->in.rate, j->in.ro.channels);
@@ -158,7 +161,6 @@ static int commit(capture_job *j) {
     mi.engine = convoy_engine_name(convoy_stream_engine(j->stream));
     mi.delay = j->taps.delay - j->align_skip;
     mi.clipped = j->result.tally.clipped;
-    mi.decimation_phase = capture_xlate_phase(&j->o->capture.xlate, j->align_skip);
     if (capture_meta_make(&mi, &meta) != CLI_EXIT_OK) return CLI_EXIT_FAIL;
   }
   int rc = capture_out_commit(&j->out, meta);

@@ -37,7 +37,7 @@ static void fill_record(const capture_meta_info *info, sigmf_processing *p) {
   p->clipped = info->clipped;
   const capture_xlate_args *x = &o->capture.xlate;
   p->decimation = capture_xlate_factor(x);
-  p->decimation_phase = info->decimation_phase;
+  p->decimation_phase = 0; /* output k is window sample k D (capture_xlate.h) */
   p->shift_hz = x->has_shift ? x->shift_hz : 0.0;
 }
 
@@ -59,8 +59,7 @@ int capture_meta_make(const capture_meta_info *info, sigmf_meta **meta) {
   }
   if (st == CONVOY_OK && in->skip != 0) st = sigmf_meta_shift(m, -in->skip, err, sizeof err);
   if (st == CONVOY_OK && info->delay != 0) st = sigmf_meta_shift(m, info->delay, err, sizeof err);
-  if (st == CONVOY_OK)
-    st = capture_xlate_meta(m, &info->o->capture.xlate, info->decimation_phase, err, sizeof err);
+  if (st == CONVOY_OK) st = capture_xlate_meta(m, &info->o->capture.xlate, err, sizeof err);
   sigmf_processing p;
   fill_record(info, &p);
   if (st == CONVOY_OK) st = sigmf_meta_record(m, &p, err, sizeof err);

@@ -26,10 +26,9 @@ typedef struct capture_meta_info {
   const capture_in *in;
   const capture_out *out;
   const capture_taps *taps;
-  const char *engine;       /* convoy_engine_name() of the engine that ran */
-  int64_t delay;            /* filter delay left in the output, samples */
-  int64_t clipped;          /* output values saturated */
-  int64_t decimation_phase; /* --decimate: output k is window sample k D + phase */
+  const char *engine; /* convoy_engine_name() of the engine that ran */
+  int64_t delay;      /* filter delay left in the output, samples */
+  int64_t clipped;    /* output values saturated */
 } capture_meta_info;
 
 /* Builds the output metadata into *meta (sigmf_meta_free() it). Prints one

@@ -27,9 +27,10 @@ int capture_xlate_check(const char *cmd, const filter_options *o) {
 }
 
 int capture_xlate_config(const filter_options *o, const char *in_name, int is_complex, double rate,
-                         convoy_stream_config *cfg) {
+                         int64_t dropped, convoy_stream_config *cfg) {
   const capture_xlate_args *x = &o->capture.xlate;
   cfg->decimation = (int32_t)capture_xlate_factor(x);
+  cfg->decimation_phase = (int32_t)(dropped % cfg->decimation);
   cfg->shift = 0.0;
   if (!x->has_shift) return CLI_EXIT_OK;
   if (!is_complex) {
@@ -54,16 +55,23 @@ int64_t capture_xlate_factor(const capture_xlate_args *x) {
   return x->decimation > 1 ? x->decimation : 1;
 }
 
-int64_t capture_xlate_phase(const capture_xlate_args *x, int64_t dropped) {
+void capture_xlate_describe(const capture_xlate_args *x, int64_t dropped) {
   const int64_t d = capture_xlate_factor(x);
-  return (d - dropped % d) % d;
+  if (d == 1) return;
+  if (dropped == 0)
+    diag_notice("--decimate %lld: output k is the filter output's sample %lld k", (long long)d,
+                (long long)d);
+  else
+    diag_notice("--decimate %lld: output k is the aligned signal's sample %lld k (the filter "
+                "output's sample %lld k + %lld)",
+                (long long)d, (long long)d, (long long)d, (long long)dropped);
 }
 
-convoy_status capture_xlate_meta(sigmf_meta *m, const capture_xlate_args *x, int64_t phase,
-                                 char *err, size_t err_size) {
+convoy_status capture_xlate_meta(sigmf_meta *m, const capture_xlate_args *x, char *err,
+                                 size_t err_size) {
   convoy_status st = CONVOY_OK;
   const int64_t d = capture_xlate_factor(x);
-  if (d > 1) st = sigmf_meta_decimate(m, d, phase, err, err_size);
+  if (d > 1) st = sigmf_meta_decimate(m, d, 0, err, err_size);
   if (st == CONVOY_OK && x->has_shift && x->shift_hz != 0.0)
     st = sigmf_meta_retune(m, x->shift_hz, err, err_size);
   return st;

@@ -8,9 +8,10 @@
  * before the filter, so it needs a complex capture and a sample rate, and
  * |HZ| at most half of it. --decimate D keeps every D-th filtered frame on a
  * grid fixed at the first frame of the output window: output k is window
- * frame k D + phase, phase = (D - s mod D) mod D where s is the number of
- * filtered frames dropped before the window (--align's delay, --matched's
- * mode), 0 without them.
+ * frame k D, whatever number s of filtered frames is dropped before the
+ * window (--align's delay, --matched's mode): the stream keeps the frames at
+ * s mod D (convoy_stream_config.decimation_phase), while the shift still
+ * follows the input's own sample index.
  * SigMF output: core:sample_rate / D, annotations and captures rescaled
  * (sigmf_meta_decimate), core:frequency + HZ (sigmf_meta_retune), and both
  * recorded in convoy:processing.
@@ -33,21 +34,24 @@ int capture_xlate_option(const arg_parser *p, capture_xlate_args *x, int is_shif
 /* Checks the combination with other options (after parsing). */
 int capture_xlate_check(const char *cmd, const filter_options *o);
 
-/* Sets cfg->decimation and cfg->shift for a capture (in_name for messages)
- * of the given kind and rate (0: unknown). Prints a usage error and returns
- * CLI_EXIT_USAGE when --shift cannot apply. */
+/* Sets cfg->decimation, its phase for `dropped` filtered frames before the
+ * window, and cfg->shift for a capture (in_name for messages) of the given
+ * kind and rate (0: unknown). Prints one error and returns CLI_EXIT_USAGE
+ * (no rate) or CLI_EXIT_FAIL (the input rules --shift out) when --shift
+ * cannot apply. */
 int capture_xlate_config(const filter_options *o, const char *in_name, int is_complex, double rate,
-                         convoy_stream_config *cfg);
+                         int64_t dropped, convoy_stream_config *cfg);
 
 /* D of the run: 1 when --decimate was not given. */
 int64_t capture_xlate_factor(const capture_xlate_args *x);
 
-/* The decimation phase for `dropped` filtered frames before the window. */
-int64_t capture_xlate_phase(const capture_xlate_args *x, int64_t dropped);
+/* One -v line: which filtered frames the output holds, for `dropped`
+ * frames before the window. Nothing without --decimate. */
+void capture_xlate_describe(const capture_xlate_args *x, int64_t dropped);
 
 /* Edits SigMF metadata already in the window's full-rate sample positions:
- * decimation (with phase) then retune. */
-convoy_status capture_xlate_meta(sigmf_meta *m, const capture_xlate_args *x, int64_t phase,
-                                 char *err, size_t err_size);
+ * decimation (output k at window frame k D) then retune. */
+convoy_status capture_xlate_meta(sigmf_meta *m, const capture_xlate_args *x, char *err,
+                                 size_t err_size);
 
 #endif /* CONVOY_CLI_CAPTURE_XLATE_H */

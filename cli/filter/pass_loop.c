@@ -112,10 +112,12 @@ static void *writer_main(void *arg) {
   }
 }
 
-/* Full-rate output frames before index i that the stream keeps: ceil(i / D). */
+/* Full-rate output frames before index i that the stream keeps, those at
+ * P mod D: ceil((i - P) / D). */
 static int64_t kept_before(const pass_window *w, int64_t i) {
   const int64_t d = w->decimation > 1 ? w->decimation : 1;
-  return i / d + (i % d != 0);
+  const int64_t a = i - w->phase;
+  return a <= 0 ? 0 : a / d + (a % d != 0);
 }
 
 /* Keeps the part of the n frames at (stream) output index `produced` that

@@ -11,8 +11,8 @@
  * Output window, in frames of the full convolution y[0 .. N+M-2] of the N
  * frames read with M taps: y[skip .. skip+N-1], or y[skip .. N+M-2] with
  * tail (nothing at all when N = 0), less drop_end frames at the end. With decimation D > 1 (the
- * stream's config.decimation, given here too) the stream keeps y[k D] only, and the window keeps
- * those of them inside it.
+ * stream's config.decimation and decimation_phase P, given here too) the stream keeps y[k D + P]
+ * only, and the window keeps those of them inside it.
  */
 #ifndef CONVOY_CLI_PASS_LOOP_H
 #define CONVOY_CLI_PASS_LOOP_H
@@ -50,6 +50,7 @@ typedef struct pass_window {
   int tail;           /* 1: keep the M-1 frames of ring-out */
   int64_t drop_end;   /* frames dropped at the end: 0 .. skip, or 0 .. M-1 with tail */
   int64_t decimation; /* the stream's config.decimation; 0 or 1: none */
+  int64_t phase;      /* the stream's config.decimation_phase */
 } pass_window;
 
 typedef struct pass_config {

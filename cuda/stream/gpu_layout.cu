@@ -56,7 +56,7 @@ __device__ __forceinline__ void pick_frame(const float *__restrict__ planar, int
   for (int32_t c = c0; c < c1; c++) v[c - c0] = planar[c * stride + at];
   if (pick.shift == 0.0) return;
   double wr, wi; /* e^{-j 2 pi shift m} */
-  sincospi(-2.0 * rotator_frac(pick.shift, (pick.n0 + f) * pick.rate), &wi, &wr);
+  sincospi(-2.0 * rotator_frac(pick.shift, (pick.n0 + f) * pick.rate + pick.phase), &wi, &wr);
   for (int32_t c = c0; c + 1 < c1; c += 2) {
     const double xr = v[c - c0], xi = v[c + 1 - c0];
     v[c - c0] = (float)(xr * wr - xi * wi);
@@ -161,8 +161,8 @@ convoy_status gp_deinterleave(convoy_sample_format fmt, const void *raw, int32_t
 
 convoy_status gp_interleave(const float *planar, int64_t stride, int32_t channels, int64_t frames,
                             float *out, cudaStream_t stream, char *err, size_t err_size) {
-  return gp_interleave_pick(planar, stride, channels, frames, gp_pick{0, 1, 0.0, 0, 1}, out, stream,
-                            err, err_size);
+  return gp_interleave_pick(planar, stride, channels, frames, gp_pick{0, 1, 0.0, 0, 1, 0}, out,
+                            stream, err, err_size);
 }
 
 convoy_status gp_interleave_pick(const float *planar, int64_t stride, int32_t channels,

@@ -47,6 +47,7 @@ struct gp_pick {
   double shift;  /* cycles per input frame; 0: none (then channels may be odd) */
   int64_t n0;    /* absolute decimated index of output frame 0 */
   int64_t rate;  /* D >= 1: full-rate frames per output frame */
+  int64_t phase; /* full-rate index of decimated frame 0 (frame n is at n D + phase) */
 };
 
 /* gp_interleave through a gp_pick, and its integer form: frames counts

@@ -139,7 +139,8 @@ struct gpu_pipeline {
   int64_t launched = 0;  /* chunks launched since reset */
   int64_t harvested = 0; /* chunks whose output was handed out */
   int64_t pending = 0;   /* frames staged for chunk `launched` */
-  int64_t decim = 1;     /* D: keep full-rate outputs at multiples of D */
+  int64_t decim = 1;     /* D: keep full-rate outputs at phase mod D */
+  int64_t phase = 0;     /* P, 0 .. D - 1 */
   double shift = 0.0;    /* output rotation, cycles per input frame */
   output_spec out = {CONVOY_FORMAT_F32, 0, 0, 0};
   /* Integer output, device memory: clipped samples and peak |x| (float
@@ -192,7 +193,7 @@ static bool through_outi(const gpu_pipeline *p) {
 
 /* Kept frames among n full-rate outputs from absolute index pos. */
 static int64_t kept(const gpu_pipeline *p, int64_t pos, int64_t n) {
-  return decim_count(p->decim, pos, n);
+  return decim_count(p->decim, pos - p->phase, n);
 }
 
 /* Waits for the outstanding transfers that touch caller memory. */
@@ -317,10 +318,15 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
   GP_CUDA(cudaEventRecord(s.ev_ready, s.stream), "cudaEventRecord");
 
   /* The kept frames of this chunk's keep full-rate outputs: a fixed grid of
-   * multiples of D from the start of the stream, whatever C is. */
+   * indices P mod D from the start of the stream, whatever C is. */
   const int64_t start = p->launched * p->chunk;
-  gp_pick pick = {(p->decim - start % p->decim) % p->decim, p->decim, p->shift, 0, p->decim};
-  pick.n0 = (start + pick.first) / p->decim;
+  gp_pick pick = {((p->phase - start) % p->decim + p->decim) % p->decim,
+                  p->decim,
+                  p->shift,
+                  0,
+                  p->decim,
+                  p->phase};
+  pick.n0 = (start + pick.first - p->phase) / p->decim;
   keep = kept(p, start, keep);
   if (p->decim > 1 && gpu_conv_strided(p->conv)) {
     /* Only the kept outputs, compacted (gpu_conv_run_strided). */
@@ -614,7 +620,8 @@ static convoy_status make_plan(gpu_pipeline *p, const gpu_pipeline_config *cfg, 
   gc.plan_effort = cfg->plan_effort;
   gc.fft_size = fft_size;
   gc.complex_taps = cfg->complex_taps;
-  gc.decimation = cfg->decimation > 1 ? cfg->decimation : 0;
+  /* A folded FFT plan keeps multiples of D only: none for another phase. */
+  gc.decimation = cfg->decimation > 1 && cfg->decimation_phase == 0 ? cfg->decimation : 0;
   gc.whole_granules = 1; /* the chunk below is whole granules */
   convoy_status st = gpu_conv_create(&gc, &p->conv, err, err_size);
   if (st != CONVOY_OK) return st;
@@ -651,7 +658,8 @@ static convoy_status check_config(const gpu_pipeline_config *c, int64_t *fft_siz
                                   size_t err_size) {
   if (c->channels < 1 || c->channels > GPU_CONV_MAX_ROWS || c->taps_len < 1 || !c->taps ||
       c->streams < 0 || c->chunk_frames < 0 || c->threads < 1 || c->fft_size < 0 ||
-      c->decimation < 0 || c->decimation > CONVOY_MAX_DECIMATION || !(c->shift >= -0.5) ||
+      c->decimation < 0 || c->decimation > CONVOY_MAX_DECIMATION || c->decimation_phase < 0 ||
+      c->decimation_phase >= (c->decimation > 1 ? c->decimation : 1) || !(c->shift >= -0.5) ||
       !(c->shift <= 0.5) || (c->shift != 0.0 && c->channels % 2 != 0))
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "GPU pipeline: invalid configuration");
@@ -705,6 +713,7 @@ extern "C" convoy_status gpu_pipeline_create(const gpu_pipeline_config *cfg, gpu
   p->hist = cfg->taps_len - 1;
   p->out = cfg->out;
   p->decim = cfg->decimation > 1 ? cfg->decimation : 1;
+  p->phase = cfg->decimation_phase;
   p->shift = cfg->shift;
   if (integer_output(p)) {
     if (cudaMalloc((void **)&p->d_tally, 2 * sizeof *p->d_tally) != cudaSuccess ||

@@ -79,10 +79,14 @@ typedef struct gpu_pipeline_config {
                                bitwise the full-rate outputs), the FFT engine every
                                output before the pick; AUTO weighs them so. Frame
                                counts below are then in kept frames. */
+  int64_t decimation_phase; /* P, 0 .. D - 1: the kept full-rate outputs are those
+                               at P mod D (0: multiples of D). With P != 0 an FFT
+                               plan does not fold: every output is computed and
+                               the kept ones picked */
   double shift;             /* cycles per input frame, != 0 only on a complex
                                stream whose taps the stream already rotated
                                (convoy.h): kept frame n is multiplied by
-                               e^{-j 2 pi shift n D} on the GPU; 0: none */
+                               e^{-j 2 pi shift (n D + P)} on the GPU; 0: none */
 } gpu_pipeline_config;
 
 typedef struct gpu_pipeline gpu_pipeline;

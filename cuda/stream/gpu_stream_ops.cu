@@ -36,6 +36,7 @@ convoy_status whole_create(const engine_request *r, const engine_stream_setup *s
   pc.threads = r->threads;
   pc.out = setup->out;
   pc.decimation = r->decimation > 1 ? r->decimation : 1;
+  pc.decimation_phase = setup->decimation_phase;
   pc.shift = setup->shift;
   gpu_pipeline *p = nullptr;
   convoy_status st = gpu_pipeline_create(&pc, &p, err, err_size);

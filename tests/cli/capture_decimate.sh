@@ -48,15 +48,29 @@ has out.sigmf-meta '"shift_hz": 100000' "record: shift"
 frames=$(($(stat -c %s out.sigmf-data) / 8))
 check "output holds ceil(20000 / 4) frames (got $frames)" test "$frames" -eq 5000
 
-# --align drops the delay of 4 first: the grid starts at window frame 2
-# (4 dropped, next multiple of 3 is 6), so output k is aligned sample 3k + 2.
-run filter rec.sigmf-meta aligned --taps sym9.txt --align --decimate 3 -q
+# --align drops the delay of 4 first, and output k is then the aligned
+# signal's sample 3k (the filter output's 3k + 4), as without --align it is
+# the filter output's 3k: the kept samples always start the window.
+run filter rec.sigmf-meta aligned --taps sym9.txt --align --decimate 3 -v
 expect_status 0 "--align --decimate 3"
 compare aligned.sigmf-data cf32_le rec.sigmf-data cf32_le sym9.txt --drop 4 --decimate 3
+check "-v says which samples are kept" grep -q "the aligned signal's sample 3 k" stderr.txt
 has aligned.sigmf-meta '"core:sample_rate": 333333.3' "rate divided by 3"
-has aligned.sigmf-meta '"decimation_phase": 2' "record: phase 2"
-has aligned.sigmf-meta '"core:sample_start": 332' "aligned annotation: 1000 in [998, 1001)"
+has aligned.sigmf-meta '"decimation_phase": 0' "record: phase 0"
+has aligned.sigmf-meta '"core:sample_start": 333' "aligned annotation: 1000 in [999, 1002)"
 has aligned.sigmf-meta '"core:frequency": 915000000' "no shift: frequency kept"
+
+# 607 linear-phase taps (delay 303, not a multiple of 8) with --align
+# --decimate 8 and a shift, on both CPU engines: output k is the aligned
+# signal's sample 8k, the shift still following the input's own index.
+"$CONVOY" design lowpass:cutoff=40000,taps=607,rate=1000000 >t607.txt
+for engine in cpu-direct cpu-fft; do
+  run filter rec.sigmf-meta a607_$engine --taps t607.txt --align --decimate 8 --shift 123000 \
+    --engine $engine -q
+  expect_status 0 "607 taps --align --decimate 8 --shift, $engine"
+  compare a607_$engine.sigmf-data cf32_le rec.sigmf-data cf32_le t607.txt --drop 303 \
+    --decimate 8 --shift 0.123
+done
 
 # Two channels, a negative shift, a long filter, --tail: every frame of the
 # ring-out that falls on the grid.

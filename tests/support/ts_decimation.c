@@ -13,12 +13,22 @@ int32_t ts_signal_values(ts_signal s) {
 }
 
 int64_t ts_decimated_frames(int64_t frames, int64_t len, int64_t d) {
-  return (frames + len - 1 + d - 1) / d;
+  return ts_decimated_frames_at(frames, len, d, 0);
+}
+
+int64_t ts_decimated_frames_at(int64_t frames, int64_t len, int64_t d, int64_t p) {
+  const int64_t full = frames + len - 1 - p;
+  return full > 0 ? (full + d - 1) / d : 0;
 }
 
 void ts_decimated_output(ts_signal s, int32_t c, ts_taps h, int64_t d, double f, int64_t n,
                          double *re, double *im) {
-  const int64_t k = n * d, v = ts_signal_values(s);
+  ts_decimated_output_at(s, c, h, d, 0, f, n, re, im);
+}
+
+void ts_decimated_output_at(ts_signal s, int32_t c, ts_taps h, int64_t d, int64_t p, double f,
+                            int64_t n, double *re, double *im) {
+  const int64_t k = n * d + p, v = ts_signal_values(s);
   double sr = 0.0, si = 0.0;
   for (int64_t j = 0; j < h.len; j++) {
     const int64_t i = k - j;
@@ -41,10 +51,16 @@ void ts_decimated_output(ts_signal s, int32_t c, ts_taps h, int64_t d, double f,
 void ts_decimated_error_sums(ts_signal s, int32_t c, ts_taps h, int64_t d, double f,
                              const float *out, int64_t count, int64_t step, double *num,
                              double *den) {
+  ts_decimated_error_sums_at(s, c, h, d, 0, f, out, count, step, num, den);
+}
+
+void ts_decimated_error_sums_at(ts_signal s, int32_t c, ts_taps h, int64_t d, int64_t p, double f,
+                                const float *out, int64_t count, int64_t step, double *num,
+                                double *den) {
   const int64_t v = ts_signal_values(s);
   for (int64_t n = 0; n<count; n += step> 0 ? step : 1) {
     double re, im;
-    ts_decimated_output(s, c, h, d, f, n, &re, &im);
+    ts_decimated_output_at(s, c, h, d, p, f, n, &re, &im);
     if (s.is_complex) {
       const double er = out[n * v + 2 * c] - re, ei = out[n * v + 2 * c + 1] - im;
       *num += er * er + ei * ei;

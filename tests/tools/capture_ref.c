@@ -20,8 +20,8 @@
  *       --in-scale S --in-offset O --out-scale S --out-offset O (default
  *       scalings as io/capture.h documents them).
  *       --decimate D --shift F: OUT holds every D-th frame of the window
- *       above that lies on a multiple of D of the full convolution (index
- *       drop + k counted from y[0]), of IN multiplied by e^{-j 2 pi F i}
+ *       above from its first (full-convolution index drop + k D, counted
+ *       from y[0]), of IN multiplied by e^{-j 2 pi F i}
  *       before filtering (F in cycles per sample, i from the first frame
  *       compared, after --skip).
  *       Prints frames=N expected=M err=E; exit 0 when it matches, 1 when not.
@@ -279,9 +279,10 @@ static int compare(int argc, char **argv) {
   long long n = o.count >= 0 ? o.count : in_frames - o.skip;
   long long full = n + m - 1;
   long long want = o.tail ? full - o.drop : n;
-  /* Kept: full-convolution indices that are multiples of D in [drop, drop + want). */
-  const long long dec = o.decimate, first = (o.drop + dec - 1) / dec * dec;
-  want = (o.drop + want + dec - 1) / dec - (o.drop + dec - 1) / dec;
+  /* Kept: every D-th frame of the window from its first, full-convolution
+   * indices drop + k D in [drop, drop + want). */
+  const long long dec = o.decimate, first = o.drop;
+  want = (want + dec - 1) / dec;
   long long got = (long long)(out_size / ((size_t)ot.bytes * (size_t)comps * (size_t)ch));
   double err_num = 0, err_den = 0, worst_code = 0;
   long long bad = 0;
