@@ -92,7 +92,10 @@ typedef struct sigmf_meta sigmf_meta;
 /* ------------------------------------------------------------- model */
 
 /* Parses len bytes of JSON text (no NUL needed). name is used in messages
- * (a file name). Invalid JSON gives "NAME: invalid JSON at line L, column C". */
+ * (a file name). Invalid JSON gives "NAME: invalid JSON at line L, column C".
+ * A NUL anywhere, as a byte or as \u0000 in a string, is refused (cJSON would
+ * cut the string there): "NAME: global.core:datatype: the string holds a NUL
+ * character (\u0000 at byte B, line L, column C)". */
 convoy_status sigmf_meta_parse(sigmf_meta **meta, const char *text, size_t len, const char *name,
                                char *err, size_t err_size);
 
