@@ -207,7 +207,8 @@ convoy_status sigmf_paths(const char *path, char **meta_path, char **data_path, 
                           size_t err_size);
 
 /* Reads the metadata of the pair named by path and checks that its dataset
- * exists ("rec.sigmf-meta: its dataset rec.sigmf-data is missing"). */
+ * exists and is no directory ("rec.sigmf-meta: its dataset rec.sigmf-data is
+ * missing"; one that global core:dataset names says so). */
 convoy_status sigmf_open(sigmf_meta **meta, const char *path, char *err, size_t err_size);
 
 /* The dataset path of a meta from sigmf_open (NULL for parsed text). */

@@ -41,6 +41,16 @@ expect_fail "unknown datatype" "ci12_le" badtype.sigmf-meta out/o --taps taps.tx
 
 cp good.sigmf-meta nodata.sigmf-meta
 expect_fail "missing .sigmf-data" "nodata.sigmf-data" nodata.sigmf-meta out/o --taps taps.txt
+# A dataset that global core:dataset names as a directory: the message names
+# the meta file that asked for it, not only the directory.
+printf '{"global": {"core:datatype": "ci16_le", "core:dataset": ".."}, "captures": [], "annotations": []}\n' >dotdot.sigmf-meta
+expect_fail "core:dataset names a directory" \
+  "dotdot.sigmf-meta: its dataset .. (global core:dataset) is a directory" \
+  dotdot.sigmf-meta out/o --taps taps.txt
+mkdir dir.sigmf-data
+cp good.sigmf-meta dir.sigmf-meta
+expect_fail "the .sigmf-data is a directory" "dir.sigmf-meta: its dataset dir.sigmf-data is a directory" \
+  dir.sigmf-meta out/o --taps taps.txt
 
 { cat good.sigmf-data; printf 'x'; } >odd.sigmf-data
 cp good.sigmf-meta odd.sigmf-meta
