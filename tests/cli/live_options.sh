@@ -76,6 +76,27 @@ conf_fails "bad.conf:1: route has an empty file name" "1 1 :2\n"
 printf '\0\1\2' >binary.conf
 fails2 "binary config" "binary.conf: binary data" --config binary.conf
 
+# A 100,000-character value keeps the message whole: the config's name and
+# line in front, the reason at the end, the value shortened in its middle.
+# long_value NEEDLE WHY: after run, one line under 600 bytes that starts
+# with "convoy: NEEDLE", holds "..." and ends with WHY.
+long_value() {
+  local desc="100,000-character value: $2"
+  expect_status 2 "$desc"
+  expect_one_error_line "$desc" "$1"
+  check "$desc: starts with '$1'" grep -q "^convoy: $1" stderr.txt
+  check "$desc: ends with the reason" grep -q "$2\$" stderr.txt
+  check "$desc: shortened in the middle" grep -qF "..." stderr.txt
+  check "$desc: under 600 bytes ($(wc -c <stderr.txt))" test "$(wc -c <stderr.txt)" -lt 600
+}
+LONG=$(head -c 100000 /dev/zero | tr '\0' a)
+printf '1 1 %s\n' "$LONG" >long_file.conf
+run live --config long_file.conf
+long_value "long_file.conf:1: aaaa" "aaaa: File name too long"
+printf 'rate 48000\n%s 1 ir.wav\n' "1$LONG" >long_field.conf
+run live --config long_field.conf
+long_value "long_field.conf:2: input '1aaa" "aaaa' is not a whole number in 1..1024"
+
 # Route files are found beside the config file, whatever the working directory.
 mkdir sub
 printf '1 1 missing.wav\n' >sub/r.conf
