@@ -73,6 +73,17 @@ conf_fails "bad.conf:1: unterminated" "1 1 \"ir.wav\n"
 conf_fails "bad.conf:2: route 1 -> 2 is beyond 'channels 1'" "channels 1\n1 2 ir.wav\n"
 conf_fails "bad.conf:1: input '1.5'" "1.5 1 ir.wav\n"
 conf_fails "bad.conf:1: route has an empty file name" "1 1 :2\n"
+# What the routes' files say but no device decides is checked before any
+# device is opened: without an audio device these still name their problem.
+conf_fails "bad.conf:1: ir.wav has 2 channels, no channel 3" "1 1 ir.wav:3\n"
+conf_fails "bad.conf:1: ir.wav has 2 channels: name one as FILE:CHANNEL" "1 1 ir.wav\n"
+conf_fails "ir.wav: impulse response is 48000 Hz but the stream runs at 44100 Hz" \
+  "rate 44100\n1 1 ir.wav:1\n"
+printf '1 2 ir.wav:1\n' >wide.conf
+fails2 "--channels 1 below a route" "wide.conf:1: route 1 -> 2 is beyond the stream's 1 channels" \
+  --config wide.conf --channels 1
+fails2 "--ir of 2 channels on 3" "ir.wav: 2 channels of impulse response for 3 stream channels" \
+  --ir ir.wav --channels 3
 printf '\0\1\2' >binary.conf
 fails2 "binary config" "binary.conf: binary data" --config binary.conf
 
