@@ -39,10 +39,10 @@ static int truncated_chunk(SNDFILE *sf, unsigned long long *announced,
   return 0;
 }
 
-convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *taps, char *err,
-                              size_t err_size) {
+convoy_status taps_load_audio(const char *path, const char *name, int quiet_open, convoy_taps *taps,
+                              char *err, size_t err_size) {
   memset(taps, 0, sizeof *taps);
-  convoy_status st = taps_probe_file(path, err, err_size);
+  convoy_status st = taps_probe_file(path, name, err, err_size);
   if (st != CONVOY_OK) return st;
 
   SF_INFO info;
@@ -51,7 +51,7 @@ convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *tap
   if (!sf) {
     if (quiet_open) return CONVOY_ERR_UNSUPPORTED;
     return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
-                               "%s: not an audio file libsndfile reads (%s)", path,
+                               "%s: not an audio file libsndfile reads (%s)", name,
                                sf_strerror(NULL));
   }
 
@@ -60,29 +60,29 @@ convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *tap
     sf_close(sf);
     return convoy_error_format(
         err, err_size, CONVOY_ERR_FORMAT,
-        "%s: truncated: the header announces %llu bytes of samples, the file holds %llu", path,
+        "%s: truncated: the header announces %llu bytes of samples, the file holds %llu", name,
         announced, present);
   }
   if (info.channels < 1 || info.samplerate < 1) {
     sf_close(sf);
     return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
-                               "%s: bad header (%d channels, %d Hz)", path, info.channels,
+                               "%s: bad header (%d channels, %d Hz)", name, info.channels,
                                info.samplerate);
   }
   if (info.frames <= 0) {
     sf_close(sf);
-    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: no taps (0 frames)", path);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: no taps (0 frames)", name);
   }
   if (info.frames > TAPS_MAX_LENGTH) {
     sf_close(sf);
     return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
-                               "%s: %lld frames, more than the limit %lld", path,
+                               "%s: %lld frames, more than the limit %lld", name,
                                (long long)info.frames, (long long)TAPS_MAX_LENGTH);
   }
 
   int64_t frames = info.frames;
   int32_t ch = info.channels;
-  st = taps_alloc(taps, ch, frames, path, err, err_size);
+  st = taps_alloc(taps, ch, frames, name, err, err_size);
   if (st != CONVOY_OK) {
     sf_close(sf);
     return st;
@@ -92,7 +92,7 @@ convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *tap
   if (!block) {
     sf_close(sf);
     convoy_taps_free(taps);
-    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
   }
 
   int64_t done = 0;
@@ -107,7 +107,7 @@ convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *tap
         if (!isfinite(v)) {
           problem = isnan(v) ? "is NaN" : "is infinite";
           convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
-                              "%s: sample %lld of channel %d (counting from 0) %s", path,
+                              "%s: sample %lld of channel %d (counting from 0) %s", name,
                               (long long)(done + i), (int)c, problem);
           break;
         }
@@ -128,7 +128,7 @@ convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *tap
     int code = sf_error(sf);
     const char *why = code ? sf_strerror(sf) : "file ends early";
     convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
-                        "%s: truncated or corrupt: read %lld of %lld frames (%s)", path,
+                        "%s: truncated or corrupt: read %lld of %lld frames (%s)", name,
                         (long long)done, (long long)frames, why);
     sf_close(sf);
     convoy_taps_free(taps);

@@ -25,18 +25,18 @@ void taps_quote(char *dst, size_t dst_size, const char *src, size_t len, size_t 
   if (keep < len && o + 3 < dst_size) memcpy(dst + o, "...", 4);
 }
 
-convoy_status taps_read_file(const char *path, char **data, size_t *size, char *err,
-                             size_t err_size) {
+convoy_status taps_read_file(const char *path, const char *name, char **data, size_t *size,
+                             char *err, size_t err_size) {
   *data = NULL;
   *size = 0;
   FILE *f = fopen(path, "rb");
-  if (!f) return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(errno));
+  if (!f) return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", name, strerror(errno));
 
   size_t cap = 4096, len = 0;
   char *buf = malloc(cap + 1);
   if (!buf) {
     fclose(f);
-    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", path);
+    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
   }
   for (;;) {
     if (len == cap) {
@@ -45,7 +45,7 @@ convoy_status taps_read_file(const char *path, char **data, size_t *size, char *
         fclose(f);
         return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
                                    "%s: file is larger than %zu MiB, too large for a taps file",
-                                   path, TAPS_MAX_FILE_BYTES >> 20);
+                                   name, TAPS_MAX_FILE_BYTES >> 20);
       }
       size_t ncap = cap * 2 > TAPS_MAX_FILE_BYTES ? TAPS_MAX_FILE_BYTES : cap * 2;
       char *nbuf = realloc(buf, ncap + 1);
@@ -53,7 +53,7 @@ convoy_status taps_read_file(const char *path, char **data, size_t *size, char *
         free(buf);
         fclose(f);
         return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory",
-                                   path);
+                                   name);
       }
       buf = nbuf;
       cap = ncap;
@@ -67,7 +67,7 @@ convoy_status taps_read_file(const char *path, char **data, size_t *size, char *
     int e = errno;
     free(buf);
     fclose(f);
-    return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(e));
+    return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", name, strerror(e));
   }
   fclose(f);
   buf[len] = '\0';
@@ -76,29 +76,29 @@ convoy_status taps_read_file(const char *path, char **data, size_t *size, char *
   return CONVOY_OK;
 }
 
-convoy_status taps_probe_file(const char *path, char *err, size_t err_size) {
+convoy_status taps_probe_file(const char *path, const char *name, char *err, size_t err_size) {
   FILE *f = fopen(path, "rb");
-  if (!f) return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(errno));
+  if (!f) return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", name, strerror(errno));
   int c = fgetc(f);
   int e = errno;
   int failed = ferror(f);
   fclose(f);
   if (c == EOF && failed)
-    return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", path, strerror(e));
+    return convoy_error_format(err, err_size, CONVOY_ERR_IO, "%s: %s", name, strerror(e));
   if (c == EOF)
-    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: file is empty", path);
+    return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT, "%s: file is empty", name);
   return CONVOY_OK;
 }
 
-convoy_status taps_alloc(convoy_taps *taps, int32_t channels, int64_t length, const char *path,
+convoy_status taps_alloc(convoy_taps *taps, int32_t channels, int64_t length, const char *name,
                          char *err, size_t err_size) {
   memset(taps, 0, sizeof *taps);
   if (channels < 1 || length < 1 || (uint64_t)length > SIZE_MAX / sizeof(float) / (size_t)channels)
-    return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL, "%s: bad taps size", path);
+    return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL, "%s: bad taps size", name);
   taps->data = malloc((size_t)channels * (size_t)length * sizeof(float));
   if (!taps->data)
     return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
-                               "%s: out of memory for %lld taps", path,
+                               "%s: out of memory for %lld taps", name,
                                (long long)channels * (long long)length);
   taps->channels = channels;
   taps->length = length;

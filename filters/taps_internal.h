@@ -28,21 +28,22 @@ void taps_quote(char *dst, size_t dst_size, const char *src, size_t len, size_t 
 
 /* Opens path and reads it whole into a malloc'd buffer with one extra NUL
  * byte after the data (*data, *size without that byte; caller frees).
- * CONVOY_ERR_IO for open/read failures ("path: No such file or directory",
- * "path: Is a directory"), CONVOY_ERR_FORMAT for a file larger than
- * TAPS_MAX_FILE_BYTES. An empty file is returned with *size = 0. */
-convoy_status taps_read_file(const char *path, char **data, size_t *size, char *err,
-                             size_t err_size);
+ * CONVOY_ERR_IO for open/read failures ("name: No such file or directory",
+ * "name: Is a directory"), CONVOY_ERR_FORMAT for a file larger than
+ * TAPS_MAX_FILE_BYTES. An empty file is returned with *size = 0. Here and
+ * below, name is path as messages quote it (CONVOY_QUOTE). */
+convoy_status taps_read_file(const char *path, const char *name, char **data, size_t *size,
+                             char *err, size_t err_size);
 
 /* Checks that path can be opened and read (the first byte), so that a
  * loader that hands the path to another library still reports a missing
  * file, a directory or a permission problem as CONVOY_ERR_IO with the
  * system's reason, and an empty file as CONVOY_ERR_FORMAT. */
-convoy_status taps_probe_file(const char *path, char *err, size_t err_size);
+convoy_status taps_probe_file(const char *path, const char *name, char *err, size_t err_size);
 
 /* Allocates taps->data for channels x length floats and fills the other
- * fields (rate 0). CONVOY_ERR_OUT_OF_MEMORY with a message naming path. */
-convoy_status taps_alloc(convoy_taps *taps, int32_t channels, int64_t length, const char *path,
+ * fields (rate 0). CONVOY_ERR_OUT_OF_MEMORY with a message naming name. */
+convoy_status taps_alloc(convoy_taps *taps, int32_t channels, int64_t length, const char *name,
                          char *err, size_t err_size);
 
 /* The parsers. name is used only in messages. buf holds size bytes followed
@@ -57,8 +58,8 @@ convoy_status taps_parse_raw_f32(const char *name, const unsigned char *buf, siz
 /* Loads an impulse response through libsndfile. When quiet_open is nonzero
  * and libsndfile does not recognise the file, returns CONVOY_ERR_UNSUPPORTED
  * without a message (the caller then tries another format). */
-convoy_status taps_load_audio(const char *path, int quiet_open, convoy_taps *taps, char *err,
-                              size_t err_size);
+convoy_status taps_load_audio(const char *path, const char *name, int quiet_open, convoy_taps *taps,
+                              char *err, size_t err_size);
 
 /* 1 when the finite double v rounds to a finite float32: |v| below the
  * midpoint between FLT_MAX and 2^128 (which rounds to even, infinity). So

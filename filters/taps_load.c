@@ -49,41 +49,42 @@ static const char *const text_ext[] = {"txt", "csv", "dat", "taps", NULL};
 static const char *const npy_ext[] = {"npy", NULL};
 static const char *const raw_ext[] = {"f32", "raw", "bin", NULL};
 
-static convoy_status load_in_memory(const char *path, convoy_taps_format format, convoy_taps *taps,
-                                    char *err, size_t err_size) {
+static convoy_status load_in_memory(const char *path, const char *name, convoy_taps_format format,
+                                    convoy_taps *taps, char *err, size_t err_size) {
   char *buf = NULL;
   size_t size = 0;
-  convoy_status st = taps_read_file(path, &buf, &size, err, err_size);
+  convoy_status st = taps_read_file(path, name, &buf, &size, err, err_size);
   if (st != CONVOY_OK) return st;
   if (format == CONVOY_TAPS_TEXT)
-    st = taps_parse_text(path, buf, size, taps, err, err_size);
+    st = taps_parse_text(name, buf, size, taps, err, err_size);
   else if (format == CONVOY_TAPS_NPY)
-    st = taps_parse_npy(path, (const unsigned char *)buf, size, taps, err, err_size);
+    st = taps_parse_npy(name, (const unsigned char *)buf, size, taps, err, err_size);
   else
-    st = taps_parse_raw_f32(path, (const unsigned char *)buf, size, taps, err, err_size);
+    st = taps_parse_raw_f32(name, (const unsigned char *)buf, size, taps, err, err_size);
   free(buf);
   return st;
 }
 
 /* Any other extension (or none): audio if libsndfile recognises the file, else text.
  * When neither works the message says both were tried. */
-static convoy_status load_unknown(const char *path, convoy_taps *taps, char *err, size_t err_size) {
-  convoy_status st = taps_load_audio(path, 1, taps, err, err_size);
+static convoy_status load_unknown(const char *path, const char *name, convoy_taps *taps, char *err,
+                                  size_t err_size) {
+  convoy_status st = taps_load_audio(path, name, 1, taps, err, err_size);
   if (st != CONVOY_ERR_UNSUPPORTED) return st;
-  char text_err[256];
+  char text_err[CONVOY_QUOTE_MAX + 256];
   text_err[0] = '\0';
-  st = load_in_memory(path, CONVOY_TAPS_TEXT, taps, text_err, sizeof text_err);
+  st = load_in_memory(path, name, CONVOY_TAPS_TEXT, taps, text_err, sizeof text_err);
   if (st != CONVOY_ERR_FORMAT) {
     if (st != CONVOY_OK) convoy_error_format(err, err_size, st, "%s", text_err);
     return st;
   }
-  /* text_err starts with "path: "; keep only the reason. */
-  size_t plen = strlen(path);
+  /* text_err starts with "name: "; keep only the reason. */
+  size_t nlen = strlen(name);
   const char *reason =
-      strncmp(text_err, path, plen) == 0 && text_err[plen] == ':' ? text_err + plen + 2 : text_err;
+      strncmp(text_err, name, nlen) == 0 && text_err[nlen] == ':' ? text_err + nlen + 2 : text_err;
   return convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
                              "%s: neither an audio file libsndfile reads nor a text taps file (%s)",
-                             path, reason);
+                             name, reason);
 }
 
 convoy_status convoy_taps_load(const char *path, convoy_taps_format format, convoy_taps *taps,
@@ -99,6 +100,8 @@ convoy_status convoy_taps_load(const char *path, convoy_taps_format format, conv
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "-: taps cannot be read from standard input; name a file");
 
+  /* Messages quote the path shortened: a long one keeps the reason after it. */
+  const char *name = CONVOY_QUOTE(path);
   if (format == CONVOY_TAPS_AUTO) {
     const char *ext = extension(path);
     if (ext_is(ext, text_ext))
@@ -110,18 +113,18 @@ convoy_status convoy_taps_load(const char *path, convoy_taps_format format, conv
     else if (audio_ext(ext))
       format = CONVOY_TAPS_AUDIO;
     else
-      return load_unknown(path, taps, err, err_size);
+      return load_unknown(path, name, taps, err, err_size);
   }
 
   switch (format) {
   case CONVOY_TAPS_TEXT:
   case CONVOY_TAPS_NPY:
   case CONVOY_TAPS_RAW_F32:
-    return load_in_memory(path, format, taps, err, err_size);
+    return load_in_memory(path, name, format, taps, err, err_size);
   case CONVOY_TAPS_AUDIO:
-    return taps_load_audio(path, 0, taps, err, err_size);
+    return taps_load_audio(path, name, 0, taps, err, err_size);
   default:
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                               "%s: unknown taps format %d", path, (int)format);
+                               "%s: unknown taps format %d", name, (int)format);
   }
 }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sndfile.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,6 +48,107 @@ static void close_source(audio_source *src) {
   free(src);
 }
 
+/* libsndfile's header log, malloc'd (NULL when out of memory). */
+static char *header_log(audio_source *src) {
+  char *log = malloc(LOG_SIZE);
+  if (!log) return NULL;
+  log[0] = '\0';
+  sf_command(src->sf, SFC_GET_LOG_INFO, log, LOG_SIZE);
+  return log;
+}
+
+/* ------------------------------------------------- WAV with a data size of 0 */
+
+static uint32_t le32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* 1 when [pos, end) of fd is nothing but whole RIFF chunks (printable ids;
+ * the last one's pad byte may be missing). */
+static int chunks_to_end(int fd, int64_t pos, int64_t end) {
+  for (int i = 0; i < 64; i++) {
+    unsigned char h[8];
+    if (end - pos < 8 || pread(fd, h, 8, (off_t)pos) != 8) return 0;
+    for (int k = 0; k < 4; k++)
+      if (h[k] < 0x20 || h[k] > 0x7e) return 0;
+    const uint32_t bytes = le32(h + 4);
+    const int64_t next = pos + 8 + (int64_t)bytes;
+    pos = next + (int64_t)(bytes & 1);
+    if (next == end || pos == end) return 1;
+    if (pos > end) return 0;
+  }
+  return 0;
+}
+
+/* Where the samples of a RIFF WAVE file on fd (size bytes) start when its
+ * data chunk declares 0 bytes and something follows that is not just more
+ * chunks (an empty recording with a LIST chunk after its data stays empty);
+ * -1 otherwise. */
+static int64_t unsized_data_start(int fd, int64_t size) {
+  unsigned char h[12];
+  if (pread(fd, h, 12, 0) != 12 || memcmp(h, "RIFF", 4) != 0 || memcmp(h + 8, "WAVE", 4) != 0)
+    return -1;
+  int64_t pos = 12;
+  for (int i = 0; i < 64 && size - pos >= 8; i++) {
+    if (pread(fd, h, 8, (off_t)pos) != 8) return -1;
+    const uint32_t bytes = le32(h + 4);
+    if (memcmp(h, "data", 4) == 0) {
+      const int64_t start = pos + 8;
+      return bytes == 0 && start < size && !chunks_to_end(fd, start, size) ? start : -1;
+    }
+    pos += 8 + (int64_t)bytes + (int64_t)(bytes & 1);
+  }
+  return -1;
+}
+
+/* Streaming writers that cannot seek back to the header leave a WAV's data
+ * size at 0, as others leave a placeholder (header_frames.h), and libsndfile
+ * then reads nothing. When samples follow, they are read as libsndfile reads
+ * a placeholder's: raw frames of the header's format from the data chunk to
+ * the end of the file or pipe. sfi keeps the WAV's format; its frames become
+ * the file's. On a pipe libsndfile has read exactly the header, so the raw
+ * reading starts where it stopped. */
+static convoy_status read_unsized(audio_source *src, int fd, SF_INFO *sfi, char *err,
+                                  size_t err_size) {
+  char *log = header_log(src);
+  const int width = header_wav_unsized(log, sfi->format);
+  free(log);
+  if (width == 0) return CONVOY_OK;
+  int64_t start = 0, size = 0;
+  if (src->seekable) {
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return CONVOY_OK;
+    size = (int64_t)st.st_size;
+    start = unsized_data_start(fd, size);
+    if (start < 0) return CONVOY_OK; /* really empty */
+  }
+  SF_INFO raw;
+  memset(&raw, 0, sizeof raw);
+  raw.samplerate = sfi->samplerate;
+  raw.channels = sfi->channels;
+  raw.format = SF_FORMAT_RAW | (sfi->format & SF_FORMAT_SUBMASK) | SF_ENDIAN_LITTLE;
+  sf_close(src->sf);
+  /* A raw file opened at an offset counts as embedded, which libsndfile
+   * refuses for raw: opened at 0, then moved to the samples. */
+  src->sf =
+      !src->seekable || lseek(fd, 0, SEEK_SET) == 0 ? sf_open_fd(fd, SFM_READ, &raw, 0) : NULL;
+  sf_count_t offset = (sf_count_t)start;
+  if (src->sf && src->seekable &&
+      (sf_command(src->sf, SFC_SET_RAW_START_OFFSET, &offset, (int)sizeof offset) != 0 ||
+       sf_seek(src->sf, 0, SEEK_SET) != 0)) {
+    sf_close(src->sf);
+    src->sf = NULL;
+  }
+  if (!src->sf) {
+    char text[256];
+    io_errorf(err, err_size, "%s: cannot read the samples after a data size of 0: %s", src->name,
+              io_sf_text(sf_strerror(NULL), text, sizeof text));
+    return CONVOY_ERR_FORMAT;
+  }
+  if (src->seekable) sfi->frames = (size - start) / ((int64_t)width * sfi->channels);
+  return CONVOY_OK;
+}
+
 /* Checks what libsndfile accepted: shape, emptiness, and (through the header
  * log) truncation that libsndfile would otherwise hide. Fills info. */
 static convoy_status check_opened(audio_source *src, const SF_INFO *sfi, audio_info *info,
@@ -56,13 +158,11 @@ static convoy_status check_opened(audio_source *src, const SF_INFO *sfi, audio_i
               sfi->samplerate);
     return CONVOY_ERR_FORMAT;
   }
-  char *log = malloc(LOG_SIZE);
+  char *log = header_log(src);
   if (!log) {
     io_errorf(err, err_size, "%s: out of memory", src->name);
     return CONVOY_ERR_OUT_OF_MEMORY;
   }
-  log[0] = '\0';
-  sf_command(src->sf, SFC_GET_LOG_INFO, log, LOG_SIZE);
   int64_t declared = header_declared_frames(log, sfi->format, sfi->channels);
   int cut_short = header_log_says_cut_short(log);
   free(log);
@@ -154,7 +254,8 @@ convoy_status audio_source_open(audio_source **out, const char *path, audio_info
   src->channels = sfi.channels;
   src->native =
       (sfi.format & SF_FORMAT_SUBMASK) == SF_FORMAT_PCM_16 ? CONVOY_FORMAT_S16 : CONVOY_FORMAT_F32;
-  convoy_status st = check_opened(src, &sfi, info, err, err_size);
+  convoy_status st = read_unsized(src, fd, &sfi, err, err_size);
+  if (st == CONVOY_OK) st = check_opened(src, &sfi, info, err, err_size);
   if (st != CONVOY_OK) {
     close_source(src);
     return st;
@@ -167,10 +268,8 @@ convoy_status audio_source_open(audio_source **out, const char *path, audio_info
  * whose length it therefore cannot tell) in the log only when reading
  * reaches them. */
 static int log_says_cut_short(audio_source *src) {
-  char *log = malloc(LOG_SIZE);
+  char *log = header_log(src);
   if (!log) return 0;
-  log[0] = '\0';
-  sf_command(src->sf, SFC_GET_LOG_INFO, log, LOG_SIZE);
   int cut = header_log_says_cut_short(log);
   free(log);
   return cut;

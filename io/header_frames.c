@@ -88,6 +88,12 @@ int64_t header_declared_frames(const char *log, int format, int channels) {
   return (bytes - header) / ((int64_t)width * channels);
 }
 
+int header_wav_unsized(const char *log, int format) {
+  const int type = format & SF_FORMAT_TYPEMASK;
+  if (!log || (type != SF_FORMAT_WAV && type != SF_FORMAT_WAVEX)) return 0;
+  return log_value(log, "RIFF") >= 0 && log_value(log, "data") == 0 ? bytes_per_sample(format) : 0;
+}
+
 int header_log_says_cut_short(const char *log) {
   return log && strstr(log, "File ended unexpectedly") != NULL;
 }

@@ -16,7 +16,9 @@
  * from 0x7FFFF000 up are the placeholders streaming writers put in a header
  * they cannot seek back to (sox 0x7FFFF000, ffmpeg and libsndfile 0xFFFFFFFF)
  * and count as unknown; a truncated WAV over 2 GiB is therefore not caught
- * here (RF64 is).
+ * here (RF64 is). Other streaming writers leave a WAV's data size at 0, which
+ * libsndfile takes at its word: header_wav_unsized() tells that case, and the
+ * reader (audio_source.c) then reads the samples that follow to the end.
  */
 #ifndef CONVOY_HEADER_FRAMES_H
 #define CONVOY_HEADER_FRAMES_H
@@ -27,6 +29,12 @@
  * containers, compressed subtypes, placeholders). format: libsndfile
  * container | subtype; channels >= 1. */
 int64_t header_declared_frames(const char *log, int format, int channels);
+
+/* When the log is a RIFF WAV's (WAV, WAVEX; not RIFX) whose data chunk
+ * declares 0 bytes, in an uncompressed subtype (format: container | subtype),
+ * so that samples following it can be read as raw frames: the bytes of one
+ * sample. 0 otherwise. */
+int header_wav_unsized(const char *log, int format);
 
 /* 1 when the log says the stream stops before its end (an Ogg file without
  * its end-of-stream page), else 0. */

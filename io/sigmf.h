@@ -92,7 +92,10 @@ typedef struct sigmf_meta sigmf_meta;
 /* ------------------------------------------------------------- model */
 
 /* Parses len bytes of JSON text (no NUL needed). name is used in messages
- * (a file name). Invalid JSON gives "NAME: invalid JSON at line L, column C". */
+ * (a file name). Invalid JSON gives "NAME: invalid JSON at line L, column C".
+ * A NUL anywhere, as a byte or as \u0000 in a string, is refused (cJSON would
+ * cut the string there): "NAME: global.core:datatype: the string holds a NUL
+ * character (\u0000 at byte B, line L, column C)". */
 convoy_status sigmf_meta_parse(sigmf_meta **meta, const char *text, size_t len, const char *name,
                                char *err, size_t err_size);
 
@@ -204,7 +207,8 @@ convoy_status sigmf_paths(const char *path, char **meta_path, char **data_path, 
                           size_t err_size);
 
 /* Reads the metadata of the pair named by path and checks that its dataset
- * exists ("rec.sigmf-meta: its dataset rec.sigmf-data is missing"). */
+ * exists and is no directory ("rec.sigmf-meta: its dataset rec.sigmf-data is
+ * missing"; one that global core:dataset names says so). */
 convoy_status sigmf_open(sigmf_meta **meta, const char *path, char *err, size_t err_size);
 
 /* The dataset path of a meta from sigmf_open (NULL for parsed text). */

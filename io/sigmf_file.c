@@ -154,12 +154,18 @@ convoy_status sigmf_open(sigmf_meta **out, const char *path, char *err, size_t e
       free(data_path);
       data_path = named;
     }
+    /* The meta file is named too: core:dataset may name anything beside it. */
+    const char *by = named ? " (global core:dataset)" : "";
     struct stat sb;
     if (stat(data_path, &sb) != 0) {
       if (errno == ENOENT)
-        io_errorf(err, err_size, "%s: its dataset %s is missing", meta_path, data_path);
+        io_errorf(err, err_size, "%s: its dataset %s%s is missing", meta_path, data_path, by);
       else
-        io_errorf(err, err_size, "%s: %s", data_path, strerror(errno));
+        io_errorf(err, err_size, "%s: its dataset %s%s: %s", meta_path, data_path, by,
+                  strerror(errno));
+      st = CONVOY_ERR_IO;
+    } else if (S_ISDIR(sb.st_mode)) {
+      io_errorf(err, err_size, "%s: its dataset %s%s is a directory", meta_path, data_path, by);
       st = CONVOY_ERR_IO;
     }
   }

@@ -180,6 +180,90 @@ static convoy_status validate(const checker *c, cJSON *root) {
   return st;
 }
 
+/* ------------------------------------------------------------- NUL */
+
+/* cJSON ends a string at a NUL, so "cf32_le\u0000x" would read as "cf32_le"
+ * and be written back cut. A NUL is found in the text instead: a raw NUL
+ * byte (never JSON; cJSON takes one between tokens for blank space and one
+ * inside a string for a character) or the escape \u0000 inside a string. */
+typedef struct nul_find {
+  size_t at;      /* byte offset of the NUL or of its escape */
+  int raw;        /* 1: a NUL byte, 0: \u0000 */
+  int64_t string; /* index of the string holding it, in document order; -1: none */
+} nul_find;
+
+static int find_nul(const char *text, size_t len, nul_find *f) {
+  int in_string = 0;
+  int64_t strings = -1;
+  for (size_t i = 0; i < len; i++) {
+    const char ch = text[i];
+    if (ch == '\0') {
+      *f = (nul_find){i, 1, in_string ? strings : -1};
+      return 1;
+    }
+    if (!in_string) {
+      if (ch == '"') {
+        in_string = 1;
+        strings++;
+      }
+    } else if (ch == '"') {
+      in_string = 0;
+    } else if (ch == '\\' && i + 1 < len) {
+      if (text[i + 1] == 'u' && i + 5 < len && memcmp(text + i + 2, "0000", 4) == 0) {
+        *f = (nul_find){i, 0, strings};
+        return 1;
+      }
+      i++; /* the escaped character: \" does not end the string */
+    }
+  }
+  return 0;
+}
+
+/* Where string number *k (document order, keys counted) lies under item:
+ * path gets "global.core:datatype" or "captures[1].core:label" for a value,
+ * the object's path and *is_key = 1 for a key. Returns 1 when found. */
+static int string_path(const cJSON *item, int64_t *k, char *path, size_t size, int *is_key) {
+  const size_t n = strlen(path);
+  if (cJSON_IsString(item)) return (*k)-- == 0;
+  if (!cJSON_IsObject(item) && !cJSON_IsArray(item)) return 0;
+  int64_t i = 0;
+  for (const cJSON *e = item->child; e; e = e->next, i++) {
+    if (cJSON_IsObject(item)) {
+      if ((*k)-- == 0) {
+        *is_key = 1;
+        return 1;
+      }
+      snprintf(path + n, size - n, "%s%s", n ? "." : "", e->string ? e->string : "");
+      for (char *p = path + n; *p; p++) /* a key's text: kept on one line */
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
+    } else {
+      snprintf(path + n, size - n, "[%" PRId64 "]", i);
+    }
+    if (string_path(e, k, path, size, is_key)) return 1;
+    path[n] = '\0';
+  }
+  return 0;
+}
+
+/* A NUL inside the text: an error naming the key when it is in a string. */
+static convoy_status refuse_nul(const char *text, size_t len, const nul_find *f, const cJSON *root,
+                                const char *name, char *err, size_t err_size) {
+  int64_t line, col;
+  line_col(text, len, f->at, &line, &col);
+  char at[96];
+  snprintf(at, sizeof at, "%s at byte %zu, line %" PRId64 ", column %" PRId64,
+           f->raw ? "a NUL byte" : "\\u0000", f->at, line, col);
+  char path[256] = "";
+  int64_t k = f->string;
+  int is_key = 0;
+  if (f->string >= 0 && root && string_path(root, &k, path, sizeof path, &is_key))
+    io_errorf(err, err_size, "%s: %s: %s holds a NUL character (%s)", name,
+              path[0] ? path : "top level", is_key ? "a key" : "the string", at);
+  else
+    io_errorf(err, err_size, "%s: contains %s; not JSON text", name, at);
+  return CONVOY_ERR_FORMAT;
+}
+
 /* ------------------------------------------------------------- lifecycle */
 
 static sigmf_meta *wrap(cJSON *root, const char *name) {
@@ -203,9 +287,13 @@ convoy_status sigmf_meta_parse(sigmf_meta **out, const char *text, size_t len, c
   *out = NULL;
   if (!name) name = "metadata";
   checker c = {name, err, err_size};
+  nul_find nul;
+  const int has_nul = find_nul(text, len, &nul);
+  if (has_nul && nul.string < 0) return refuse_nul(text, len, &nul, NULL, name, err, err_size);
   const char *end = NULL;
   cJSON *root = len ? cJSON_ParseWithLengthOpts(text, len, &end, 0) : NULL;
   if (!root) {
+    if (has_nul) return refuse_nul(text, len, &nul, NULL, name, err, err_size);
     if (len == 0) {
       io_errorf(err, err_size, "%s: empty file (expected SigMF JSON)", name);
       return CONVOY_ERR_FORMAT;
@@ -219,8 +307,8 @@ convoy_status sigmf_meta_parse(sigmf_meta **out, const char *text, size_t len, c
   }
   /* Anything but whitespace after the document is an error too. */
   size_t pos = (size_t)(end - text);
-  while (pos < len && (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\n' ||
-                       text[pos] == '\r' || text[pos] == '\0'))
+  while (pos < len &&
+         (text[pos] == ' ' || text[pos] == '\t' || text[pos] == '\n' || text[pos] == '\r'))
     pos++;
   if (pos < len) {
     int64_t line, col;
@@ -230,6 +318,11 @@ convoy_status sigmf_meta_parse(sigmf_meta **out, const char *text, size_t len, c
               name, line, col);
     cJSON_Delete(root);
     return CONVOY_ERR_FORMAT;
+  }
+  if (has_nul) {
+    convoy_status st = refuse_nul(text, len, &nul, root, name, err, err_size);
+    cJSON_Delete(root);
+    return st;
   }
   convoy_status st = validate(&c, root);
   if (st != CONVOY_OK) {

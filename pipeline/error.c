@@ -2,6 +2,7 @@
 #include "error_internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #ifndef CONVOY_VERSION_STRING
 #error "CONVOY_VERSION_STRING must be defined by the build"
@@ -64,4 +65,20 @@ convoy_status convoy_error_format(char *buf, size_t size, convoy_status status, 
   convoy_error_vformat(buf, size, fmt, ap);
   va_end(ap);
   return status;
+}
+
+const char *convoy_error_quote(char *buf, size_t size, const char *value) {
+  if (!value) return "(null)";
+  const size_t len = strlen(value);
+  if (!buf || size < 8 || len < size) return value;
+  const size_t keep = size - 1 - 3;
+  size_t head = keep / 2, tail = len - (keep - head);
+  /* Whole UTF-8 characters: no continuation byte starts the tail, none is
+   * left dangling at the end of the head. */
+  while (head > 0 && ((unsigned char)value[head] & 0xC0) == 0x80) head--;
+  while (tail < len && ((unsigned char)value[tail] & 0xC0) == 0x80) tail++;
+  memcpy(buf, value, head);
+  memcpy(buf + head, "...", 3);
+  memcpy(buf + head + 3, value + tail, len - tail + 1);
+  return buf;
 }

@@ -4,7 +4,10 @@
  * Two places hold messages: convoy_last_error(), one buffer per thread, for
  * calls that have no object yet (creates) or were handed a NULL object; and a
  * buffer inside each object (a stream's last error). Messages are one line,
- * truncated to CONVOY_ERROR_SIZE - 1 bytes. Nothing here prints or allocates.
+ * truncated to CONVOY_ERROR_SIZE - 1 bytes: quote a value a user gave (a
+ * file name) through CONVOY_QUOTE, so that a long one is shortened in its
+ * middle instead of cutting off the reason after it. Nothing here prints or
+ * allocates.
  */
 #ifndef CONVOY_ERROR_INTERNAL_H
 #define CONVOY_ERROR_INTERNAL_H
@@ -38,6 +41,22 @@ convoy_status convoy_error_format(char *buf, size_t size, convoy_status status, 
 
 /* va_list form of convoy_error_format. */
 void convoy_error_vformat(char *buf, size_t size, const char *fmt, va_list ap);
+
+/* Most bytes a user-supplied value (a file name, a spec) takes in a message,
+ * so that a long one leaves room for where and why. */
+#define CONVOY_QUOTE_MAX 160
+
+/* value for quoting in a message: itself when it has at most size - 1 bytes,
+ * else its head and tail around "..." in buf (size - 1 bytes; cut between
+ * UTF-8 characters). size >= 8; a NULL value reads "(null)". */
+const char *convoy_error_quote(char *buf, size_t size, const char *value);
+
+#ifndef __cplusplus
+/* convoy_error_quote in a buffer of the calling expression's block:
+ * convoy_error_format(err, n, st, "%s: %s", CONVOY_QUOTE(path), why). */
+#define CONVOY_QUOTE(value)                                                                        \
+  convoy_error_quote((char[CONVOY_QUOTE_MAX + 1]){0}, CONVOY_QUOTE_MAX + 1, (value))
+#endif
 
 #ifdef __cplusplus
 }

@@ -63,19 +63,30 @@ static int pick_devices(live_run *r) {
   return CLI_EXIT_FAIL;
 }
 
+/* The rate and channels that the command line or the config file fix (a
+ * config's routes fix the channels too); 0 where the devices decide. */
+static int32_t fixed_rate(const live_run *r, const live_setup *s) {
+  return r->opt.rate ? r->opt.rate : s->cfg.rate;
+}
+
+static int32_t fixed_channels(const live_run *r, const live_setup *s) {
+  return r->opt.channels                   ? r->opt.channels
+         : s->cfg.channels                 ? s->cfg.channels
+         : s->source == LIVE_SOURCE_CONFIG ? s->cfg.max_channel
+                                           : 0;
+}
+
 /* rate, block and channels: the command line, then the config file, then
  * the devices (the rate: never the impulse response's, which must match the
  * device's or be resampled). */
 static void choose_format(live_run *r, const live_setup *s) {
-  r->reload.rate = r->opt.rate   ? r->opt.rate
-                   : s->cfg.rate ? s->cfg.rate
-                                 : live_audio_default_rate(r->out_dev);
+  const int32_t rate = fixed_rate(r, s), channels = fixed_channels(r, s);
+  r->reload.rate = rate ? rate : live_audio_default_rate(r->out_dev);
   r->reload.block = r->opt.block ? r->opt.block : s->cfg.block ? s->cfg.block : DEFAULT_BLOCK;
-  r->reload.channels = r->opt.channels ? r->opt.channels
-                       : s->cfg.channels
-                           ? s->cfg.channels
-                           : live_routes_default_channels(
-                                 &s->bank, &s->cfg, live_audio_max_channels(r->in_dev, r->out_dev));
+  r->reload.channels =
+      channels ? channels
+               : live_routes_default_channels(&s->bank, &s->cfg,
+                                              live_audio_max_channels(r->in_dev, r->out_dev));
 }
 
 static int make_engine(live_run *r, const live_routes *routes) {
@@ -236,7 +247,13 @@ static int start(live_run *r) {
   if (live_setup_load(&s, r->opt.source, r->opt.source_arg, err, sizeof err) != CONVOY_OK)
     return fail(err);
   int rc = CLI_EXIT_OK;
-  if (live_audio_init(r->opt.verbose, err, sizeof err) != CONVOY_OK) rc = fail(err);
+  /* Before any device: a bad routing file or response is reported as such,
+   * not as a missing device. */
+  if (live_setup_check(&s, fixed_rate(r, &s), fixed_channels(r, &s), r->opt.resample_ir, err,
+                       sizeof err) != CONVOY_OK)
+    rc = fail(err);
+  if (rc == CLI_EXIT_OK && live_audio_init(r->opt.verbose, err, sizeof err) != CONVOY_OK)
+    rc = fail(err);
   if (rc == CLI_EXIT_OK) rc = pick_devices(r);
   if (rc == CLI_EXIT_OK) {
     choose_format(r, &s);

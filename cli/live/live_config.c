@@ -3,6 +3,7 @@
 
 #include "argparse.h"
 #include "convoy_rt.h"
+#include "error_internal.h" /* CONVOY_QUOTE */
 
 #include <errno.h>
 #include <stdarg.h>
@@ -30,7 +31,7 @@ static convoy_status fail(const parse_ctx *c, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  snprintf(c->err, c->err_size, "%s:%d: %s", c->name, c->line, msg);
+  snprintf(c->err, c->err_size, "%s:%d: %s", CONVOY_QUOTE(c->name), c->line, msg);
   return CONVOY_ERR_FORMAT;
 }
 
@@ -75,8 +76,8 @@ static int split(char *s, char **fields) {
 static convoy_status number(const parse_ctx *c, const char *what, const char *text, int64_t lo,
                             int64_t hi, int64_t *v) {
   if (parse_int64(text, v) != 0 || *v < lo || *v > hi)
-    return fail(c, "%s '%s' is not a whole number in %lld..%lld", what, text, (long long)lo,
-                (long long)hi);
+    return fail(c, "%s '%s' is not a whole number in %lld..%lld", what, CONVOY_QUOTE(text),
+                (long long)lo, (long long)hi);
   return CONVOY_OK;
 }
 
@@ -132,14 +133,14 @@ static convoy_status route(const parse_ctx *c, char **f, int n, live_config *cfg
     return fail(c,
                 "'%s' is neither a setting (rate, block, channels) nor a route "
                 "(IN OUT FILE[:CHANNEL] [GAIN_DB])",
-                f[0]);
+                CONVOY_QUOTE(f[0]));
   int64_t in, out;
   convoy_status st = number(c, "input", f[0], 1, CONVOY_RT_MAX_CHANNELS, &in);
   if (st == CONVOY_OK) st = number(c, "output", f[1], 1, CONVOY_RT_MAX_CHANNELS, &out);
   if (st != CONVOY_OK) return st;
   double gain = 0;
   if (n == 4 && (parse_double(f[3], &gain) != 0 || gain < -200 || gain > 60))
-    return fail(c, "gain '%s' is not a number of dB in -200..60", f[3]);
+    return fail(c, "gain '%s' is not a number of dB in -200..60", CONVOY_QUOTE(f[3]));
   if (cfg->n_routes == LIVE_CONFIG_MAX_ROUTES)
     return fail(c, "more than %d routes", LIVE_CONFIG_MAX_ROUTES);
   if (cfg->n_routes == *cap) {
@@ -196,7 +197,8 @@ convoy_status live_config_parse(const char *text, const char *name, const char *
   free(copy);
   if (st == CONVOY_OK && cfg->n_routes == 0) {
     c.line = c.line > 0 ? c.line : 1;
-    snprintf(err, err_size, "%s: no routes (a route is IN OUT FILE[:CHANNEL] [GAIN_DB])", name);
+    snprintf(err, err_size, "%s: no routes (a route is IN OUT FILE[:CHANNEL] [GAIN_DB])",
+             CONVOY_QUOTE(name));
     st = CONVOY_ERR_FORMAT;
   }
   if (st == CONVOY_OK && cfg->channels && cfg->max_channel > cfg->channels) {
@@ -218,22 +220,23 @@ convoy_status live_config_parse(const char *text, const char *name, const char *
       st = CONVOY_ERR_OUT_OF_MEMORY;
   }
   if (st == CONVOY_ERR_OUT_OF_MEMORY && err && err_size)
-    snprintf(err, err_size, "%s: out of memory", name);
+    snprintf(err, err_size, "%s: out of memory", CONVOY_QUOTE(name));
   if (st != CONVOY_OK) live_config_free(cfg);
   return st;
 }
 
 convoy_status live_config_load(const char *path, live_config *cfg, char *err, size_t err_size) {
   memset(cfg, 0, sizeof *cfg);
+  const char *name = CONVOY_QUOTE(path);
   FILE *f = fopen(path, "rb");
   if (!f) {
-    snprintf(err, err_size, "%s: %s", path, strerror(errno));
+    snprintf(err, err_size, "%s: %s", name, strerror(errno));
     return CONVOY_ERR_IO;
   }
   char *text = malloc(MAX_CONFIG_BYTES + 1);
   if (!text) {
     fclose(f);
-    snprintf(err, err_size, "%s: out of memory", path);
+    snprintf(err, err_size, "%s: out of memory", name);
     return CONVOY_ERR_OUT_OF_MEMORY;
   }
   size_t n = fread(text, 1, MAX_CONFIG_BYTES + 1, f);
@@ -241,13 +244,13 @@ convoy_status live_config_load(const char *path, live_config *cfg, char *err, si
   fclose(f);
   convoy_status st = CONVOY_OK;
   if (bad) {
-    snprintf(err, err_size, "%s: read error (is it a directory?)", path);
+    snprintf(err, err_size, "%s: read error (is it a directory?)", name);
     st = CONVOY_ERR_IO;
   } else if (n > MAX_CONFIG_BYTES) {
-    snprintf(err, err_size, "%s: larger than %d bytes; not a routing file", path, MAX_CONFIG_BYTES);
+    snprintf(err, err_size, "%s: larger than %d bytes; not a routing file", name, MAX_CONFIG_BYTES);
     st = CONVOY_ERR_FORMAT;
   } else if (memchr(text, '\0', n)) {
-    snprintf(err, err_size, "%s: binary data; not a routing file", path);
+    snprintf(err, err_size, "%s: binary data; not a routing file", name);
     st = CONVOY_ERR_FORMAT;
   }
   if (st == CONVOY_OK) {
@@ -263,6 +266,16 @@ convoy_status live_config_load(const char *path, live_config *cfg, char *err, si
   }
   free(text);
   return st;
+}
+
+void live_config_locate(const live_config *cfg, int line, char *err, size_t err_size) {
+  if (!err || err_size == 0) return;
+  size_t n = strlen(err) + 1;
+  char *why = malloc(n);
+  if (!why) return;
+  memcpy(why, err, n);
+  snprintf(err, err_size, "%s:%d: %s", CONVOY_QUOTE(cfg->name ? cfg->name : "config"), line, why);
+  free(why);
 }
 
 void live_config_free(live_config *cfg) {

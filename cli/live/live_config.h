@@ -64,6 +64,11 @@ convoy_status live_config_parse(const char *text, const char *name, const char *
 /* Reads and parses path (at most 1 MiB); CONVOY_ERR_IO when unreadable. */
 convoy_status live_config_load(const char *path, live_config *cfg, char *err, size_t err_size);
 
+/* Puts "NAME:LINE: " (the file's name, shortened when long) in front of the
+ * message in err, for a problem of the item on that line found later (a
+ * route's impulse response). */
+void live_config_locate(const live_config *cfg, int line, char *err, size_t err_size);
+
 /* Frees everything and zeroes *cfg. NULL-safe. */
 void live_config_free(live_config *cfg);
 

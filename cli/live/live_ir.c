@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "live_ir.h"
 
+#include "error_internal.h" /* CONVOY_QUOTE */
 #include "live_resample.h"
 
 #include <math.h>
@@ -15,7 +16,7 @@ static convoy_status add(live_ir_bank *bank, const char *name, live_ir **out, ch
   char *copy = grown ? strdup(name) : NULL;
   if (grown) bank->irs = grown;
   if (!copy) {
-    snprintf(err, err_size, "%s: out of memory", name);
+    snprintf(err, err_size, "%s: out of memory", CONVOY_QUOTE(name));
     return CONVOY_ERR_OUT_OF_MEMORY;
   }
   live_ir *ir = &bank->irs[bank->count++];
@@ -36,7 +37,7 @@ static convoy_status load_file(live_ir_bank *bank, const char *path, convoy_taps
     st = CONVOY_ERR_FORMAT;
   }
   if (st != CONVOY_OK && err && err_size && !err[0])
-    snprintf(err, err_size, "%s: %s", path, convoy_strerror(st));
+    snprintf(err, err_size, "%s: %s", CONVOY_QUOTE(path), convoy_strerror(st));
   return st;
 }
 
@@ -57,8 +58,10 @@ convoy_status live_ir_bank_load(live_ir_bank *bank, live_source source, const ch
     bank->design = arg;
     break;
   case LIVE_SOURCE_CONFIG:
-    for (int32_t i = 0; st == CONVOY_OK && i < cfg->n_routes; i++)
+    for (int32_t i = 0; st == CONVOY_OK && i < cfg->n_routes; i++) {
       st = load_file(bank, cfg->routes[i].file, CONVOY_TAPS_AUTO, err, err_size);
+      if (st != CONVOY_OK) live_config_locate(cfg, cfg->routes[i].line, err, err_size);
+    }
     break;
   default:
     snprintf(err, err_size, "no impulse response given");
@@ -90,8 +93,9 @@ convoy_status live_ir_bank_fit(live_ir_bank *bank, int32_t rate, int resample, c
     if (ir->taps.rate <= 0 || fabs(ir->taps.rate - rate) < 0.5) continue;
     if (!resample) {
       snprintf(err, err_size, "%s: %s is %.0f Hz but the stream runs at %d Hz (add --resample-ir)",
-               ir->name, bank->source == LIVE_SOURCE_DESIGN ? "design" : "impulse response",
-               ir->taps.rate, (int)rate);
+               CONVOY_QUOTE(ir->name),
+               bank->source == LIVE_SOURCE_DESIGN ? "design" : "impulse response", ir->taps.rate,
+               (int)rate);
       return CONVOY_ERR_INVALID_ARGUMENT;
     }
     convoy_status st = live_resample_taps(&ir->taps, rate, ir->name, err, err_size);

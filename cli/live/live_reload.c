@@ -2,6 +2,7 @@
 #include "live_reload.h"
 
 #include "diag.h"
+#include "error_internal.h" /* CONVOY_QUOTE */
 #include "live_setup.h"
 
 #include <stdio.h>
@@ -26,10 +27,11 @@ void live_reload_run(live_reload *r, convoy_rt *rt, const char *new_ir) {
   char err[1024] = "";
   live_source source = new_ir ? LIVE_SOURCE_IR : r->source;
   const char *arg = new_ir ? new_ir : r->source_arg;
+  const char *shown = CONVOY_QUOTE(arg);
   live_setup s;
   convoy_status st = live_setup_load(&s, source, arg, err, sizeof err);
   if (st == CONVOY_OK && source == LIVE_SOURCE_CONFIG && format_changed(r, &s.cfg)) {
-    snprintf(err, sizeof err, "%s: rate, block or channels changed; restart to apply them", arg);
+    snprintf(err, sizeof err, "%s: rate, block or channels changed; restart to apply them", shown);
     st = CONVOY_ERR_INVALID_ARGUMENT;
   }
   if (st == CONVOY_OK)
@@ -39,13 +41,13 @@ void live_reload_run(live_reload *r, convoy_rt *rt, const char *new_ir) {
     snprintf(err, sizeof err,
              "%s: %lld-frame impulse response is longer than the %lld frames the running "
              "convolver holds; restart to use it",
-             arg, (long long)s.routes.max_taps, (long long)r->max_ir);
+             shown, (long long)s.routes.max_taps, (long long)r->max_ir);
     st = CONVOY_ERR_INVALID_ARGUMENT;
   }
   if (st == CONVOY_OK) {
     st = convoy_rt_set_routes(rt, s.routes.routes, s.routes.count);
     if (st != CONVOY_OK)
-      snprintf(err, sizeof err, "%s: %s", arg,
+      snprintf(err, sizeof err, "%s: %s", shown,
                convoy_rt_last_error(rt)[0] ? convoy_rt_last_error(rt) : convoy_strerror(st));
   }
   live_setup_free(&s);
@@ -58,5 +60,5 @@ void live_reload_run(live_reload *r, convoy_rt *rt, const char *new_ir) {
     r->source = LIVE_SOURCE_IR;
     r->source_arg = r->ir_arg;
   }
-  diag_notice("loaded %s", arg);
+  diag_notice("loaded %s", shown);
 }

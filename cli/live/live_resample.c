@@ -1,6 +1,8 @@
 /* live_resample.c - impulse responses to another sample rate (libsamplerate). */
 #include "live_resample.h"
 
+#include "error_internal.h" /* CONVOY_QUOTE */
+
 #include <math.h>
 #include <samplerate.h>
 #include <stdint.h>
@@ -9,9 +11,10 @@
 
 convoy_status live_resample_taps(convoy_taps *taps, double to_rate, const char *name, char *err,
                                  size_t err_size) {
+  const char *shown = CONVOY_QUOTE(name);
   double ratio = to_rate / taps->rate;
   if (!(ratio >= 1.0 / 256 && ratio <= 256)) {
-    snprintf(err, err_size, "%s: cannot resample from %.0f Hz to %.0f Hz (ratio beyond 256)", name,
+    snprintf(err, err_size, "%s: cannot resample from %.0f Hz to %.0f Hz (ratio beyond 256)", shown,
              taps->rate, to_rate);
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
@@ -20,7 +23,7 @@ convoy_status live_resample_taps(convoy_taps *taps, double to_rate, const char *
   /* Room for the whole response plus the converter's rounding. */
   int64_t out_cap = (int64_t)ceil((double)in_len * ratio) + 16;
   if (in_len > INT32_MAX / ch || out_cap > INT32_MAX / ch) {
-    snprintf(err, err_size, "%s: impulse response too long to resample", name);
+    snprintf(err, err_size, "%s: impulse response too long to resample", shown);
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
   float *in = malloc((size_t)in_len * (size_t)ch * sizeof *in);
@@ -30,7 +33,7 @@ convoy_status live_resample_taps(convoy_taps *taps, double to_rate, const char *
     free(in);
     free(out);
     free(planar);
-    snprintf(err, err_size, "%s: out of memory resampling the impulse response", name);
+    snprintf(err, err_size, "%s: out of memory resampling the impulse response", shown);
     return CONVOY_ERR_OUT_OF_MEMORY;
   }
   for (int32_t c = 0; c < ch; c++)
@@ -46,7 +49,7 @@ convoy_status live_resample_taps(convoy_taps *taps, double to_rate, const char *
   if (rc != 0 || d.output_frames_gen < 1) {
     free(out);
     free(planar);
-    snprintf(err, err_size, "%s: resampling from %.0f Hz to %.0f Hz failed: %s", name, taps->rate,
+    snprintf(err, err_size, "%s: resampling from %.0f Hz to %.0f Hz failed: %s", shown, taps->rate,
              to_rate, rc ? src_strerror(rc) : "no output");
     return CONVOY_ERR_BACKEND;
   }

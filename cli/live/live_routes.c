@@ -1,6 +1,8 @@
 /* live_routes.c - building the routing matrix from the impulse responses. */
 #include "live_routes.h"
 
+#include "error_internal.h" /* CONVOY_QUOTE */
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +45,7 @@ static convoy_status single(const live_ir *ir, int32_t n, float g, live_routes *
   snprintf(err, err_size,
            "%s: %d channels of impulse response for %d stream channels (need 1 or %d%s; "
            "or route them with --config)",
-           ir->name, (int)c, (int)n, (int)n, n == 2 ? ", or 4 for true stereo" : "");
+           CONVOY_QUOTE(ir->name), (int)c, (int)n, (int)n, n == 2 ? ", or 4 for true stereo" : "");
   return CONVOY_ERR_INVALID_ARGUMENT;
 }
 
@@ -52,24 +54,25 @@ static convoy_status from_config(const live_ir_bank *bank, const live_config *cf
   for (int32_t i = 0; i < cfg->n_routes; i++) {
     const live_config_route *cr = &cfg->routes[i];
     const live_ir *ir = live_ir_bank_find(bank, cr->file);
+    const char *conf = CONVOY_QUOTE(cfg->name), *file = CONVOY_QUOTE(cr->file);
     if (!ir) {
-      snprintf(err, err_size, "%s: not loaded", cr->file);
+      snprintf(err, err_size, "%s: not loaded", file);
       return CONVOY_ERR_INTERNAL;
     }
     if (cr->input >= n || cr->output >= n) {
-      snprintf(err, err_size, "%s:%d: route %d -> %d is beyond the stream's %d channels", cfg->name,
+      snprintf(err, err_size, "%s:%d: route %d -> %d is beyond the stream's %d channels", conf,
                cr->line, (int)cr->input + 1, (int)cr->output + 1, (int)n);
       return CONVOY_ERR_INVALID_ARGUMENT;
     }
     int32_t c = cr->channel;
     if (c < 0 && ir->taps.channels != 1) {
-      snprintf(err, err_size, "%s:%d: %s has %d channels: name one as FILE:CHANNEL (1..%d)",
-               cfg->name, cr->line, cr->file, (int)ir->taps.channels, (int)ir->taps.channels);
+      snprintf(err, err_size, "%s:%d: %s has %d channels: name one as FILE:CHANNEL (1..%d)", conf,
+               cr->line, file, (int)ir->taps.channels, (int)ir->taps.channels);
       return CONVOY_ERR_INVALID_ARGUMENT;
     }
     if (c >= ir->taps.channels) {
-      snprintf(err, err_size, "%s:%d: %s has %d channel%s, no channel %d", cfg->name, cr->line,
-               cr->file, (int)ir->taps.channels, ir->taps.channels == 1 ? "" : "s", (int)c + 1);
+      snprintf(err, err_size, "%s:%d: %s has %d channel%s, no channel %d", conf, cr->line, file,
+               (int)ir->taps.channels, ir->taps.channels == 1 ? "" : "s", (int)c + 1);
       return CONVOY_ERR_INVALID_ARGUMENT;
     }
     put(r, cr->input, cr->output, ir, c < 0 ? 0 : c,

@@ -14,6 +14,18 @@ convoy_status live_setup_load(live_setup *s, live_source source, const char *arg
   return st;
 }
 
+convoy_status live_setup_check(live_setup *s, int32_t rate, int32_t channels, int resample,
+                               char *err, size_t err_size) {
+  convoy_status st = CONVOY_OK;
+  if (rate > 0) st = live_ir_bank_fit(&s->bank, rate, resample, err, err_size);
+  if (st == CONVOY_OK && channels > 0 && !s->bank.design) { /* a design waits for the rate */
+    live_routes routes;
+    st = live_routes_make(&s->bank, &s->cfg, channels, 0.0, &routes, err, err_size);
+    live_routes_free(&routes);
+  }
+  return st;
+}
+
 convoy_status live_setup_route(live_setup *s, int32_t rate, int32_t channels, int resample,
                                double gain_db, char *err, size_t err_size) {
   convoy_status st = live_ir_bank_fit(&s->bank, rate, resample, err, err_size);

@@ -26,6 +26,14 @@ typedef struct live_setup {
 convoy_status live_setup_load(live_setup *s, live_source source, const char *arg, char *err,
                               size_t err_size);
 
+/* The checks of live_setup_route that need no audio device, so that a bad
+ * routing file or response is reported before any device is opened: the
+ * responses against rate when it is known (> 0; they are fitted to it, which
+ * live_setup_route then finds done), the routes against channels when known
+ * (> 0) and the responses are loaded. Builds nothing that stays. */
+convoy_status live_setup_check(live_setup *s, int32_t rate, int32_t channels, int resample,
+                               char *err, size_t err_size);
+
 /* Fits the responses to rate (resampling when resample, else a rate
  * mismatch is an error) and builds the routes for `channels` channels with
  * gain_db on every route. */

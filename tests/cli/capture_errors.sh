@@ -18,12 +18,39 @@ cp good.sigmf-data badjson.sigmf-data
 printf '{"global": {"core:datatype": "ci16_le",, }\n' >badjson.sigmf-meta
 expect_fail "invalid JSON" "invalid JSON" badjson.sigmf-meta out/o --taps taps.txt
 
+# A NUL in a string: cJSON would end the string there and read "ci16_le".
+# As \u0000 (valid JSON) and as a raw byte (not JSON): refused, naming the key.
+meta_with() {
+  printf '{"global": {"core:datatype": "%s", "core:version": "1.0.0"}, "captures": [{"core:sample_start": 0}], "annotations": []}\n' "$1"
+}
+cp good.sigmf-data nul_escape.sigmf-data
+meta_with 'ci16_le\u0000x' >nul_escape.sigmf-meta
+expect_fail "\\u0000 in core:datatype" \
+  "nul_escape.sigmf-meta: global.core:datatype: the string holds a NUL character (\u0000 at byte 37" \
+  nul_escape.sigmf-meta out/o --taps taps.txt
+cp good.sigmf-data nul_byte.sigmf-data
+meta_with "ci16_le$(printf 'Q')x" | tr Q '\000' >nul_byte.sigmf-meta
+check "a NUL byte is written" test "$(tr -cd '\000' <nul_byte.sigmf-meta | wc -c)" -eq 1
+expect_fail "NUL byte in core:datatype" \
+  "nul_byte.sigmf-meta: global.core:datatype: the string holds a NUL character (a NUL byte at byte 37" \
+  nul_byte.sigmf-meta out/o --taps taps.txt
+
 cp good.sigmf-data badtype.sigmf-data
 sed 's/ci16_le/ci12_le/' good.sigmf-meta >badtype.sigmf-meta
 expect_fail "unknown datatype" "ci12_le" badtype.sigmf-meta out/o --taps taps.txt
 
 cp good.sigmf-meta nodata.sigmf-meta
 expect_fail "missing .sigmf-data" "nodata.sigmf-data" nodata.sigmf-meta out/o --taps taps.txt
+# A dataset that global core:dataset names as a directory: the message names
+# the meta file that asked for it, not only the directory.
+printf '{"global": {"core:datatype": "ci16_le", "core:dataset": ".."}, "captures": [], "annotations": []}\n' >dotdot.sigmf-meta
+expect_fail "core:dataset names a directory" \
+  "dotdot.sigmf-meta: its dataset .. (global core:dataset) is a directory" \
+  dotdot.sigmf-meta out/o --taps taps.txt
+mkdir dir.sigmf-data
+cp good.sigmf-meta dir.sigmf-meta
+expect_fail "the .sigmf-data is a directory" "dir.sigmf-meta: its dataset dir.sigmf-data is a directory" \
+  dir.sigmf-meta out/o --taps taps.txt
 
 { cat good.sigmf-data; printf 'x'; } >odd.sigmf-data
 cp good.sigmf-meta odd.sigmf-meta

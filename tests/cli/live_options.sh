@@ -73,8 +73,40 @@ conf_fails "bad.conf:1: unterminated" "1 1 \"ir.wav\n"
 conf_fails "bad.conf:2: route 1 -> 2 is beyond 'channels 1'" "channels 1\n1 2 ir.wav\n"
 conf_fails "bad.conf:1: input '1.5'" "1.5 1 ir.wav\n"
 conf_fails "bad.conf:1: route has an empty file name" "1 1 :2\n"
+# What the routes' files say but no device decides is checked before any
+# device is opened: without an audio device these still name their problem.
+conf_fails "bad.conf:1: ir.wav has 2 channels, no channel 3" "1 1 ir.wav:3\n"
+conf_fails "bad.conf:1: ir.wav has 2 channels: name one as FILE:CHANNEL" "1 1 ir.wav\n"
+conf_fails "ir.wav: impulse response is 48000 Hz but the stream runs at 44100 Hz" \
+  "rate 44100\n1 1 ir.wav:1\n"
+printf '1 2 ir.wav:1\n' >wide.conf
+fails2 "--channels 1 below a route" "wide.conf:1: route 1 -> 2 is beyond the stream's 1 channels" \
+  --config wide.conf --channels 1
+fails2 "--ir of 2 channels on 3" "ir.wav: 2 channels of impulse response for 3 stream channels" \
+  --ir ir.wav --channels 3
 printf '\0\1\2' >binary.conf
 fails2 "binary config" "binary.conf: binary data" --config binary.conf
+
+# A 100,000-character value keeps the message whole: the config's name and
+# line in front, the reason at the end, the value shortened in its middle.
+# long_value NEEDLE WHY: after run, one line under 600 bytes that starts
+# with "convoy: NEEDLE", holds "..." and ends with WHY.
+long_value() {
+  local desc="100,000-character value: $2"
+  expect_status 2 "$desc"
+  expect_one_error_line "$desc" "$1"
+  check "$desc: starts with '$1'" grep -q "^convoy: $1" stderr.txt
+  check "$desc: ends with the reason" grep -q "$2\$" stderr.txt
+  check "$desc: shortened in the middle" grep -qF "..." stderr.txt
+  check "$desc: under 600 bytes ($(wc -c <stderr.txt))" test "$(wc -c <stderr.txt)" -lt 600
+}
+LONG=$(head -c 100000 /dev/zero | tr '\0' a)
+printf '1 1 %s\n' "$LONG" >long_file.conf
+run live --config long_file.conf
+long_value "long_file.conf:1: aaaa" "aaaa: File name too long"
+printf 'rate 48000\n%s 1 ir.wav\n' "1$LONG" >long_field.conf
+run live --config long_field.conf
+long_value "long_field.conf:2: input '1aaa" "aaaa' is not a whole number in 1..1024"
 
 # Route files are found beside the config file, whatever the working directory.
 mkdir sub

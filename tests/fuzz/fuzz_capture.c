@@ -2,7 +2,8 @@
  * fuzz_capture.c - fuzz entry point for the SigMF metadata reader and the
  * capture datatype, extension, time and conversion code.
  *
- * Every input is used three ways: as SigMF JSON (parsed; when valid, read
+ * Every input is used three ways: as SigMF JSON (parsed, never accepted with
+ * a NUL byte in it; when valid, read
  * through every accessor, edited by shift / decimate / retune / clip /
  * record with parameters drawn from the input, and each result printed and
  * parsed again, which must succeed and print the same text); as a short
@@ -133,6 +134,8 @@ static void fuzz_meta(const uint8_t *data, size_t size, uint64_t seed) {
     if (!err[0] || strchr(err, '\n')) fuzz_violated("parse", "message empty or not one line");
     return;
   }
+  /* cJSON ends strings at a NUL: a document holding one must be refused. */
+  if (memchr(data, 0, size)) fuzz_violated("parse", "accepted a NUL byte");
   read_all(m);
   check_round_trip(m, "parse");
   edit_all(m, seed);
