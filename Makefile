@@ -19,9 +19,11 @@ CMAKE_FLAGS ?=
 
 # Debian/Ubuntu packages the build needs (the CUDA toolkit is optional and
 # is found by CMake when installed): PortAudio and libsamplerate are for
-# `convoy live`, jackd2 for its test against a JACK server (dummy driver).
+# `convoy live`, jackd2 for its test against a JACK server (dummy driver),
+# mandoc for the manual pages' tests, bash-completion for the completion's
+# test and its install folder.
 DEB_PACKAGES := cmake make gcc libc6-dev pkg-config libfftw3-dev libsndfile1-dev libcjson-dev \
-                portaudio19-dev libsamplerate0-dev jackd2
+                portaudio19-dev libsamplerate0-dev jackd2 mandoc bash-completion
 
 DEMO_IN := examples/noisy_speech.wav
 DEMO_OUT := $(BUILD)/demo/clean_speech.wav

@@ -2,6 +2,7 @@
 #include "commands.h"
 #include "convoy.h"
 #include "diag.h"
+#include "engine_names.h"
 #include "help.h"
 #include "live_help.h"
 
@@ -29,6 +30,12 @@ static const command *find(const char *name) {
 static int help_command(int argc, char **argv) {
   if (argc < 2) {
     help_main(stdout);
+    return CLI_EXIT_OK;
+  }
+  /* Not in the help: the engine names one per line, for the shell
+   * completion (completion/convoy.bash), so that it names no engine itself. */
+  if (strcmp(argv[1], "--list-engines") == 0 || strcmp(argv[1], "--list-engines=choices") == 0) {
+    engine_names_list(stdout, argv[1][14] ? ENGINE_NAMES_CHOICES : ENGINE_NAMES_ALL);
     return CLI_EXIT_OK;
   }
   const command *c = find(argv[1]);

@@ -14,8 +14,8 @@ static void append(char *buf, size_t size, size_t *used, const char *s) {
   buf[*used] = '\0';
 }
 
-char *engine_names(char *buf, size_t size, engine_names_kind kind, const char *last_sep, int dflt) {
-  convoy_engine ids[64];
+/* The engines of kind, the choices first, each group in list order. */
+static int collect(convoy_engine ids[64], engine_names_kind kind) {
   int n = 0;
   for (int exact = 0; exact <= 1; exact++) {
     if (exact && kind == ENGINE_NAMES_CHOICES) break;
@@ -24,6 +24,12 @@ char *engine_names(char *buf, size_t size, engine_names_kind kind, const char *l
       if (convoy_engine_is_exact(e) == exact) ids[n++] = e;
     }
   }
+  return n;
+}
+
+char *engine_names(char *buf, size_t size, engine_names_kind kind, const char *last_sep, int dflt) {
+  convoy_engine ids[64];
+  int n = collect(ids, kind);
   size_t used = 0;
   if (size) buf[0] = '\0';
   for (int i = 0; i < n; i++) {
@@ -57,4 +63,10 @@ char *engine_names_wrap(char *buf, size_t size, const char *text, int indent, in
     while (*text == ' ') text++;
   }
   return buf;
+}
+
+void engine_names_list(FILE *f, engine_names_kind kind) {
+  convoy_engine ids[64];
+  int n = collect(ids, kind);
+  for (int i = 0; i < n; i++) fprintf(f, "%s\n", convoy_engine_name(ids[i]));
 }

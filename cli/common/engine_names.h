@@ -9,6 +9,7 @@
 #include "convoy.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef enum engine_names_kind {
   ENGINE_NAMES_ALL,    /* the choices (auto, cpu, gpu), then every exact engine */
@@ -25,5 +26,9 @@ char *engine_names(char *buf, size_t size, engine_names_kind kind, const char *l
  * breaks at spaces before column width, each new line indented by indent
  * spaces. Truncates to size; returns buf. */
 char *engine_names_wrap(char *buf, size_t size, const char *text, int indent, int width);
+
+/* Prints the names one per line, in engine_names()'s order: the listing of
+ * `convoy help --list-engines[=choices]`, which the shell completion reads. */
+void engine_names_list(FILE *f, engine_names_kind kind);
 
 #endif /* CONVOY_CLI_ENGINE_NAMES_H */
