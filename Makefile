@@ -21,10 +21,10 @@ CMAKE_FLAGS ?=
 # is found by CMake when installed): PortAudio and libsamplerate are for
 # `convoy live` (left out of a build without them, but installed here so that
 # it is built and tested), jackd2 for its test against a JACK server (dummy
-# driver); pkg-config also for the test that builds against the installed
-# library.
-DEB_PACKAGES := cmake make gcc libc6-dev pkg-config libfftw3-dev libsndfile1-dev libcjson-dev \
-                portaudio19-dev libsamplerate0-dev jackd2
+# driver); pkg-config and binutils (readelf, nm) also for the tests of the
+# exported symbols and of a program built against the installed library.
+DEB_PACKAGES := cmake make gcc libc6-dev pkg-config binutils libfftw3-dev libsndfile1-dev \
+                libcjson-dev portaudio19-dev libsamplerate0-dev jackd2
 
 DEMO_IN := examples/noisy_speech.wav
 DEMO_OUT := $(BUILD)/demo/clean_speech.wav
