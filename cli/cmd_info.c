@@ -8,6 +8,11 @@
 #include <fftw3.h>
 #include <sndfile.h>
 #include <stdio.h>
+#include <string.h>
+#ifdef CONVOY_HAVE_LIVE
+#include <portaudio.h>
+#include <samplerate.h>
+#endif
 
 typedef struct info_options {
   int help;
@@ -26,6 +31,18 @@ static void print_cuda_version(const char *label, int v) {
     printf("    %-18s %d.%d\n", label, v / 1000, v % 1000 / 10);
   else
     printf("    %-18s none\n", label);
+}
+
+/* `convoy live`: the audio libraries it runs on, or that the build has none. */
+static void print_live(void) {
+#ifdef CONVOY_HAVE_LIVE
+  const PaVersionInfo *pa = Pa_GetVersionInfo();
+  const char *src = src_get_version(); /* "libsamplerate-0.2.2 (c) ..." */
+  printf("  %-18s yes (PortAudio %d.%d.%d, %.*s)\n", "live audio", pa->versionMajor,
+         pa->versionMinor, pa->versionSubMinor, (int)strcspn(src, " "), src);
+#else
+  printf("  %-18s no (built without PortAudio and libsamplerate)\n", "live audio");
+#endif
 }
 
 static void print_gpus(void) {
@@ -69,6 +86,7 @@ int cmd_info(int argc, char **argv) {
   printf("  %-18s %s\n", "FFTW", fftwf_version);
   printf("  %-18s %s\n", "libsndfile", sf_version_string());
   printf("  %-18s %s\n", "CUDA engines", convoy_built_with_cuda() ? "yes" : "no");
+  print_live();
   printf("Engines:\n");
   for (int32_t i = 0; i < convoy_engine_count(); i++) {
     convoy_engine e = convoy_engine_at(i);

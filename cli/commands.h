@@ -29,7 +29,8 @@ int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 
 /* convoy live (--ir FILE | --taps FILE | --design SPEC | --config FILE) [options]:
- * real-time convolution between audio devices (cli/live/cmd_live.c). */
+ * real-time convolution between audio devices (cli/live/cmd_live.c; in a
+ * build without PortAudio and libsamplerate, cli/main.c's, which says so). */
 int cmd_live(int argc, char **argv);
 
 #endif /* CONVOY_CLI_COMMANDS_H */

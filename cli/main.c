@@ -4,7 +4,11 @@
 #include "diag.h"
 #include "engine_names.h"
 #include "help.h"
+#ifdef CONVOY_HAVE_LIVE
 #include "live_help.h"
+#else
+#define help_live NULL
+#endif
 
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +24,16 @@ static const command commands[] = {{"filter", cmd_filter, help_filter},
                                    {"info", cmd_info, help_info},
                                    {"bench", cmd_bench, NULL},
                                    {"live", cmd_live, help_live}};
+
+#ifndef CONVOY_HAVE_LIVE
+/* A build without PortAudio and libsamplerate leaves cli/live/ out; the
+ * command is still known, to say so. */
+int cmd_live(int argc, char **argv) {
+  (void)argc, (void)argv;
+  diag_error("live: this build has no live audio (built without PortAudio and libsamplerate)");
+  return CLI_EXIT_FAIL;
+}
+#endif
 
 static const command *find(const char *name) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

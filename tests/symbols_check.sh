@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
-# symbols_check.sh ARCHIVE CC NM INCLUDE_DIR HAVE_CUDA WORK_DIR
+# symbols_check.sh ARCHIVE CC NM INCLUDE_DIR HAVE_CUDA WORK_DIR [SHARED_LIBRARY]
 #
 # The library is compiled with hidden visibility and exports only what
 # include/*.h marks CONVOY_API. This links the whole static archive into a
-# throwaway shared object and checks its dynamic symbol table:
+# throwaway shared object and checks its dynamic symbol table, and that of
+# the project's shared library (libconvoy.so) when given:
 #   - every symbol it defines (beyond what the linker adds to any shared
-#     object) starts with convoy_: no internal function or table leaks;
+#     object) starts with convoy_: no internal function or table leaks, nor
+#     any of a static library linked into it (the CUDA runtime);
 #   - every function declared in include/*.h is marked CONVOY_API, and is
 #     exported (convoy_cuda.h only when the archive holds the CUDA engines).
 # Exits 77 (skipped) where that cannot be done: no ELF toolchain, or an
 # archive that cannot go into a shared object.
 set -u
-archive=$1 cc=$2 nm=$3 include_dir=$4 have_cuda=$5 work=$6
+archive=$1 cc=$2 nm=$3 include_dir=$4 have_cuda=$5 work=$6 shared=${7:-}
 
 skip() {
   echo "skipped: $*"
@@ -41,18 +43,31 @@ if ! "$cc" -shared -o "$work/libconvoy_check.so" -Wl,--whole-archive "$archive" 
   exit 1
 fi
 
-"$nm" -D --defined-only "$work/libconvoy_check.so" | awk 'NF >= 3 { print $3 }' | sort -u |
-  comm -23 - "$work/baseline.txt" >"$work/exported.txt"
+# exports SO NAME: SO's defined dynamic symbols, less the baseline, in NAME.
+exports() {
+  "$nm" -D --defined-only "$1" | awk 'NF >= 3 { print $3 }' | sed 's/@.*//' | sort -u |
+    comm -23 - "$work/baseline.txt" >"$work/$2"
+}
+exports "$work/libconvoy_check.so" exported.txt
 n_exported=$(wc -l <"$work/exported.txt")
 fail=0
-
-grep -v '^convoy_' "$work/exported.txt" >"$work/leaked.txt"
-if [ -s "$work/leaked.txt" ]; then
-  echo "FAIL: $(wc -l <"$work/leaked.txt") exported symbol(s) outside the public API" \
-    "(missing hidden visibility?):"
-  head -n 40 "$work/leaked.txt"
-  fail=1
+sos=("$work/libconvoy_check.so" exported.txt) # (shared object, its list) pairs
+if [ -n "$shared" ]; then
+  [ -f "$shared" ] || { echo "FAIL: no shared library $shared"; exit 1; }
+  exports "$shared" exported_shared.txt
+  sos+=("$shared" exported_shared.txt)
 fi
+
+for ((i = 0; i < ${#sos[@]}; i += 2)); do
+  so=${sos[i]} list=${sos[i + 1]}
+  grep -v '^convoy_' "$work/$list" >"$work/leaked.txt"
+  if [ -s "$work/leaked.txt" ]; then
+    echo "FAIL: $(basename "$so"): $(wc -l <"$work/leaked.txt") exported symbol(s) outside the" \
+      "public API (missing hidden visibility?):"
+    head -n 40 "$work/leaked.txt"
+    fail=1
+  fi
+done
 
 # Function declarations in the public headers: a line at column 0 that names
 # convoy_...( after a return type.
@@ -71,13 +86,23 @@ fi
 grep -hE "$decl_re" $headers | grep -oE 'convoy_[a-z0-9_]+\(' | tr -d '(' | sort -u \
   >"$work/declared.txt"
 n_declared=$(wc -l <"$work/declared.txt")
-comm -23 "$work/declared.txt" "$work/exported.txt" >"$work/missing.txt"
-if [ -s "$work/missing.txt" ]; then
-  echo "FAIL: public function(s) not exported (not defined, or defined without its header):"
-  cat "$work/missing.txt"
+for ((i = 0; i < ${#sos[@]}; i += 2)); do
+  so=${sos[i]} list=${sos[i + 1]}
+  comm -23 "$work/declared.txt" "$work/$list" >"$work/missing.txt"
+  if [ -s "$work/missing.txt" ]; then
+    echo "FAIL: $(basename "$so"): public function(s) not exported (not defined, or defined" \
+      "without its header):"
+    cat "$work/missing.txt"
+    fail=1
+  fi
+done
+if [ -n "$shared" ] && ! cmp -s "$work/exported.txt" "$work/exported_shared.txt"; then
+  echo "FAIL: $(basename "$shared") exports other symbols than the archive:"
+  diff "$work/exported.txt" "$work/exported_shared.txt" | head -n 20
   fail=1
 fi
 
 echo "$n_exported symbols exported, all convoy_*; $n_declared public functions declared"
+[ -z "$shared" ] || echo "$(basename "$shared"): the same $(wc -l <"$work/exported_shared.txt") symbols"
 [ "$fail" = 0 ] && echo "ok"
 exit "$fail"

@@ -21,7 +21,12 @@ void help_main(FILE *f) {
         "                 real-time pace, no audio device: per-block compute p50/p99/\n"
         "                 p99.9/max, real-time index, CPU load\n"
         "  live (--ir FILE | --taps FILE | --design SPEC | --config FILE) [options]\n"
+#ifdef CONVOY_HAVE_LIVE
         "                 convolve audio between devices in real time (PortAudio, JACK)\n"
+#else
+        "                 convolve audio between devices in real time: not in this\n"
+        "                 build (built without PortAudio and libsamplerate)\n"
+#endif
         "  help [COMMAND] this text, or a command's help (also: convoy COMMAND --help)\n"
         "\n"
         "  -h, --help     this text\n"

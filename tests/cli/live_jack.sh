@@ -18,9 +18,13 @@
 # A server named by JACK_DEFAULT_SERVER that is already running (CI starts
 # one; its log may be named by CONVOY_JACK_LOG) is used; otherwise the test
 # starts a private one and stops it at the end, whatever happens. Skips (77)
-# only when jackd is not installed.
+# only when jackd is not installed or the build has no `convoy live`.
 source "$(dirname "$0")/common.bash"
 
+if ! have_live; then
+  echo "this build has no live audio (PortAudio, libsamplerate): skipped"
+  exit 77
+fi
 if ! command -v jackd >/dev/null || ! command -v jack_lsp >/dev/null; then
   echo "jackd (jackd2) is not installed: skipped"
   exit 77

@@ -2,10 +2,29 @@
 # `convoy live` errors found before any audio device is opened: usage errors
 # (exit 1), unreadable impulse responses and bad routing files (exit 2, one
 # line naming the file and, for a routing file, the line). No audio server
-# is needed.
+# is needed. In a build without `convoy live`, that it says so.
 source "$(dirname "$0")/common.bash"
 
 gen ir.wav --frames 480 --channels 2 --rate 48000 --signal impulse
+
+# A build without PortAudio and libsamplerate has no `convoy live`: every
+# use of it is one line saying so and exit 2, and `convoy info` says so.
+if ! have_live; then
+  for args in "--ir ir.wav" "--list-devices" "--help" "--no-such-option"; do
+    # shellcheck disable=SC2086 # the arguments are words
+    run live $args
+    expect_status 2 "live $args without live audio"
+    expect_one_error_line "live $args without live audio" "this build has no live audio"
+  done
+  run help live
+  expect_status 2 "help live without live audio"
+  expect_one_error_line "help live without live audio" "this build has no live audio"
+  run info
+  check "info says there is no live audio" grep -qE '^  live audio +no \(built without' stdout.txt
+  run --help
+  check "--help says live is not in this build" grep -q "not in this" stdout.txt
+  finish
+fi
 
 # usage ARGS...: exit 1 and one line.
 usage() {
