@@ -85,6 +85,8 @@ expect_status 0 "2 channels, --decimate 13 --shift -740000 --tail"
 compare two_out.sigmf-data cf32_le two.cf32 cf32_le taps37.txt --channels 2 --tail \
   --decimate 13 --shift -0.37
 has two_out.sigmf-meta '"core:sample_rate": 153846.15' "rate divided by 13"
+validate_sigmf out.sigmf-meta aligned.sigmf-meta a607_cpu-direct.sigmf-meta \
+  a607_cpu-fft.sigmf-meta two_out.sigmf-meta
 
 # Raw ci16 in and out, --skip: the grid starts at the first frame read.
 "$REF" gen raw.cs16 ci16_le 5000 7

@@ -143,6 +143,7 @@ cp pch_out.sigmf-data pch_out.cf32
 expect_ref "2-channel pulses" pch_out.cf32 two_ch.cf32 chirp.cf32 --channels 2 --pulse-len 500 \
   --mode valid
 check "pulses recorded" grep -q 'pulses=4,pulse_len=500' pch_out.sigmf-meta
+validate_sigmf mf.sigmf-meta pch_out.sigmf-meta
 
 # Errors: exit 2, one line naming the file, nothing written.
 expect_fail "template longer than the pulse" "100 samples, longer than --pulse-len 50" \

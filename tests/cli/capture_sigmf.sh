@@ -110,4 +110,8 @@ run filter rec based --taps taps31.txt -q
 expect_status 0 "base name input"
 check "base name input gives SigMF" test -f based.sigmf-meta
 
+# Every metadata file written above is SigMF as the specification's schema has it.
+validate_sigmf out.sigmf-meta aligned.sigmf-meta part.sigmf-meta raw_out.sigmf-meta \
+  rerated.sigmf-meta based.sigmf-meta
+
 finish

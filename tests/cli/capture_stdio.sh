@@ -85,6 +85,7 @@ done
 # A SigMF recording to stdout: raw samples with --out-format, no metadata.
 run filter in.cs16 rec.sigmf-meta --design lowpass:cutoff=0.2,taps=9 --rate 1 -q
 expect_status 0 "make a SigMF recording"
+validate_sigmf rec.sigmf-meta
 run filter rec.sigmf-meta want.cs16 --taps taps.txt -q -y
 expect_status 0 "SigMF to a raw file"
 run filter rec.sigmf-meta - --out-format ci16_le --taps taps.txt -q

@@ -73,6 +73,7 @@ run filter plain_c.bin alias_meta.sigmf-meta --format sc16 --out-format fc32 --r
   --taps taps17.txt -q
 expect_status 0 "aliases to SigMF"
 check "SigMF records cf32_le" grep -q '"core:datatype": *"cf32_le"' alias_meta.sigmf-meta
+validate_sigmf alias_meta.sigmf-meta
 run filter plain_c.bin x.bin --format cs17 --taps taps17.txt -q
 expect_status 1 "--format cs17"
 

@@ -11,6 +11,9 @@ if [ -z "${CONVOY:-}" ] || [ -z "${TOOLS:-}" ]; then
   exit 1
 fi
 
+# The tests/ folder of the source tree (data, helper scripts).
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd) || exit 1
+
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/convoy-cli.XXXXXX") || exit 1
 trap 'chmod -R u+rwX "$WORK" 2>/dev/null; rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
@@ -104,6 +107,42 @@ random_taps() {
 
 # count_taps FILE: lines that are not '#' comments.
 count_taps() { grep -vc '^#' "$1"; }
+
+# python_with MODULE...: prints a python3 that imports every MODULE, or fails.
+# Debian's own python3 first: apt-get installs python3-numpy and
+# python3-jsonschema for it, whatever python3 comes first on PATH.
+python_with() {
+  local p imports
+  imports=$(printf 'import %s;' "$@")
+  for p in /usr/bin/python3 python3; do
+    if "$p" -c "$imports" >/dev/null 2>&1; then
+      command -v "$p"
+      return 0
+    fi
+  done
+  return 1
+}
+
+# validate_sigmf FILE...: each SigMF metadata FILE is valid against the SigMF
+# schema (tests/data/sigmf-schema.json), one check per call; without a
+# python3 that has jsonschema, says so once and checks nothing.
+SIGMF_PYTHON=unset
+validate_sigmf() {
+  if [ "$SIGMF_PYTHON" = unset ]; then
+    SIGMF_PYTHON=$(python_with json jsonschema) || {
+      SIGMF_PYTHON=""
+      echo "note: no python3 with jsonschema (apt-get install python3-jsonschema):" \
+        "SigMF metadata not checked against the schema"
+    }
+  fi
+  [ -n "$SIGMF_PYTHON" ] || return 0
+  if "$SIGMF_PYTHON" "$TESTS_DIR/tools/sigmf_validate.py" "$TESTS_DIR/data/sigmf-schema.json" \
+    "$@" >sigmf_check.txt 2>&1; then
+    pass
+  else
+    fail "SigMF schema: $(head -c 800 sigmf_check.txt | tr '\n' '|')"
+  fi
+}
 
 finish() {
   echo "$PASSES passed, $FAILS failed"
