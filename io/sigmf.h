@@ -183,6 +183,8 @@ typedef struct sigmf_processing {
   int64_t decimation_phase;
   double shift_hz;   /* retune delta; 0: none */
   int64_t delay;     /* samples the annotations were shifted by */
+  int64_t skip;      /* input samples skipped before the first one read (--skip) */
+  int64_t count;     /* input samples read from there (--count); 0: to the end */
   const char *input; /* input file name */
   const char *input_datatype;
   int has_input_scaling;

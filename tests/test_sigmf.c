@@ -405,6 +405,8 @@ static void test_record(void) {
   p.decimation = 4;
   p.shift_hz = -250000;
   p.delay = -63;
+  p.skip = 1000;
+  p.count = 48000;
   p.input = "in.sigmf-meta";
   p.input_datatype = "ci16_le";
   p.has_input_scaling = 1;
@@ -426,7 +428,8 @@ static void test_record(void) {
                strcmp(FIELD("design")->valuestring, "lowpass:cutoff=100k") == 0 &&
                strcmp(FIELD("engine")->valuestring, "cpu-fft") == 0 &&
                FIELD("decimation")->valuedouble == 4 && FIELD("shift_hz")->valuedouble == -250000 &&
-               FIELD("delay")->valuedouble == -63 && FIELD("clipped")->valuedouble == 3 &&
+               FIELD("delay")->valuedouble == -63 && FIELD("skip")->valuedouble == 1000 &&
+               FIELD("count")->valuedouble == 48000 && FIELD("clipped")->valuedouble == 3 &&
                cJSON_GetObjectItemCaseSensitive(FIELD("input_scaling"), "scale")->valuedouble ==
                    1.0 / 32768 &&
                !FIELD("taps_file") && !FIELD("output_scaling"),
@@ -437,6 +440,17 @@ static void test_record(void) {
           cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(list, 1), "operation")->valuestring,
           "matched") == 0,
       "second record");
+  p.skip = 0;
+  p.count = 0;
+  TS_CHECK(sigmf_meta_record(m, &p, err, sizeof err) == CONVOY_OK, "%s", err);
+  cJSON_Delete(j);
+  j = printed(m);
+  g = cJSON_GetObjectItemCaseSensitive(j, "global");
+  list = cJSON_GetObjectItemCaseSensitive(g, "convoy:processing");
+  r = cJSON_GetArrayItem(list, 2);
+  TS_CHECK(r && !cJSON_GetObjectItemCaseSensitive(r, "skip") &&
+               !cJSON_GetObjectItemCaseSensitive(r, "count"),
+           "no skip or count recorded for the whole input");
   const cJSON *ext = cJSON_GetObjectItemCaseSensitive(g, "core:extensions");
   TS_CHECK(cJSON_GetArraySize(ext) == 1 && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(
                                                cJSON_GetArrayItem(ext, 0), "optional")),

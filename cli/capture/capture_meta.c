@@ -25,6 +25,9 @@ static void fill_record(const capture_meta_info *info, sigmf_processing *p) {
     p->taps_file = o->taps_arg;
   p->engine = info->engine;
   p->delay = info->delay;
+  /* The part of the input read, in input samples (seconds resolved). */
+  p->skip = in->skip;
+  p->count = in->ro.count > 0 ? in->ro.count : 0;
   p->input = in->name;
   p->input_datatype = capture_datatype_name(in->ro.type);
   /* Scaling means something for integer samples, or when it was asked for. */

@@ -82,6 +82,10 @@ has part.sigmf-meta "\"core:sample_start\": $((100 + delay))" "annotation after 
 has part.sigmf-meta '"core:sample_count": 200' "annotation length kept"
 hasnt part.sigmf-meta '"early"' "annotation before the skip dropped"
 has part.sigmf-meta '"taps_file": "taps31.txt"' "record: taps file"
+has part.sigmf-meta '"skip": 900' "record: --skip in samples"
+has part.sigmf-meta '"count": 2000' "record: --count 0.002s in samples"
+hasnt out.sigmf-meta '"skip":' "no --skip: none recorded"
+hasnt out.sigmf-meta '"count":' "no --count: none recorded"
 if "$REF" compare part.sigmf-data ri16_le rec.sigmf-data ri16_le taps31.txt --skip 900 \
   --count 2000 >cmp.txt; then pass; else fail "--skip/--count data: $(cat cmp.txt)"; fi
 
