@@ -12,7 +12,8 @@
  * file and the key: "rec.sigmf-meta: captures[1].core:sample_start: expected
  * a non-negative integer"):
  *   global       core:datatype (required, a capture.h datatype), core:version
- *                (string), core:sample_rate (> 0), core:num_channels (1 ..
+ *                (string), core:sample_rate (> 0; convoy:sample_rate when it is
+ *                absent, as convoy writes a rate below 1 Hz), core:num_channels (1 ..
  *                CONVOY_MAX_CHANNELS; channels are interleaved frames),
  *                core:offset, core:trailing_bytes (integers >= 0).
  *   captures     array of objects: core:sample_start (required, >= 0 and >=
@@ -64,6 +65,9 @@
  * ("1.0.0" when the input had none), and keys that describe the input's bytes
  * and no longer hold are removed: core:sha512, core:trailing_bytes,
  * core:metadata_only, core:dataset and every capture's core:header_bytes.
+ * A sample rate below SIGMF_MIN_SAMPLE_RATE, which SigMF's schema does not
+ * allow in core:sample_rate (a normalised rate of 1 decimated, say), is
+ * written as convoy:sample_rate instead (the convoy extension declared).
  *
  * Not supported (CONVOY_ERR_UNSUPPORTED with a message): SigMF archives
  * (.sigmf, tar), collections (.sigmf-collection), core:metadata_only
@@ -84,6 +88,8 @@
 
 /* SigMF version written when the input gave none. */
 #define SIGMF_VERSION_DEFAULT "1.0.0"
+/* The lowest core:sample_rate SigMF's schema allows, Hz. */
+#define SIGMF_MIN_SAMPLE_RATE 1.0
 /* Largest .sigmf-meta read, bytes. */
 #define SIGMF_META_MAX_BYTES ((int64_t)256 << 20)
 
@@ -117,7 +123,7 @@ char *sigmf_meta_print(const sigmf_meta *meta);
 /* ------------------------------------------------------------- reading */
 
 capture_datatype sigmf_meta_datatype(const sigmf_meta *meta);
-/* core:sample_rate in Hz, 0 when absent. */
+/* core:sample_rate in Hz, else convoy:sample_rate, 0 when both are absent. */
 double sigmf_meta_sample_rate(const sigmf_meta *meta);
 /* core:num_channels, 1 when absent. */
 int32_t sigmf_meta_channels(const sigmf_meta *meta);
@@ -161,7 +167,8 @@ convoy_status sigmf_meta_set_datatype(sigmf_meta *meta, capture_datatype type, c
                                       size_t err_size);
 convoy_status sigmf_meta_set_version(sigmf_meta *meta, const char *version, char *err,
                                      size_t err_size);
-/* rate <= 0 removes core:sample_rate. */
+/* Sets core:sample_rate (and removes convoy:sample_rate); rate <= 0 removes
+ * both. */
 convoy_status sigmf_meta_set_sample_rate(sigmf_meta *meta, double rate, char *err, size_t err_size);
 convoy_status sigmf_meta_shift(sigmf_meta *meta, int64_t delta, char *err, size_t err_size);
 /* factor >= 1, 0 <= phase < factor. */

@@ -45,6 +45,7 @@ convoy_status sigmf_meta_set_sample_rate(sigmf_meta *m, double rate, char *err, 
     io_errorf(err, err_size, "%s: sample rate must be finite", m->name);
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
+  cJSON_DeleteItemFromObjectCaseSensitive(sj_global(m), "convoy:sample_rate");
   if (rate <= 0.0) {
     cJSON_DeleteItemFromObjectCaseSensitive(sj_global(m), "core:sample_rate");
     return CONVOY_OK;
@@ -185,7 +186,8 @@ convoy_status sigmf_meta_decimate(sigmf_meta *m, int64_t factor, int64_t phase, 
   const int64_t offset = sigmf_meta_offset(m);
   const int64_t new_offset = offset / factor;
   const double rate = sigmf_meta_sample_rate(m);
-  if (rate > 0.0 && sj_set_number(g, "core:sample_rate", rate / (double)factor))
+  if (rate > 0.0 &&
+      sigmf_meta_set_sample_rate(m, rate / (double)factor, err, err_size) != CONVOY_OK)
     return oom(m, err, err_size);
   if (cJSON_GetObjectItemCaseSensitive(g, "core:offset") &&
       sj_set_number(g, "core:offset", (double)new_offset))

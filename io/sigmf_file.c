@@ -265,6 +265,19 @@ void sigmf_writer_discard(sigmf_writer *w) {
   free_writer(w);
 }
 
+/* A rate SigMF's schema does not allow in core:sample_rate goes to
+ * convoy:sample_rate (sigmf.h). Returns 0, or -1 out of memory. */
+static int settle_rate(sigmf_meta *m) {
+  cJSON *g = sj_global(m);
+  const double rate = sigmf_meta_sample_rate(m);
+  if (!(rate > 0.0 && rate < SIGMF_MIN_SAMPLE_RATE)) {
+    cJSON_DeleteItemFromObjectCaseSensitive(g, "convoy:sample_rate");
+    return 0;
+  }
+  cJSON_DeleteItemFromObjectCaseSensitive(g, "core:sample_rate");
+  return sj_set_number(g, "convoy:sample_rate", rate) || sj_declare_convoy(g) ? -1 : 0;
+}
+
 /* Sets what the written data implies and removes what no longer holds. */
 static convoy_status complete(sigmf_writer *w, sigmf_meta *m, char *err, size_t err_size) {
   cJSON *g = sj_global(m);
@@ -272,6 +285,10 @@ static convoy_status complete(sigmf_writer *w, sigmf_meta *m, char *err, size_t 
   if (st == CONVOY_OK && !sigmf_meta_version(m))
     st = sigmf_meta_set_version(m, SIGMF_VERSION_DEFAULT, err, err_size);
   if (st != CONVOY_OK) return st;
+  if (settle_rate(m)) {
+    io_errorf(err, err_size, "%s: out of memory", w->meta_path);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
   if (w->channels > 1 || cJSON_GetObjectItemCaseSensitive(g, "core:num_channels")) {
     if (sj_set_number(g, "core:num_channels", w->channels)) {
       io_errorf(err, err_size, "%s: out of memory", w->meta_path);

@@ -40,6 +40,11 @@ int sj_set_number(cJSON *obj, const char *key, double v);
 /* Sets obj[key] to a string the same way. */
 int sj_set_string(cJSON *obj, const char *key, const char *s);
 
+/* Declares {"name": "convoy", "version": ..., "optional": true} in the global
+ * object g's core:extensions unless an entry named "convoy" is there (as the
+ * spec asks of a document with convoy: keys). Returns 0, or -1 out of memory. */
+int sj_declare_convoy(cJSON *g);
+
 /* The three sections of a validated model. */
 cJSON *sj_global(const sigmf_meta *m);
 cJSON *sj_captures(const sigmf_meta *m);

@@ -83,10 +83,13 @@ static convoy_status check_global(const checker *c, const cJSON *g, int64_t *off
     return bad(c, "global", -1, "core:datatype", msg);
   convoy_status st;
   if ((st = check_string(c, g, "global", -1, "core:version")) != CONVOY_OK) return st;
-  double rate;
-  int r = sj_number(g, "core:sample_rate", &rate);
-  if (r < 0 || (r > 0 && !(rate > 0.0)))
-    return bad(c, "global", -1, "core:sample_rate", "expected a positive number");
+  static const char *const rates[] = {"core:sample_rate", "convoy:sample_rate"};
+  for (int i = 0; i < 2; i++) {
+    double rate;
+    int r = sj_number(g, rates[i], &rate);
+    if (r < 0 || (r > 0 && !(rate > 0.0)))
+      return bad(c, "global", -1, rates[i], "expected a positive number");
+  }
   int64_t channels = 1;
   if ((st = check_uint(c, g, "global", -1, "core:num_channels", 0, &channels)) != CONVOY_OK)
     return st;
@@ -433,7 +436,9 @@ capture_datatype sigmf_meta_datatype(const sigmf_meta *m) {
 
 double sigmf_meta_sample_rate(const sigmf_meta *m) {
   double v = 0.0;
-  return m && sj_number(sj_global(m), "core:sample_rate", &v) > 0 ? v : 0.0;
+  if (!m) return 0.0;
+  if (sj_number(sj_global(m), "core:sample_rate", &v) > 0) return v;
+  return sj_number(sj_global(m), "convoy:sample_rate", &v) > 0 ? v : 0.0;
 }
 
 int32_t sigmf_meta_channels(const sigmf_meta *m) {

@@ -6,9 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-/* Declares {"name": "convoy", "version": ..., "optional": true} in
- * global core:extensions unless an entry named "convoy" is there. */
-static int declare_extension(cJSON *g) {
+int sj_declare_convoy(cJSON *g) {
   cJSON *ext = cJSON_GetObjectItemCaseSensitive(g, "core:extensions");
   if (ext && !cJSON_IsArray(ext)) return 0; /* someone else's malformed value: left alone */
   if (!ext && !(ext = cJSON_AddArrayToObject(g, "core:extensions"))) return -1;
@@ -94,7 +92,7 @@ convoy_status sigmf_meta_record(sigmf_meta *m, const sigmf_processing *p, char *
     cJSON_Delete(entry);
     goto oom;
   }
-  if (declare_extension(g)) goto oom;
+  if (sj_declare_convoy(g)) goto oom;
   return CONVOY_OK;
 oom:
   io_errorf(err, err_size, "%s: out of memory", m->name);

@@ -557,6 +557,46 @@ static void test_writer_pair(void) {
   sigmf_meta_free(m);
 }
 
+/* A rate below 1 Hz (a normalised rate of 1 decimated) cannot be
+ * core:sample_rate, whose schema minimum is 1: it is written as
+ * convoy:sample_rate, read back as the rate, and a rate of 1 Hz or more put
+ * back where SigMF has it. */
+static void test_low_rate(void) {
+  char base[300], data[300];
+  path_in(base, sizeof base, "slow");
+  path_in(data, sizeof data, "slow.sigmf-data");
+  sigmf_meta *m = parse("{\"global\": {\"core:datatype\": \"cf32_le\", \"core:version\": "
+                        "\"1.2.0\", \"core:sample_rate\": 1}, \"captures\": [], "
+                        "\"annotations\": []}");
+  if (!m) return;
+  TS_CHECK(sigmf_meta_decimate(m, 4, 0, err, sizeof err) == CONVOY_OK, "%s", err);
+  capture_writer_options wo = {{1, CAPTURE_KIND_FLOAT, 4, 0}, 1, {0, 0}, 0};
+  sigmf_writer *w = NULL;
+  TS_CHECK(sigmf_writer_open(&w, base, &wo, err, sizeof err) == CONVOY_OK, "%s", err);
+  if (w) TS_CHECK(sigmf_writer_commit(w, m, err, sizeof err) == CONVOY_OK, "%s", err);
+  sigmf_meta_free(m);
+  m = NULL;
+  TS_CHECK(sigmf_open(&m, data, err, sizeof err) == CONVOY_OK, "%s", err);
+  if (!m) return;
+  cJSON *j = printed(m);
+  const cJSON *g = cJSON_GetObjectItemCaseSensitive(j, "global");
+  const cJSON *ext = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(g, "core:extensions"), 0);
+  TS_CHECK(!cJSON_GetObjectItemCaseSensitive(g, "core:sample_rate") &&
+               cJSON_GetObjectItemCaseSensitive(g, "convoy:sample_rate")->valuedouble == 0.25 &&
+               strcmp(cJSON_GetObjectItemCaseSensitive(ext, "name")->valuestring, "convoy") == 0,
+           "0.25 Hz written as convoy:sample_rate, the extension declared");
+  cJSON_Delete(j);
+  TS_CHECK(sigmf_meta_sample_rate(m) == 0.25, "convoy:sample_rate read back as the rate");
+  TS_CHECK(sigmf_meta_set_sample_rate(m, 2.0, err, sizeof err) == CONVOY_OK, "%s", err);
+  j = printed(m);
+  g = cJSON_GetObjectItemCaseSensitive(j, "global");
+  TS_CHECK(cJSON_GetObjectItemCaseSensitive(g, "core:sample_rate")->valuedouble == 2.0 &&
+               !cJSON_GetObjectItemCaseSensitive(g, "convoy:sample_rate"),
+           "a new rate of 2 Hz is core:sample_rate again");
+  cJSON_Delete(j);
+  sigmf_meta_free(m);
+}
+
 /* ------------------------------------------------------------- errors */
 
 static void expect_parse_error(const char *text, const char *needle) {
@@ -582,6 +622,8 @@ static void test_errors(void) {
   expect_parse_error("{\"global\": {\"core:datatype\": 5}}", "expected a string");
   expect_parse_error("{\"global\": {\"core:datatype\": \"cu8\", \"core:sample_rate\": -1}}",
                      "core:sample_rate: expected a positive number");
+  expect_parse_error("{\"global\": {\"core:datatype\": \"cu8\", \"convoy:sample_rate\": 0}}",
+                     "convoy:sample_rate: expected a positive number");
   expect_parse_error("{\"global\": {\"core:datatype\": \"cu8\", \"core:num_channels\": 0}}",
                      "core:num_channels: 0 channels is out of range");
   expect_parse_error("{\"global\": {\"core:datatype\": \"cu8\", \"core:num_channels\": 1.5}}",
@@ -707,6 +749,7 @@ int main(void) {
   test_offset();
   test_record();
   test_writer_pair();
+  test_low_rate();
   test_errors();
   test_datetime();
   char cmd[600];

@@ -28,6 +28,7 @@ printf '%s\n' 0.02 -0.05 0.1 0.2 0.3 0.2 0.1 -0.05 0.02 >sym9.txt
 random_taps 37 11 >taps37.txt
 
 has() { if grep -qF -- "$2" "$1"; then pass; else fail "$3: '$2' not in $1"; fi; }
+hasnt() { if grep -qF -- "$2" "$1"; then fail "$3: '$2' in $1"; else pass; fi; }
 compare() { # OUT OUT_TYPE IN IN_TYPE TAPS [options]: the reference tool agrees
   if "$REF" compare "$@" >cmp.txt; then pass; else fail "data $1 $*: $(cat cmp.txt)"; fi
 }
@@ -85,8 +86,20 @@ expect_status 0 "2 channels, --decimate 13 --shift -740000 --tail"
 compare two_out.sigmf-data cf32_le two.cf32 cf32_le taps37.txt --channels 2 --tail \
   --decimate 13 --shift -0.37
 has two_out.sigmf-meta '"core:sample_rate": 153846.15' "rate divided by 13"
+
+# A normalised rate of 1 decimated by 4: 0.25 Hz, below SigMF's 1 Hz minimum
+# for core:sample_rate, is written as convoy:sample_rate, and read back as
+# the rate (40 s at 0.25 Hz are 10 samples).
+run filter rec.sigmf-meta slow --taps sym9.txt --rate 1 --decimate 4 -q
+expect_status 0 "--rate 1 --decimate 4"
+has slow.sigmf-meta '"convoy:sample_rate": 0.25' "a rate below 1 Hz as convoy:sample_rate"
+hasnt slow.sigmf-meta '"core:sample_rate"' "no core:sample_rate below 1 Hz"
+run filter slow.sigmf-meta slow_part --taps sym9.txt --count 40s -q
+expect_status 0 "seconds at convoy:sample_rate"
+check "40 s at 0.25 Hz: 10 samples" test "$(stat -c %s slow_part.sigmf-data)" -eq 80
+
 validate_sigmf out.sigmf-meta aligned.sigmf-meta a607_cpu-direct.sigmf-meta \
-  a607_cpu-fft.sigmf-meta two_out.sigmf-meta
+  a607_cpu-fft.sigmf-meta two_out.sigmf-meta slow.sigmf-meta slow_part.sigmf-meta
 
 # Raw ci16 in and out, --skip: the grid starts at the first frame read.
 "$REF" gen raw.cs16 ci16_le 5000 7
