@@ -47,6 +47,12 @@ double design_kaiser_length(double atten, double width, double rate);
  * is too close to zero to normalise by. */
 int design_fill(const convoy_design *d, int64_t n, double beta, double *h);
 
+/* In-place forward DFT, X_k = sum_n x_n e^{-2 pi i n k / p}, of p complex
+ * values (re, im interleaved), p a power of 2, in double precision (each
+ * twiddle computed directly). Returns 0, or -1 when scratch memory could not
+ * be allocated. */
+int design_fft(double *x, size_t p);
+
 /* Measures a linear-phase design of odd length n against the bands of d
  * (width > 0): *pass_err = max | |H(f)| - 1 | over the passband(s),
  * *stop_err = max |H(f)| over the stopband(s), on a grid of at least 8

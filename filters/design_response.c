@@ -1,5 +1,6 @@
 /* design_response.c - measures a design's magnitude response against its bands,
- * in double precision, with a radix-2 FFT of the zero-padded taps. */
+ * in double precision, with a radix-2 FFT of the zero-padded taps (the FFT
+ * also serves convoy_taps_response, filters/taps_response.c). */
 #include "design_internal.h"
 
 #include <math.h>
@@ -9,8 +10,7 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-/* In-place forward FFT of p complex values (re, im interleaved), p a power of 2. */
-static int fft(double *x, size_t p) {
+int design_fft(double *x, size_t p) {
   double *tw = malloc(p * sizeof *tw); /* p/2 (cos, sin) pairs, each made directly */
   if (!tw) return -1;
   for (size_t k = 0; k < p / 2; k++) {
@@ -89,7 +89,7 @@ int design_measure(const convoy_design *d, const double *h, int64_t n, double *p
   double *x = calloc(2 * p, sizeof *x);
   if (!x) return -1;
   for (int64_t i = 0; i < n; i++) x[2 * i] = h[i];
-  if (fft(x, p) != 0) {
+  if (design_fft(x, p) != 0) {
     free(x);
     return -1;
   }

@@ -1,5 +1,6 @@
 /*
- * convoy_taps.h - filter taps: loading from files and windowed-sinc design.
+ * convoy_taps.h - filter taps: loading from files, windowed-sinc design and
+ * frequency responses.
  *
  * Part of libconvoy. Functions here return a convoy_status and, on failure,
  * write one line into err (err_size bytes, always NUL-terminated, may be
@@ -120,6 +121,35 @@ CONVOY_API convoy_status convoy_design_parse_spec(const char *spec, convoy_desig
  *  design->rate. */
 CONVOY_API convoy_status convoy_design_taps(const convoy_design *design, convoy_taps *taps,
                                             char *err, size_t err_size);
+
+/** The most points convoy_taps_response computes. */
+#define CONVOY_RESPONSE_MAX_POINTS ((int64_t)1 << 20)
+
+/** One frequency of a response (convoy_taps_response). */
+typedef struct convoy_response_point {
+  double frequency;    /* cycles per sample, 0 .. 0.5 (times the sample rate: Hz) */
+  double magnitude_db; /* 20 log10 |H(f)|; -INFINITY where H(f) is exactly 0 */
+  double phase;        /* arg H(f), radians, unwrapped along the grid from f = 0 as
+                          numpy.unwrap does (a step beyond pi between neighbours is a
+                          wrap); where H(f) is exactly 0, the previous point's */
+  double group_delay;  /* -d(phase)/d(omega), samples, from Re(DFT(n h[n]) / H(f));
+                          NaN where H(f) is exactly 0 */
+} convoy_response_point;
+
+/** The frequency response H(f) = sum_n taps[n] e^(-2 pi i f n) of `length`
+ *  real taps at `points` frequencies evenly spaced from 0 to half the sample
+ *  rate, both included: point k is at k / (2 (points - 1)) cycles per sample.
+ *  Computed in double precision from the float taps, with exact DFTs of the
+ *  taps folded onto the grid's period (any length and number of points,
+ *  O(length + points log points) work; about 256 bytes of scratch per
+ *  point). points is 2 .. CONVOY_RESPONSE_MAX_POINTS. One channel of a
+ *  convoy_taps is taps->data + c * taps->length; complex taps (whose
+ *  response spans -rate/2 .. rate/2) are not handled. Errors:
+ *  CONVOY_ERR_INVALID_ARGUMENT (a NULL pointer, length < 1, points out of
+ *  range, a NaN or infinite tap), CONVOY_ERR_OUT_OF_MEMORY. */
+CONVOY_API convoy_status convoy_taps_response(const float *taps, int64_t length, int64_t points,
+                                              convoy_response_point *response, char *err,
+                                              size_t err_size);
 
 #ifdef __cplusplus
 }
