@@ -25,10 +25,11 @@ CMAKE_FLAGS ?=
 # exported symbols and of a program built against the installed library;
 # mandoc for the manual pages' tests, bash-completion for the completion's
 # test and its install folder; python3-jsonschema for the tests' check of
-# SigMF output against SigMF's schema.
+# SigMF output against SigMF's schema, python3-numpy for their reference of
+# `convoy design --response`.
 DEB_PACKAGES := cmake make gcc libc6-dev pkg-config binutils libfftw3-dev libsndfile1-dev \
                 libcjson-dev portaudio19-dev libsamplerate0-dev jackd2 mandoc bash-completion \
-                python3 python3-jsonschema
+                python3 python3-jsonschema python3-numpy
 
 DEMO_IN := examples/noisy_speech.wav
 DEMO_OUT := $(BUILD)/demo/clean_speech.wav

@@ -179,7 +179,7 @@ _convoy_value() {
   --mode) _convoy_reply "$cur" full same valid ;;
   *)
     case $value in
-    FILE | TEMPLATE) _convoy_files "$cur" ;;
+    FILE | FILE.* | TEMPLATE) _convoy_files "$cur" ;;
     esac
     ;;
   esac
