@@ -24,9 +24,13 @@ CMAKE_FLAGS ?=
 # driver); pkg-config and binutils (readelf, nm) also for the tests of the
 # exported symbols and of a program built against the installed library;
 # mandoc for the manual pages' tests, bash-completion for the completion's
-# test and its install folder.
+# test and its install folder; python3 with numpy, cffi (the Python package
+# and its install), scipy (its tests' reference), setuptools, wheel and pip
+# (its pip install test).
 DEB_PACKAGES := cmake make gcc libc6-dev pkg-config binutils libfftw3-dev libsndfile1-dev \
-                libcjson-dev portaudio19-dev libsamplerate0-dev jackd2 mandoc bash-completion
+                libcjson-dev portaudio19-dev libsamplerate0-dev jackd2 mandoc bash-completion \
+                python3 python3-numpy python3-scipy python3-cffi python3-setuptools \
+                python3-wheel python3-pip
 
 DEMO_IN := examples/noisy_speech.wav
 DEMO_OUT := $(BUILD)/demo/clean_speech.wav
