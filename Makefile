@@ -25,12 +25,15 @@ CMAKE_FLAGS ?=
 # exported symbols and of a program built against the installed library;
 # mandoc for the manual pages' tests, bash-completion for the completion's
 # test and its install folder; python3-jsonschema for the tests' check of
-# SigMF output against SigMF's schema, python3-numpy for their reference of
-# `convoy design --response`. (Chromium, for the test that renders the SVGs,
-# is left out: it is large; that test is skipped without it.)
+# SigMF output against SigMF's schema, python3 with numpy, cffi (the Python
+# package and its install, the references of `convoy design --response`),
+# scipy (the Python tests' reference), setuptools, wheel and pip (its pip
+# install test). (Chromium, for the test that renders the SVGs, is left out:
+# it is large; that test is skipped without it.)
 DEB_PACKAGES := cmake make gcc libc6-dev pkg-config binutils libfftw3-dev libsndfile1-dev \
                 libcjson-dev portaudio19-dev libsamplerate0-dev jackd2 mandoc bash-completion \
-                python3 python3-jsonschema python3-numpy
+                python3 python3-jsonschema python3-numpy python3-scipy python3-cffi \
+                python3-setuptools python3-wheel python3-pip
 
 DEMO_IN := examples/noisy_speech.wav
 DEMO_OUT := $(BUILD)/demo/clean_speech.wav
