@@ -86,10 +86,11 @@ compare two_out.sigmf-data cf32_le two.cf32 cf32_le taps37.txt --channels 2 --ta
   --decimate 13 --shift -0.37
 has two_out.sigmf-meta '"core:sample_rate": 153846.15' "rate divided by 13"
 
-# Raw ci16 in and out, --skip: the grid starts at the first frame read.
+# Raw ci16 in and out, --skip with --cold-start: the grid and the shift start
+# at the first frame read (skip_warm.sh has the warm start's whole-input grid).
 "$REF" gen raw.cs16 ci16_le 5000 7
 run filter raw.cs16 raw_out.cs16 --taps taps37.txt --skip 123 --decimate 8 --rate 1e6 \
-  --shift 250000 --gain -6 -q
+  --shift 250000 --gain -6 --cold-start -q
 expect_status 0 "raw ci16 --skip 123 --decimate 8 --shift 250000"
 compare raw_out.cs16 ci16_le raw.cs16 ci16_le taps37.txt --skip 123 --decimate 8 --shift 0.25 \
   --gain 0.501187233627272

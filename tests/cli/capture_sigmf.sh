@@ -75,13 +75,16 @@ else
 fi
 
 # A taps file, and --skip/--count: the output starts at input sample 900.
-run filter rec.sigmf-data part --taps taps31.txt --skip 900 --count 0.002s -q
+run filter rec.sigmf-data part --taps taps31.txt --skip 900 --count 0.002s --cold-start -q
 expect_status 0 "--skip/--count on SigMF"
 delay=$(awk '!/^#/ { v = $1 < 0 ? -$1 : $1; if (v > best) { best = v; at = n } n++ } END { print at }' taps31.txt)
 has part.sigmf-meta "\"core:sample_start\": $((100 + delay))" "annotation after --skip 900"
 has part.sigmf-meta '"core:sample_count": 200' "annotation length kept"
 hasnt part.sigmf-meta '"early"' "annotation before the skip dropped"
 has part.sigmf-meta '"taps_file": "taps31.txt"' "record: taps file"
+has part.sigmf-meta '"skip": 900' "record: skip"
+has part.sigmf-meta '"count": 2000' "record: count"
+has part.sigmf-meta '"start": "cold"' "record: cold start"
 if "$REF" compare part.sigmf-data ri16_le rec.sigmf-data ri16_le taps31.txt --skip 900 \
   --count 2000 >cmp.txt; then pass; else fail "--skip/--count data: $(cat cmp.txt)"; fi
 
