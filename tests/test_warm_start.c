@@ -144,6 +144,11 @@ static const void *frames_at(const wcase *w, convoy_sample_format fmt, int64_t f
                                   : (const void *)(w->xf + from * w->values);
 }
 
+/* memcmp of n bytes that may be none (at NULL). */
+static int same_bytes(const void *a, const void *b, size_t n) {
+  return n == 0 || memcmp(a, b, n) == 0;
+}
+
 /* A growable output buffer. */
 typedef struct obuf {
   unsigned char *b;
@@ -213,7 +218,7 @@ static int run_range(const wcase *w, int64_t first, int64_t end, int64_t history
   TS_CHECK(!ok || keep <= mine.frames, "range [%lld, %lld): %lld frames, %lld kept",
            (long long)first, (long long)end, (long long)mine.frames, (long long)keep);
   if (ok && keep <= mine.frames) {
-    memcpy(obuf_room(o, keep), mine.b, (size_t)keep * o->fb);
+    if (keep > 0) memcpy(obuf_room(o, keep), mine.b, (size_t)keep * o->fb);
     o->frames += keep;
     /* Again after a reset: the same bits. */
     if (ts_range(rng, 0, 3) == 0) {
@@ -222,7 +227,7 @@ static int run_range(const wcase *w, int64_t first, int64_t end, int64_t history
       obuf again = {NULL, 0, 0, o->fb};
       if (feed(s, w, first, to, rng, &again))
         TS_CHECK(again.frames == mine.frames &&
-                     memcmp(again.b, mine.b, (size_t)mine.frames * o->fb) == 0,
+                     same_bytes(again.b, mine.b, (size_t)mine.frames * o->fb),
                  "range [%lld, %lld) differs after reset", (long long)first, (long long)end);
       free(again.b);
     }
@@ -270,7 +275,7 @@ static void check_case(const wcase *w, ts_rng *rng) {
       start = end;
     }
     TS_CHECK(!ok || (joined.frames == whole.frames &&
-                     memcmp(joined.b, whole.b, (size_t)whole.frames * fb) == 0),
+                     same_bytes(joined.b, whole.b, (size_t)whole.frames * fb)),
              "%s: %d ranges give %lld frames, one stream %lld, or other bits", name, n_cuts + 1,
              (long long)joined.frames, (long long)whole.frames);
     free(joined.b);
@@ -284,7 +289,7 @@ static void check_case(const wcase *w, ts_rng *rng) {
       const int64_t before = z ? convoy_stream_range_frames(z, w->zeros) : 0;
       convoy_stream_destroy(z);
       TS_CHECK(before + tail.frames == whole.frames &&
-                   memcmp(tail.b, whole.b + (size_t)before * fb, (size_t)tail.frames * fb) == 0,
+                   same_bytes(tail.b, whole.b + (size_t)before * fb, (size_t)tail.frames * fb),
                "%s: a range from the end of the silence at %lld differs without history", name,
                (long long)w->zeros);
     }
