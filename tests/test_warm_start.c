@@ -193,24 +193,37 @@ static int feed(convoy_stream *s, const wcase *w, int64_t from, int64_t to, ts_r
   return 1;
 }
 
+/* What a range ran with, for the message of a mismatch. */
+typedef struct range_info {
+  int64_t first, end, history, ahead, out_at; /* out_at: its first frame in the joined output */
+  char plan[256];
+} range_info;
+
 /* Runs range [first, end) of w (end == frames: the last range) on a stream
- * of its own, giving `history` frames before first (any number: only the
- * last convoy_stream_history_frames() count). Appends the range's frames to
- * o. */
-static int run_range(const wcase *w, int64_t first, int64_t end, int64_t history, ts_rng *rng,
-                     obuf *o) {
+ * of its own, giving the convoy_stream_history_frames() frames before first
+ * and `extra` more before them (only the last ones count). Appends the
+ * range's frames to o; fills *info. */
+static int run_range(const wcase *w, int64_t first, int64_t end, int64_t extra, ts_rng *rng,
+                     obuf *o, range_info *info) {
   convoy_stream *s = make_stream(w, first);
   if (!s) return 0;
   const int64_t want = convoy_stream_history_frames(s);
+  info->first = first;
+  info->end = end;
+  info->history = want;
+  info->out_at = o->frames;
+  convoy_stream_describe(s, info->plan, sizeof info->plan);
   const int64_t floor_h = first < w->longest - 1 ? first : w->longest - 1;
   TS_CHECK(want >= floor_h && want <= first, "history %lld for first %lld, %lld taps",
            (long long)want, (long long)first, (long long)w->longest);
+  int64_t history = want + extra;
   if (history > first) history = first;
   const convoy_sample_format fmt = ts_range(rng, 0, 1) ? CONVOY_FORMAT_S16 : CONVOY_FORMAT_F32;
   if (history > 0 || ts_range(rng, 0, 1))
     TS_CHECK_OK(convoy_stream_set_history(s, fmt, frames_at(w, fmt, first - history), history));
   const int64_t ahead = convoy_stream_lookahead_frames(s, end);
   TS_CHECK(ahead >= 0, "lookahead %lld", (long long)ahead);
+  info->ahead = ahead;
   const int64_t to = end + ahead < w->frames ? end + ahead : w->frames;
   obuf mine = {NULL, 0, 0, o->fb};
   int ok = feed(s, w, first, to, rng, &mine);
@@ -244,6 +257,23 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Says where joined (n frames of fb bytes) first differs from whole, and in
+ * which range. */
+static void explain(const unsigned char *joined, const unsigned char *whole, int64_t n, size_t fb,
+                    const range_info *ranges, int n_ranges) {
+  int64_t f = 0;
+  while (f < n && memcmp(joined + (size_t)f * fb, whole + (size_t)f * fb, fb) == 0) f++;
+  if (f == n) return;
+  int r = 0;
+  while (r + 1 < n_ranges && ranges[r + 1].out_at <= f) r++;
+  const range_info *i = &ranges[r];
+  fprintf(stderr,
+          "  first difference at output frame %lld, frame %lld of range %d [%lld, %lld) (history "
+          "%lld, lookahead %lld); %s\n",
+          (long long)f, (long long)(f - i->out_at), r, (long long)i->first, (long long)i->end,
+          (long long)i->history, (long long)i->ahead, i->plan);
+}
+
 /* The whole signal through one stream, then cut into random ranges. */
 static void check_case(const wcase *w, ts_rng *rng) {
   char name[256];
@@ -265,19 +295,23 @@ static void check_case(const wcase *w, ts_rng *rng) {
     for (int i = 0; i < n_cuts; i++) cuts[i] = ts_range(rng, 0, w->frames);
     qsort(cuts, (size_t)n_cuts, sizeof cuts[0], cmp_i64);
     obuf joined = {NULL, 0, 0, fb};
+    range_info ranges[8];
+    int n_ranges = 0;
     int64_t start = 0;
     for (int i = 0; i <= n_cuts && ok; i++) {
       const int64_t end = i < n_cuts ? cuts[i] : w->frames;
       if (i < n_cuts && (end <= start || end >= w->frames)) continue; /* N ends the last */
       /* History: as asked, or more (the whole prefix). */
-      const int64_t history = round == 0 ? start : w->longest - 1 + 4096;
-      ok = run_range(w, start, end, history, rng, &joined);
+      ok = run_range(w, start, end, round == 0 ? 0 : start, rng, &joined, &ranges[n_ranges++]);
       start = end;
     }
-    TS_CHECK(!ok || (joined.frames == whole.frames &&
-                     same_bytes(joined.b, whole.b, (size_t)whole.frames * fb)),
-             "%s: %d ranges give %lld frames, one stream %lld, or other bits", name, n_cuts + 1,
-             (long long)joined.frames, (long long)whole.frames);
+    const int same =
+        joined.frames == whole.frames && same_bytes(joined.b, whole.b, (size_t)whole.frames * fb);
+    TS_CHECK(!ok || same, "%s: %d ranges give %lld frames, one stream %lld, or other bits", name,
+             n_ranges, (long long)joined.frames, (long long)whole.frames);
+    if (ok && !same)
+      explain(joined.b, whole.b, joined.frames < whole.frames ? joined.frames : whole.frames, fb,
+              ranges, n_ranges);
     free(joined.b);
   }
   /* Where the signal is silent before the range, no history is needed. */
