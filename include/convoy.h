@@ -20,11 +20,13 @@
  *
  * Output timing: process() may hold back up to convoy_stream_latency()
  * frames of input (the FFT engines work in whole blocks aligned to the start
- * of the stream). Output frame k is always y[k] of the full convolution
+ * of the signal). Output frame k is always y[k] of the full convolution
  * y[k] = sum_j h[j] x[k-j], in order, with nothing skipped: after all input
  * and one flush() the stream has produced exactly in_total + taps - 1 frames.
  * Any cutting of the input into process() calls yields bitwise the same
- * output as a single call, for every engine.
+ * output as a single call, for every engine. A stream may also start inside
+ * a signal (config.first_sample, "Exact ranges (warm start)"): ranges
+ * filtered apart then give bitwise the output of one stream over the whole.
  *
  * Thread safety: functions on different objects may run concurrently. One
  * stream must not be used by two threads at once. Filters are read-only
@@ -268,16 +270,20 @@ typedef struct convoy_stream_config {
   int32_t decimation_phase;           /* which outputs decimation keeps: y[n D + phase],
                                          0 (default) .. D - 1; see "Decimation and
                                          frequency shift" */
+  int64_t first_sample;               /* absolute index in the signal of the first input
+                                         frame process() takes: 0 (default) .. 2^62; see
+                                         "Exact ranges (warm start)" */
 } convoy_stream_config;
 
 /* Decimation and frequency shift (config.decimation D, config.shift f): a
  * frequency-translating decimating FIR filter, as GNU Radio's
  * freq_xlating_fir_filter. With x the input of a channel, k and n 64-bit
- * absolute indices from the start of the stream (or the last reset),
+ * absolute indices from the start of the signal (the stream's first input
+ * frame is x[config.first_sample], 0 by default, also after a reset),
  *   y[k] = sum_j h[j] x[k-j] e^{-j 2 pi f (k-j)}   (x moved down by f cycles
  *                                                   per sample, then filtered)
  *   output frame n = y[n D + P],  P = config.decimation_phase (0 .. D - 1).
- * The decimation grid is fixed at input frame 0: output n is y[n D + P]
+ * The decimation grid is fixed at absolute frame 0: output n is y[n D + P]
  * whatever the chunking, so any cutting of the input gives bitwise the same
  * output. The phase picks which outputs are kept, nothing else: the shift's
  * rotation still follows the absolute index k (a caller that drops the
@@ -289,7 +295,8 @@ typedef struct convoy_stream_config {
  * the absolute index in double precision (exact to about 1e-16 of a cycle for
  * indices below 2^53). With D > 1 every stream count is in output frames:
  * max_output() and flush_frames() count decimated frames; after all input and
- * a flush the stream has produced ceil((in_total + taps - 1 - P) / D) frames.
+ * a flush a stream from frame 0 has produced ceil((in_total + taps - 1 - P) /
+ * D) frames.
  * convoy_stream_latency() stays in input frames and grows by D - 1.
  * Cost: cpu-direct computes only every D-th output (work proportional to the
  * output rate; AUTO and CPU count its cost divided by D); cpu-fft keeps its
@@ -306,6 +313,50 @@ typedef struct convoy_stream_config {
  * computed, the kept ones picked). A shift on a real stream, |f| > 0.5, a
  * non-finite f, D outside 1 .. CONVOY_MAX_DECIMATION or P outside 0 .. D - 1
  * is CONVOY_ERR_INVALID_ARGUMENT. */
+
+/* Exact ranges (warm start). A signal x[0 .. N) may be cut into ranges
+ * [s, e) that are filtered apart, on other threads, processes or machines,
+ * and whose outputs, put end to end, are bitwise the output of one stream
+ * over the whole signal (same filters and configuration), on every engine,
+ * real and complex, with any decimation, phase and shift. For each range:
+ *
+ *   1. Create the stream with config.first_sample = s. Every index is then
+ *      absolute: process() takes x[s], x[s + 1], ..., and the stream's output
+ *      frame i is the whole run's output frame n0 + i, n0 = ceil((s - P) / D)
+ *      with decimation D and phase P (n0 = s without decimation): y[s + i],
+ *      or y[(n0 + i) D + P]. The FFT
+ *      engines' blocks, the GPU engines' chunks, the decimation grid, the
+ *      shift's rotation and the dither noise all follow the absolute index.
+ *   2. Call convoy_stream_set_history() with the H =
+ *      convoy_stream_history_frames() frames before s, x[s - H .. s).
+ *   3. process() the frames x[s .. min(N, e + A)), A =
+ *      convoy_stream_lookahead_frames(stream, e), then flush().
+ *   4. The first convoy_stream_range_frames(stream, e) output frames are the
+ *      range's: y[k] for s <= k < e (the kept ones with decimation). The
+ *      frames after them are computed from the lookahead and then from zeros:
+ *      drop them, except in the last range (e = N), where they are the
+ *      whole run's ring-out (its flush) and belong to the output.
+ *
+ * Why more than taps - 1 frames around a range: an FFT engine computes each
+ * block of outputs from the whole block's input, so an output's rounding
+ * depends on the other inputs of its block, and the blocks sit on a grid of
+ * absolute indices. H is taps - 1 plus the distance from s back to the
+ * grid (0 on the direct engines, less than one FFT block on the FFT
+ * engines, where the outputs of those frames are computed and dropped), and
+ * never more than s, since a whole run sees zeros before x[0]; A completes
+ * the range's last block (0 on the direct engines). Past x[N - 1] the whole
+ * run sees zeros too, so a lookahead cut short at N is still exact.
+ *
+ * Fewer history frames than H (none included) stand for zeros before them:
+ * exact when the signal is zero there; otherwise the range starts with the
+ * start-up transient of a signal that was silent before s (its first taps -
+ * 1 outputs differ from the whole run's), and after that equals the whole
+ * run bitwise on the direct engines and to float rounding on the FFT
+ * engines. A range is an ordinary stream in every other way: same errors,
+ * latency and counts (after all input and a flush it has written the kept
+ * frames of y[s .. s + in_total + taps - 1)); reset() returns it to its
+ * first sample with zero history. Ranges are independent streams, so they
+ * may run concurrently (each stream on one thread at a time, as always). */
 
 /** Largest config.decimation. */
 #define CONVOY_MAX_DECIMATION 4096
@@ -325,7 +376,8 @@ typedef struct convoy_stream convoy_stream;
  *  with a GPU-capable engine is CONVOY_ERR_NO_DEVICE too.
  *
  *  GPU streams: input is cut into chunks of chunk_frames frames at fixed
- *  positions from the start of the stream; each chunk crosses the bus in the
+ *  positions from the stream's first frame (config.first_sample, moved back
+ *  to the FFT block grid); each chunk crosses the bus in the
  *  caller's sample format, is converted and deinterleaved on the GPU, filtered
  *  and interleaved there, and comes back, on one of gpu_streams CUDA streams,
  *  so that copies both ways overlap the filtering, across process() calls
@@ -392,8 +444,9 @@ CONVOY_API convoy_status convoy_stream_process_samples(convoy_stream *stream,
  *  range (x >= 1 - 0.5/full, x < -1 - 0.5/full, or NaN) is saturated (NaN to
  *  0) and counted as clipped. With dither, TPDF noise of (-1, 1) LSB is added
  *  before rounding (and the result limited, not counted): the noise depends
- *  only on dither_seed and the sample's position in the output, so the codes
- *  do not depend on how the input was cut into calls. The float outputs of
+ *  only on dither_seed and the sample's position in the output (counted from
+ *  absolute frame 0 with a warm start), so the codes do not depend on how
+ *  the input was cut into calls or ranges. The float outputs of
  *  different engines differ by float rounding, so their codes may differ by
  *  one LSB; on one engine they are the same bits as quantizing the output of
  *  an F32 stream. */
@@ -427,8 +480,42 @@ CONVOY_API convoy_status convoy_stream_flush(convoy_stream *stream, float *out,
 /** Frames the next flush() writes (held-back input + taps - 1). */
 CONVOY_API int64_t convoy_stream_flush_frames(const convoy_stream *stream);
 
-/** Returns the stream to its just-created state (zero history), keeping plans. */
+/** Returns the stream to its just-created state (zero history, at
+ *  config.first_sample), keeping plans. */
 CONVOY_API convoy_status convoy_stream_reset(convoy_stream *stream);
+
+/** Frames of history a stream wants before config.first_sample, in
+ *  convoy_stream_set_history(): min(s, taps - 1 + (s mod G)), G the
+ *  engine's block grid (1 for the direct engines, the FFT block for the FFT
+ *  engines, fixed at create); 0 when first_sample is 0 or stream is NULL. */
+CONVOY_API int64_t convoy_stream_history_frames(const convoy_stream *stream);
+
+/** Sets the frames before config.first_sample: frames holds n_frames
+ *  interleaved frames of fmt (real or complex as the stream's input), the
+ *  last of them x[first_sample - 1]. Only the last
+ *  convoy_stream_history_frames() of them are used; fewer stand for zeros
+ *  before them (see "Exact ranges (warm start)"). frames may be NULL when
+ *  n_frames is 0 and is not kept after the call. Allowed after create or
+ *  reset, before the first process, process_samples, process_to, flush or
+ *  flush_to; a second call replaces the first. Errors: NULL stream, unknown
+ *  fmt, n_frames < 0 or frames NULL with n_frames > 0:
+ *  CONVOY_ERR_INVALID_ARGUMENT; called after the stream has started (or
+ *  failed): CONVOY_ERR_STATE; a GPU engine's CUDA failure:
+ *  CONVOY_ERR_BACKEND, after which the stream needs a reset. Allocates
+ *  nothing on the CPU engines. */
+CONVOY_API convoy_status convoy_stream_set_history(convoy_stream *stream, convoy_sample_format fmt,
+                                                   const void *frames, int64_t n_frames);
+
+/** Input frames past absolute index end that make the outputs y[k], k < end,
+ *  exact: up to the next multiple of the engine's block grid (0 for the
+ *  direct engines, and for end <= 0 or a NULL stream). */
+CONVOY_API int64_t convoy_stream_lookahead_frames(const convoy_stream *stream, int64_t end);
+
+/** Output frames whose full-rate index k lies in [config.first_sample,
+ *  end): how many of the stream's first output frames belong to a range
+ *  ending at end, ceil((end - P) / D) - ceil((first_sample - P) / D) with
+ *  decimation D and phase P; 0 when end <= first_sample or stream is NULL. */
+CONVOY_API int64_t convoy_stream_range_frames(const convoy_stream *stream, int64_t end);
 
 /** Most input frames process() can hold back before producing their output
  *  (0 for the CPU direct engine; (gpu_streams + 1) x chunk - 1 for the GPU

@@ -206,6 +206,16 @@ convoy_status capture_reader_open_fd(capture_reader **reader, int fd, const char
                                      const capture_reader_options *options, char *err,
                                      size_t err_size);
 
+/* Moves the delivered range to [skip, skip + count) (count -1: to the end)
+ * before the first read: a measured input (a file, or a regular file on a
+ * descriptor) goes there and is checked as at open; a pipe only goes
+ * forward, reading and dropping the frames between ("skip of N samples is
+ * past the end" when it ends first), and a count past its end is reported
+ * by the reads. CONVOY_ERR_INVALID_ARGUMENT once reading has begun, or for
+ * a pipe going back. */
+convoy_status capture_reader_set_range(capture_reader *reader, int64_t skip, int64_t count,
+                                       char *err, size_t err_size);
+
 /* Staging buffer of the converted sequential read, bytes. */
 #define CAPTURE_STAGE_BYTES (1 << 20)
 

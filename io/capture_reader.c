@@ -72,6 +72,8 @@ static convoy_status check_options(const char *path, capture_reader_options *o, 
   return CONVOY_OK;
 }
 
+static convoy_status check_range(capture_reader *r, char *err, size_t err_size);
+
 /* Checks the file's size against the options and fills the frame counts. */
 static convoy_status measure(capture_reader *r, int64_t size, char *err, size_t err_size) {
   const capture_reader_options *o = &r->opt;
@@ -92,6 +94,12 @@ static convoy_status measure(capture_reader *r, int64_t size, char *err, size_t 
     return CONVOY_ERR_FORMAT;
   }
   r->file_frames = data / r->frame_bytes;
+  return check_range(r, err, err_size);
+}
+
+/* Checks skip and count against the file's frames and sets r->frames. */
+static convoy_status check_range(capture_reader *r, char *err, size_t err_size) {
+  const capture_reader_options *o = &r->opt;
   if (o->skip > 0 && o->skip >= r->file_frames) {
     io_errorf(err, err_size,
               "%s: skip of %" PRId64 " samples is past the end (%" PRId64 " samples)", r->path,
@@ -204,6 +212,21 @@ static convoy_status read_some(const capture_reader *r, void *dst, int64_t bytes
   return CONVOY_OK;
 }
 
+/* Reads and drops up to `want` bytes of a pipe through the stage buffer;
+ * *done says how many there were before its end. */
+static convoy_status drop_bytes(capture_reader *r, int64_t want, int64_t *done, char *err,
+                                size_t err_size) {
+  *done = 0;
+  while (*done < want) {
+    int64_t n = want - *done < CAPTURE_STAGE_BYTES ? want - *done : CAPTURE_STAGE_BYTES, got = 0;
+    convoy_status st = read_some(r, r->stage, n, &got, err, err_size);
+    if (st != CONVOY_OK) return st;
+    *done += got;
+    if (got < n) break;
+  }
+  return CONVOY_OK;
+}
+
 /* Reads and drops the header and the skipped frames of a sequential input:
  * a seek on a regular file, the stage buffer's worth at a time on a pipe. */
 static convoy_status skip_start(capture_reader *r, char *err, size_t err_size) {
@@ -222,14 +245,8 @@ static convoy_status skip_start(capture_reader *r, char *err, size_t err_size) {
     return CONVOY_OK;
   }
   int64_t done = 0;
-  while (done < want) {
-    int64_t n = want - done < CAPTURE_STAGE_BYTES ? want - done : CAPTURE_STAGE_BYTES, got = 0;
-    convoy_status st = read_some(r, r->stage, n, &got, err, err_size);
-    if (st != CONVOY_OK) return st;
-    done += got;
-    if (got < n) break;
-  }
-  if (done == want) return CONVOY_OK;
+  convoy_status st = drop_bytes(r, want, &done, err, err_size);
+  if (st != CONVOY_OK || done == want) return st;
   if (done < r->opt.header_bytes)
     io_errorf(err, err_size, "%s: ended after %" PRId64 " bytes, inside its header (%" PRId64 ")",
               r->path, done, r->opt.header_bytes);
@@ -337,6 +354,52 @@ static convoy_status next_frames(capture_reader *r, void *dst, int64_t max_frame
   r->position += n;
   *got = n;
   return CONVOY_OK;
+}
+
+convoy_status capture_reader_set_range(capture_reader *r, int64_t skip, int64_t count, char *err,
+                                       size_t err_size) {
+  if (!r || skip < 0 || count < -1 || count == 0 || r->position != 0) {
+    io_errorf(err, err_size, "capture_reader_set_range: bad range, or the reads have begun");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  const int64_t old = r->opt.skip;
+  if (r->sequential && !r->length_known && skip < old) {
+    io_errorf(err, err_size, "%s: a pipe cannot go back to sample %" PRId64 " (at %" PRId64 ")",
+              r->path, skip, old);
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  if (skip > (INT64_MAX - r->opt.header_bytes) / r->frame_bytes) {
+    io_errorf(err, err_size, "%s: skip of %" PRId64 " samples is past the end of any input",
+              r->path, skip);
+    return CONVOY_ERR_FORMAT;
+  }
+  r->opt.skip = skip;
+  r->opt.count = count;
+  convoy_status st = CONVOY_OK;
+  if (r->length_known) {
+    st = check_range(r, err, err_size);
+    if (st == CONVOY_OK && r->sequential &&
+        lseek(r->fd, (off_t)((skip - old) * r->frame_bytes), SEEK_CUR) < 0) {
+      io_errorf(err, err_size, "%s: cannot seek to sample %" PRId64 ": %s", r->path, skip,
+                strerror(errno));
+      st = CONVOY_ERR_IO;
+    }
+  } else {
+    r->frames = count == -1 ? INT64_MAX : count;
+    int64_t done = 0;
+    const int64_t want = (skip - old) * r->frame_bytes;
+    st = drop_bytes(r, want, &done, err, err_size);
+    if (st == CONVOY_OK && done < want) {
+      io_errorf(err, err_size,
+                "%s: skip of %" PRId64 " samples is past the end (%" PRId64 " samples)", r->path,
+                skip, old + done / r->frame_bytes);
+      st = CONVOY_ERR_FORMAT;
+    }
+  }
+  if (st != CONVOY_OK) return st;
+  free(r->stage); /* sized for the frames delivered */
+  r->stage = NULL;
+  return alloc_stage(r, err, err_size);
 }
 
 int64_t capture_reader_file_frames(const capture_reader *r) {

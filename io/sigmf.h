@@ -190,8 +190,6 @@ typedef struct sigmf_processing {
   int64_t decimation_phase;
   double shift_hz;   /* retune delta; 0: none */
   int64_t delay;     /* samples the annotations were shifted by */
-  int64_t skip;      /* input samples skipped before the first one read (--skip) */
-  int64_t count;     /* input samples read from there (--count); 0: to the end */
   const char *input; /* input file name */
   const char *input_datatype;
   int has_input_scaling;
@@ -199,7 +197,13 @@ typedef struct sigmf_processing {
   int has_output_scaling;
   capture_scaling output_scaling;
   int has_clipped;
-  int64_t clipped; /* output values saturated */
+  int64_t clipped;   /* output values saturated */
+  const char *start; /* a selection of the input (--skip, --count): "warm" (the
+                        samples before it were the filter's history) or
+                        "cold" (it was filtered as a signal of its own);
+                        NULL: the whole input, and skip and count are left out */
+  int64_t skip;      /* with start: input samples before the selection */
+  int64_t count;     /* with start: its length; -1 (to the input's end): left out */
 } sigmf_processing;
 
 convoy_status sigmf_meta_record(sigmf_meta *meta, const sigmf_processing *p, char *err,

@@ -53,8 +53,11 @@ static int fill(cJSON *o, const sigmf_processing *p) {
   }
   if (p->shift_hz != 0.0 && isfinite(p->shift_hz)) r |= add_number(o, "shift_hz", p->shift_hz);
   if (p->delay != 0) r |= add_number(o, "delay", (double)p->delay);
-  if (p->skip > 0) r |= add_number(o, "skip", (double)p->skip);
-  if (p->count > 0) r |= add_number(o, "count", (double)p->count);
+  if (p->start) {
+    r |= add_number(o, "skip", (double)p->skip);
+    if (p->count >= 0) r |= add_number(o, "count", (double)p->count);
+    r |= add_string(o, "start", p->start);
+  }
   r |= add_string(o, "input", p->input);
   r |= add_string(o, "input_datatype", p->input_datatype);
   r |= add_scaling(o, "input_scaling", p->has_input_scaling, p->input_scaling);

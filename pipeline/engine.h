@@ -72,6 +72,8 @@ typedef struct engine_stream_setup {
                                taps the stream already rotated; 0 = none */
   int64_t decimation_phase; /* kept full-rate indices: this mod the request's
                                decimation (convoy_stream_config) */
+  int64_t first_sample;     /* absolute index of the first input frame
+                               (convoy_stream_config; pipeline/stream_warm.h) */
 } engine_stream_setup;
 
 /* The whole-stream ops: the semantics of the convoy_stream calls of the same
@@ -93,6 +95,16 @@ typedef struct engine_stream_ops {
   output_tally (*tally)(const void *impl); /* integer output since create or reset */
   void (*describe)(const void *impl, char *buf, size_t buf_size);
   void (*destroy)(void *impl); /* NULL is a no-op */
+  /* The block grid in absolute frames: outputs computed in runs that start on
+   * multiples of it are bitwise the same however the runs are cut (1 for a
+   * direct engine). A warm start's first run starts on it, lead =
+   * first_sample mod grid frames before first_sample. */
+  int64_t (*grid)(const void *impl);
+  /* Before the first process or flush after create or reset: the n <= taps -
+   * 1 + lead frames of fmt just before first_sample (fewer: zeros before
+   * them; frames NULL when n is 0). */
+  convoy_status (*set_history)(void *impl, convoy_sample_format fmt, const void *frames, int64_t n,
+                               char *err, size_t err_size);
 } engine_stream_ops;
 
 typedef struct engine_ops {

@@ -2,6 +2,7 @@
 #include "filter_internal.h"
 #include "stream_decimate.h"
 #include "stream_internal.h"
+#include "stream_warm.h"
 #include "worker_pool.h"
 
 #include <stdio.h>
@@ -34,6 +35,8 @@ void convoy_stream_config_init(convoy_stream_config *config) {
   config->dither_seed = 0;
   config->decimation = 1;
   config->shift = 0.0;
+  config->decimation_phase = 0;
+  config->first_sample = 0;
 }
 
 convoy_status stream_fail(convoy_stream *s, convoy_status status, const char *fmt, ...) {
@@ -91,7 +94,8 @@ static convoy_status check_config(const convoy_stream_config *c) {
   if (c->dither != 0 && c->dither != 1)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: dither %d is not 0 or 1", fn,
                             (int)c->dither);
-  return decim_check_config(c);
+  convoy_status st = decim_check_config(c);
+  return st == CONVOY_OK ? warm_check_config(c) : st;
 }
 
 void convoy_stream_destroy(convoy_stream *stream) {
@@ -127,6 +131,7 @@ static convoy_status create_whole(convoy_stream *s, const convoy_stream_config *
       .out = s->out,
       .shift = s->dec ? s->dec->shift : 0.0,
       .decimation_phase = s->dec ? s->dec->phase : 0,
+      .first_sample = cfg->first_sample,
   };
   const engine_stream_ops *whole = s->ops->whole_stream;
   convoy_engine chosen = s->ops->id;
@@ -140,6 +145,7 @@ static convoy_status create_whole(convoy_stream *s, const convoy_stream_config *
   }
   s->ops = ran;
   s->granule = 1;
+  warm_setup(s, cfg, whole->grid(s->whole));
   return CONVOY_OK;
 }
 
@@ -389,6 +395,8 @@ convoy_status convoy_stream_create(convoy_stream **stream, const convoy_stream_c
                             "%s: cannot allocate stream buffers (%d channels, %lld taps)", fn,
                             (int)cfg.channels, (long long)taps_len);
   }
+  warm_setup(s, &cfg, s->granule);
+  warm_reset_planar(s);
   *stream = s;
   return CONVOY_OK;
 }
@@ -398,16 +406,14 @@ int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames)
   if (!s || in_frames < 0 || s->flushed) return 0;
   if (s->whole) return s->ops->whole_stream->max_output(s->whole, in_frames);
   int64_t total = in_frames > INT64_MAX - s->pending ? INT64_MAX : s->pending + in_frames;
-  const int64_t full = total / s->granule * s->granule;
-  return s->dec ? decim_count(s->dec->factor, s->full_pos - s->dec->phase, full) : full;
+  return warm_visible(s, s->full_pos, total / s->granule * s->granule);
 }
 
 int64_t convoy_stream_flush_frames(const convoy_stream *stream) {
   const convoy_stream *s = stream;
   if (!s || s->flushed) return 0;
   if (s->whole) return s->ops->whole_stream->flush_frames(s->whole);
-  return s->dec ? decim_count(s->dec->factor, s->full_pos - s->dec->phase, s->pending + s->hist)
-                : s->pending + s->hist;
+  return warm_visible(s, s->full_pos, s->pending + s->hist);
 }
 
 int64_t convoy_stream_latency(const convoy_stream *stream) {
@@ -434,13 +440,18 @@ convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, siz
   convoy_stream *s = (convoy_stream *)stream; /* only its message buffer is written */
   if (!buf || buf_size == 0)
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: buf is NULL or buf_size is 0", fn);
+  char warm[96] = "";
+  if (s->first_sample > 0)
+    snprintf(warm, sizeof warm, "; first sample %lld (grid %lld)", (long long)s->first_sample,
+             (long long)s->grid);
   if (s->whole) {
     char line[512] = "";
     s->ops->whole_stream->describe(s->whole, line, sizeof line);
-    snprintf(buf, buf_size, "%s: %s%s", convoy_engine_name(s->ops->id), line,
+    snprintf(buf, buf_size, "%s: %s%s%s", convoy_engine_name(s->ops->id), line,
              !s->is_complex    ? ""
              : s->complex_taps ? "; complex samples, complex taps"
-                               : "; complex samples, real taps");
+                               : "; complex samples, real taps",
+             warm);
     return CONVOY_OK;
   }
   char line[CONVOY_ERROR_SIZE] = "", dec[96] = "";
@@ -448,12 +459,12 @@ convoy_status convoy_stream_describe(const convoy_stream *stream, char *buf, siz
   if (s->dec)
     snprintf(dec, sizeof dec, ", decimation %lld phase %lld, shift %.9g cycles/sample",
              (long long)s->dec->factor, (long long)s->dec->phase, s->dec->shift);
-  snprintf(buf, buf_size, "%s; %d %schannel%s%s, %lld-frame work buffer%s", line, (int)s->channels,
-           s->is_complex ? "complex " : "", s->channels == 1 ? "" : "s",
+  snprintf(buf, buf_size, "%s; %d %schannel%s%s, %lld-frame work buffer%s%s", line,
+           (int)s->channels, s->is_complex ? "complex " : "", s->channels == 1 ? "" : "s",
            !s->is_complex    ? ""
            : s->complex_taps ? " (complex taps)"
                              : " (real taps)",
-           (long long)s->work, dec);
+           (long long)s->work, dec, warm);
   return CONVOY_OK;
 }
 

@@ -70,9 +70,20 @@ struct convoy_stream {
 
   /* Decimation and shift (stream_decimate.h): dec is NULL when neither is
    * configured, and then nothing below the engine run changes. */
-  int64_t full_pos; /* planar engines: full-rate output frames produced (the
-                       absolute index of the next engine output) */
+  int64_t full_pos; /* planar engines: the absolute full-rate index of the next
+                       engine output (first_sample - lead after create or reset) */
   struct stream_decim *dec;
+
+  /* Warm start (stream_warm.h): the absolute index of the first input frame
+   * process() takes, and the grid the engine's blocks sit on (the planar
+   * engine's granule, the GPU pipeline's FFT segment). The planar stream's
+   * first run starts lead = first_sample mod grid frames before it, on the
+   * grid; those frames are input of that run (history, or zeros) whose
+   * outputs are computed and dropped. */
+  int64_t first_sample;
+  int64_t grid;
+  int64_t lead;
+  int started; /* process or flush called since create or reset */
 
   int flushed; /* flush() done: process/flush refused until reset() */
   int failed;  /* an engine run failed: state unknown until reset() */

@@ -5,6 +5,7 @@
 #include "sample_convert.h"
 #include "stream_decimate.h"
 #include "stream_internal.h"
+#include "stream_warm.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -28,6 +29,9 @@ static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, void 
     memset(s->in_buf[c] + valid, 0, sizeof(float) * CONVOY_ENGINE_SLACK);
   char msg[CONVOY_ERROR_SIZE] = "";
   convoy_status st;
+  /* A warm start's first run begins on the block grid before first_sample:
+   * the outputs before it are not the stream's. */
+  const int64_t dropped = warm_dropped(s, s->full_pos, keep);
   if (s->dec) {
     st = decim_run(s, n, keep, &keep, msg, sizeof msg);
   } else {
@@ -37,6 +41,11 @@ static convoy_status run_engine(convoy_stream *s, int64_t n, int64_t keep, void 
     s->failed = 1;
     return stream_fail(s, st, "%s: %s", convoy_engine_name(s->ops->id),
                        msg[0] ? msg : convoy_strerror(st));
+  }
+  if (dropped > 0) {
+    keep -= dropped;
+    for (int32_t c = 0; c < s->rows; c++)
+      memmove(s->out_buf[c], s->out_buf[c] + dropped, sizeof(float) * (size_t)keep);
   }
   output_write_parallel(&s->out, s->pool, (const float *const *)s->out_buf, s->rows, keep,
                         s->out_index, out, &s->tally);
@@ -115,6 +124,7 @@ static convoy_status process_any(convoy_stream *s, const char *fn, convoy_sample
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT,
                        "%s: in and out overlap (in-place filtering is not supported)", fn);
 
+  s->started = 1;
   if (s->whole) {
     char msg[CONVOY_ERROR_SIZE] = "";
     st = s->ops->whole_stream->process(s->whole, fmt, in_bytes, in_frames, out_bytes, out_frames,
@@ -186,6 +196,7 @@ static convoy_status flush_any(convoy_stream *s, const char *fn, void *out_bytes
     return stream_fail(s, CONVOY_ERR_INVALID_ARGUMENT, "%s: out is NULL and %lld frames are due",
                        fn, (long long)total);
 
+  s->started = 1;
   if (s->whole) {
     char msg[CONVOY_ERROR_SIZE] = "";
     st = s->ops->whole_stream->flush(s->whole, out_bytes, out_frames, msg, sizeof msg);
@@ -254,16 +265,14 @@ convoy_status convoy_stream_reset(convoy_stream *stream) {
     char msg[CONVOY_ERROR_SIZE] = "";
     convoy_status st = s->ops->whole_stream->reset(s->whole, msg, sizeof msg);
     s->flushed = 0;
+    s->started = 0;
     s->failed = st != CONVOY_OK;
     if (st != CONVOY_OK)
       return stream_fail(s, st, "convoy_stream_reset: %s: %s", convoy_engine_name(s->ops->id),
                          msg[0] ? msg : convoy_strerror(st));
     return CONVOY_OK;
   }
-  for (int32_t c = 0; c < s->rows; c++) memset(s->in_buf[c], 0, sizeof(float) * (size_t)s->hist);
-  s->pending = 0;
-  s->full_pos = 0;
-  s->out_index = 0;
+  warm_reset_planar(s);
   s->tally.clipped = 0;
   s->tally.peak = 0.0;
   s->flushed = 0;

@@ -430,6 +430,73 @@ static void test_skip_count(void) {
   capture_reader_close(r);
 }
 
+/* capture_reader_set_range before the first read: a file moves back and
+ * forth and is checked; a pipe only forward, and a pipe past its end says so. */
+static void test_set_range(void) {
+  char p[300];
+  path_in(p, sizeof p, "range.cs16");
+  make_ramp(p, 100, 1);
+  capture_reader_options o = capture_reader_defaults(type_of("ci16_le"));
+  o.skip = 40;
+  o.count = 10;
+  capture_reader *r = NULL;
+  short raw[2 * 64];
+  int64_t g = 0;
+  TS_CHECK(capture_reader_open(&r, p, &o, err, sizeof err) == CONVOY_OK, "%s", err);
+  if (r) {
+    TS_CHECK(capture_reader_set_range(r, 25, -1, err, sizeof err) == CONVOY_OK, "%s", err);
+    TS_CHECK(capture_reader_frames(r) == 75, "frames after set_range: %lld",
+             (long long)capture_reader_frames(r));
+    TS_CHECK(capture_reader_read_raw(r, raw, 64, &g, err, sizeof err) == CONVOY_OK && g == 64 &&
+                 raw[0] == 25 && raw[126] == 88,
+             "read after set_range: %lld frames from %d", (long long)g, raw[0]);
+    TS_CHECK(capture_reader_set_range(r, 0, -1, err, sizeof err) == CONVOY_ERR_INVALID_ARGUMENT,
+             "set_range after a read accepted");
+    capture_reader_close(r);
+  }
+  TS_CHECK(capture_reader_open(&r, p, &o, err, sizeof err) == CONVOY_OK, "%s", err);
+  if (r) {
+    TS_CHECK(capture_reader_set_range(r, 95, 10, err, sizeof err) == CONVOY_ERR_FORMAT &&
+                 strstr(err, "past the end"),
+             "range past the end: %s", err);
+    capture_reader_close(r);
+  }
+  /* The same file through a pipe: forward only. */
+  int fds[2];
+  if (pipe(fds) != 0) return;
+  FILE *f = fopen(p, "rb");
+  unsigned char bytes[400];
+  const size_t n = f ? fread(bytes, 1, sizeof bytes, f) : 0;
+  if (f) fclose(f);
+  TS_CHECK(n == sizeof bytes && write(fds[1], bytes, n) == (ssize_t)n, "pipe fill");
+  close(fds[1]);
+  o.skip = 30;
+  o.count = -1;
+  TS_CHECK(capture_reader_open_fd(&r, fds[0], "pipe", &o, err, sizeof err) == CONVOY_OK, "%s", err);
+  if (r) {
+    TS_CHECK(capture_reader_set_range(r, 20, -1, err, sizeof err) == CONVOY_ERR_INVALID_ARGUMENT,
+             "a pipe went back");
+    TS_CHECK(capture_reader_set_range(r, 60, -1, err, sizeof err) == CONVOY_OK, "%s", err);
+    TS_CHECK(capture_reader_read_raw(r, raw, 64, &g, err, sizeof err) == CONVOY_OK && g == 40 &&
+                 raw[0] == 60,
+             "pipe read after set_range: %lld frames from %d", (long long)g, raw[0]);
+    capture_reader_close(r);
+  }
+  close(fds[0]);
+  if (pipe(fds) != 0) return;
+  TS_CHECK(write(fds[1], bytes, n) == (ssize_t)n, "pipe fill");
+  close(fds[1]);
+  o.skip = 0;
+  TS_CHECK(capture_reader_open_fd(&r, fds[0], "pipe", &o, err, sizeof err) == CONVOY_OK, "%s", err);
+  if (r) {
+    TS_CHECK(capture_reader_set_range(r, 150, -1, err, sizeof err) == CONVOY_ERR_FORMAT &&
+                 strstr(err, "skip of 150 samples is past the end (100 samples)"),
+             "pipe past its end: %s", err);
+    capture_reader_close(r);
+  }
+  close(fds[0]);
+}
+
 static void test_bad_files(void) {
   char p[300];
   capture_reader *r = NULL;
@@ -671,6 +738,7 @@ int main(void) {
   test_saturation();
   test_random_round_trip(&rng);
   test_skip_count();
+  test_set_range();
   test_bad_files();
   test_channels_and_stage(&rng);
   test_large_offsets();

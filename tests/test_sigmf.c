@@ -405,6 +405,7 @@ static void test_record(void) {
   p.decimation = 4;
   p.shift_hz = -250000;
   p.delay = -63;
+  p.start = "warm";
   p.skip = 1000;
   p.count = 48000;
   p.input = "in.sigmf-meta";
@@ -422,26 +423,28 @@ static void test_record(void) {
   TS_CHECK(cJSON_GetArraySize(list) == 2, "two records");
   const cJSON *r = cJSON_GetArrayItem(list, 0);
 #define FIELD(k) cJSON_GetObjectItemCaseSensitive(r, k)
-  TS_CHECK(strcmp(FIELD("operation")->valuestring, "filter") == 0 &&
-               FIELD("taps")->valuedouble == 128 &&
-               strcmp(FIELD("taps_type")->valuestring, "complex") == 0 &&
-               strcmp(FIELD("design")->valuestring, "lowpass:cutoff=100k") == 0 &&
-               strcmp(FIELD("engine")->valuestring, "cpu-fft") == 0 &&
-               FIELD("decimation")->valuedouble == 4 && FIELD("shift_hz")->valuedouble == -250000 &&
-               FIELD("delay")->valuedouble == -63 && FIELD("skip")->valuedouble == 1000 &&
-               FIELD("count")->valuedouble == 48000 && FIELD("clipped")->valuedouble == 3 &&
-               cJSON_GetObjectItemCaseSensitive(FIELD("input_scaling"), "scale")->valuedouble ==
-                   1.0 / 32768 &&
-               !FIELD("taps_file") && !FIELD("output_scaling"),
-           "record fields");
+  TS_CHECK(
+      strcmp(FIELD("operation")->valuestring, "filter") == 0 && FIELD("taps")->valuedouble == 128 &&
+          strcmp(FIELD("taps_type")->valuestring, "complex") == 0 &&
+          strcmp(FIELD("design")->valuestring, "lowpass:cutoff=100k") == 0 &&
+          strcmp(FIELD("engine")->valuestring, "cpu-fft") == 0 &&
+          FIELD("decimation")->valuedouble == 4 && FIELD("shift_hz")->valuedouble == -250000 &&
+          FIELD("delay")->valuedouble == -63 && FIELD("skip")->valuedouble == 1000 &&
+          FIELD("count")->valuedouble == 48000 &&
+          strcmp(FIELD("start")->valuestring, "warm") == 0 && FIELD("clipped")->valuedouble == 3 &&
+          cJSON_GetObjectItemCaseSensitive(FIELD("input_scaling"), "scale")->valuedouble ==
+              1.0 / 32768 &&
+          !FIELD("taps_file") && !FIELD("output_scaling"),
+      "record fields");
 #undef FIELD
   TS_CHECK(
       strcmp(
           cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(list, 1), "operation")->valuestring,
           "matched") == 0,
       "second record");
+  p.start = NULL; /* the whole input */
   p.skip = 0;
-  p.count = 0;
+  p.count = -1;
   TS_CHECK(sigmf_meta_record(m, &p, err, sizeof err) == CONVOY_OK, "%s", err);
   cJSON_Delete(j);
   j = printed(m);
@@ -449,7 +452,8 @@ static void test_record(void) {
   list = cJSON_GetObjectItemCaseSensitive(g, "convoy:processing");
   r = cJSON_GetArrayItem(list, 2);
   TS_CHECK(r && !cJSON_GetObjectItemCaseSensitive(r, "skip") &&
-               !cJSON_GetObjectItemCaseSensitive(r, "count"),
+               !cJSON_GetObjectItemCaseSensitive(r, "count") &&
+               !cJSON_GetObjectItemCaseSensitive(r, "start"),
            "no skip or count recorded for the whole input");
   const cJSON *ext = cJSON_GetObjectItemCaseSensitive(g, "core:extensions");
   TS_CHECK(cJSON_GetArraySize(ext) == 1 && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(

@@ -11,6 +11,7 @@
 #include "capture_xlate.h"
 #include "commands.h"
 #include "diag.h"
+#include "pass_warm.h"
 #include "progress.h"
 #include "summary.h"
 
@@ -32,6 +33,8 @@ typedef struct capture_job {
   int64_t align_skip;
   int tail;         /* keep the ring-out: --tail, or --matched --mode full */
   int64_t drop_end; /* frames dropped at the end (--matched --mode valid) */
+  pass_window window;
+  pass_warm reads; /* what the pass reads around a warm selection */
   capture_run_result result;
   progress prog;
 } capture_job;
@@ -57,6 +60,18 @@ int capture_filter_check(const filter_options *o, int is_capture) {
 }
 
 /* After capture_out_open: the stream quantizes to the output's codes when it can. */
+/* Where the kept frames of a decimating run sit: from the stream's first
+ * output (of_window 0: the pass window's phase, before --align's frames are
+ * dropped) or from the first frame of the window (of_window 1). The stream
+ * keeps the aligned signal's frames at multiples of D; a warm selection
+ * counts them from the input's frame 0, a cold one from the skip point. */
+static int64_t window_phase(const capture_job *j, int of_window) {
+  const int64_t d = capture_xlate_factor(&j->o->capture.xlate);
+  const int64_t first = j->in.warm ? j->in.skip : 0;
+  const int64_t p = (of_window ? -first : j->align_skip - first) % d;
+  return p < 0 ? p + d : p;
+}
+
 static int make_stream(capture_job *j, convoy_engine engine, int32_t threads) {
   convoy_stream_config cfg;
   convoy_stream_config_init(&cfg);
@@ -67,6 +82,7 @@ static int make_stream(capture_job *j, convoy_engine engine, int32_t threads) {
   cfg.fft_size = j->o->fft_size;
   cfg.device = j->o->device;
   cfg.output_format = capture_run_output_format(j->out.wo.type, j->out.wo.scaling);
+  cfg.first_sample = j->in.warm ? j->in.skip : 0;
   int rc = capture_xlate_config(j->o, j->in.name, j->in.ro.type.is_complex, j->in.rate,
                                 j->align_skip, &cfg);
   if (rc != CLI_EXIT_OK) return rc;
@@ -80,8 +96,34 @@ static int make_stream(capture_job *j, convoy_engine engine, int32_t threads) {
     char plan[512];
     convoy_stream_describe(j->stream, plan, sizeof plan);
     diag_notice("plan: %s", plan);
-    capture_xlate_describe(&j->o->capture.xlate, j->align_skip);
+    capture_xlate_describe(&j->o->capture.xlate, j->align_skip,
+                           j->in.warm ? window_phase(j, 1) : 0);
   }
+  return CLI_EXIT_OK;
+}
+
+/* The output window and, for a warm selection, the frames read around it:
+ * the reader moves to the first frame of the stream's history. */
+static int plan_window(capture_job *j) {
+  pass_window *w = &j->window;
+  memset(w, 0, sizeof *w);
+  w->skip = j->align_skip;
+  w->tail = j->tail;
+  w->drop_end = j->drop_end;
+  w->decimation = capture_xlate_factor(&j->o->capture.xlate);
+  w->phase = window_phase(j, 0);
+  memset(&j->reads, 0, sizeof j->reads);
+  if (!j->in.warm) return CLI_EXIT_OK;
+  const int64_t start = pass_warm_plan(j->stream, j->in.skip, j->in.count, w, &j->reads);
+  char err[512] = "";
+  convoy_status st = capture_reader_set_range(j->in.reader, start, -1, err, sizeof err);
+  if (st != CONVOY_OK) {
+    diag_error("%s", err[0] ? err : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
+  if (j->o->verbose)
+    diag_notice("warm start: %lld samples of history before sample %lld",
+                (long long)j->reads.history, (long long)j->in.skip);
   return CLI_EXIT_OK;
 }
 
@@ -90,8 +132,8 @@ static int set_window(capture_job *j) {
   j->tail = j->o->tail;
   j->drop_end = 0;
   if (j->o->capture.matched.template_path)
-    return capture_matched_window(j->o, j->in.name, capture_reader_frames(j->in.reader),
-                                  j->taps.max_taps, &j->align_skip, &j->tail, &j->drop_end);
+    return capture_matched_window(j->o, j->in.name, j->in.frames, j->taps.max_taps, &j->align_skip,
+                                  &j->tail, &j->drop_end);
   if (!j->o->align) return CLI_EXIT_OK;
   if (j->o->align == ALIGN_SOX) { /* sox's fir: floor((T - 1) / 2), whatever the taps */
     j->align_skip = (j->taps.max_taps - 1) / 2;
@@ -113,7 +155,7 @@ static int set_window(capture_job *j) {
 static int64_t chunk_frames(const capture_job *j) {
   return pass_chunk_frames(j->stream, CHUNK_VALUES,
                            (int64_t)j->in.ro.channels * capture_datatype_components(j->in.ro.type),
-                           capture_reader_frames(j->in.reader));
+                           j->in.frames);
 }
 
 static int run(capture_job *j) {
@@ -126,14 +168,17 @@ static int run(capture_job *j) {
   rc.out_type = j->out.wo.type;
   rc.out_scaling = j->out.wo.scaling;
   rc.chunk_frames = chunk_frames(j);
-  rc.window.skip = j->align_skip;
-  rc.window.tail = j->tail;
-  rc.window.drop_end = j->drop_end;
-  rc.window.decimation = capture_xlate_factor(&j->o->capture.xlate);
-  rc.window.phase = j->align_skip % rc.window.decimation;
+  rc.window = j->window;
+  rc.warm = j->reads;
+  if (j->in.warm && capture_reader_frames(j->in.reader) < 0) { /* a pipe */
+    rc.need_frames = j->reads.history + (j->in.count >= 0 ? j->in.count : j->in.skip > 0);
+    rc.read_start = j->in.skip - j->reads.history;
+    rc.skip = j->in.skip;
+    rc.count = j->in.count;
+  }
   rc.progress = &j->prog;
-  progress_start(&j->prog, isatty(STDERR_FILENO) && !j->o->quiet, "filtering",
-                 capture_reader_frames(j->in.reader), j->in.rate, j->in.ro.channels);
+  progress_start(&j->prog, isatty(STDERR_FILENO) && !j->o->quiet, "filtering", j->in.frames,
+                 j->in.rate, j->in.ro.channels);
   char err[512] = "";
   convoy_status st = capture_run(&rc, &j->result, err, sizeof err);
   progress_end(&j->prog);
@@ -207,6 +252,7 @@ static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
   if (rc == CLI_EXIT_OK) rc = set_window(j);
   if (rc == CLI_EXIT_OK) rc = capture_out_open(j->o, &j->in, &j->out);
   if (rc == CLI_EXIT_OK) rc = make_stream(j, engine, threads);
+  if (rc == CLI_EXIT_OK) rc = plan_window(j);
   if (rc != CLI_EXIT_OK) return rc;
   rc = run(j);
   if (rc != CLI_EXIT_OK) return rc;

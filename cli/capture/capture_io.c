@@ -114,7 +114,7 @@ static int open_stdin(const filter_options *o, capture_in *in) {
 
 /* What needs the length of IN before filtering cannot take a pipe. */
 static int check_length_known(const filter_options *o, const capture_in *in) {
-  if (capture_reader_frames(in->reader) >= 0) return CLI_EXIT_OK;
+  if (in->frames >= 0) return CLI_EXIT_OK;
   const capture_matched_args *m = &o->capture.matched;
   const char *what = m->pulse_len > 0                                    ? "--pulse-len"
                      : m->template_path && m->mode == CONVOY_PULSE_VALID ? "--mode valid"
@@ -149,9 +149,15 @@ int capture_in_open(const filter_options *o, capture_in *in) {
     diag_error("%s: --count selects no samples", in->name);
     return CLI_EXIT_FAIL;
   }
-  in->ro.skip = skip;
-  in->ro.count = count;
   in->skip = skip;
+  in->count = count;
+  in->warm = (a->skip.given || a->count.given) && !o->cold_start && a->matched.pulse_len == 0;
+  /* A warm pipe keeps the frames before the skip point for the filter's
+   * history: it is opened at its start and moved forward later. */
+  const int warm_pipe =
+      in->warm && is_std(o->in_path) && lseek(STDIN_FILENO, 0, SEEK_CUR) == (off_t)-1;
+  in->ro.skip = warm_pipe ? 0 : skip;
+  in->ro.count = warm_pipe ? -1 : count;
   char err[512] = "";
   convoy_status st =
       is_std(o->in_path)
@@ -159,6 +165,7 @@ int capture_in_open(const filter_options *o, capture_in *in) {
           : capture_reader_open(&in->reader, in->data_path, &in->ro, err, sizeof err);
   if (st != CONVOY_OK) return failed(err, st);
   in->ro = *capture_reader_get_options(in->reader);
+  in->frames = warm_pipe ? count : capture_reader_frames(in->reader);
   return check_length_known(o, in);
 }
 

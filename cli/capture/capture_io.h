@@ -17,8 +17,9 @@
  * `-` (stdin, stdout): a `-` input is a capture when --format, another
  * capture option or a capture output name is given, and needs --format
  * (SigMF cannot come from a pipe); it is read in sequence, --skip by
- * reading and discarding, and options that need the length first
- * (--pulse-len, --mode valid) need --count. A `-` output is raw (datatype
+ * reading and discarding (after the history a warm start keeps), and
+ * options that need the length first (--pulse-len, --mode valid) need
+ * --count. A `-` output is raw (datatype
  * --out-format, else IN's; no metadata), appended as chunks complete.
  *
  * Scaling: IN's is its datatype's default, or --scale/--offset. OUT's is
@@ -46,8 +47,15 @@ typedef struct capture_in {
   const char *data_path;     /* the file of samples */
   capture_reader_options ro; /* type, channels, header, skip, count, scaling */
   double rate;               /* Hz: --rate, else core:sample_rate; 0 unknown */
-  int64_t skip;              /* frames skipped at the start */
-  capture_reader *reader;
+  int64_t skip;              /* --skip: frames before the selection */
+  int64_t count;             /* --count: frames selected; -1: to the end */
+  int64_t frames;            /* frames selected (count, or what follows skip); -1: unknown
+                                until a pipe ends */
+  int warm;                  /* --skip/--count select part of IN, filtered as part of IN
+                                (cli/filter/pass_warm.h); 0 with --cold-start, for
+                                --pulse-len, or without a selection */
+  capture_reader *reader;    /* delivers [skip, skip + count); a warm pipe from its
+                                first frame (the pass moves it, capture_reader_set_range) */
 } capture_in;
 
 /* Opens IN, checks it (size, skip and count inside it) and resolves --skip

@@ -12,6 +12,13 @@ static int has_integers(capture_datatype t) {
   return t.kind != CAPTURE_KIND_FLOAT;
 }
 
+/* Output k is window sample k D + this: a warm selection keeps the whole
+ * input's multiples of D (capture_xlate.h). */
+static int64_t window_phase(const capture_meta_info *info) {
+  const int64_t d = capture_xlate_factor(&info->o->capture.xlate);
+  return info->in->warm ? (d - info->in->skip % d) % d : 0;
+}
+
 static void fill_record(const capture_meta_info *info, sigmf_processing *p) {
   const filter_options *o = info->o;
   const capture_in *in = info->in;
@@ -25,9 +32,6 @@ static void fill_record(const capture_meta_info *info, sigmf_processing *p) {
     p->taps_file = o->taps_arg;
   p->engine = info->engine;
   p->delay = info->delay;
-  /* The part of the input read, in input samples (seconds resolved). */
-  p->skip = in->skip;
-  p->count = in->ro.count > 0 ? in->ro.count : 0;
   p->input = in->name;
   p->input_datatype = capture_datatype_name(in->ro.type);
   /* Scaling means something for integer samples, or when it was asked for. */
@@ -40,8 +44,13 @@ static void fill_record(const capture_meta_info *info, sigmf_processing *p) {
   p->clipped = info->clipped;
   const capture_xlate_args *x = &o->capture.xlate;
   p->decimation = capture_xlate_factor(x);
-  p->decimation_phase = 0; /* output k is window sample k D (capture_xlate.h) */
+  p->decimation_phase = window_phase(info); /* output k is window sample k D + this */
   p->shift_hz = x->has_shift ? x->shift_hz : 0.0;
+  if (o->capture.skip.given || o->capture.count.given) {
+    p->start = in->warm ? "warm" : "cold";
+    p->skip = in->skip;
+    p->count = in->count;
+  }
 }
 
 int capture_meta_make(const capture_meta_info *info, sigmf_meta **meta) {
@@ -62,7 +71,8 @@ int capture_meta_make(const capture_meta_info *info, sigmf_meta **meta) {
   }
   if (st == CONVOY_OK && in->skip != 0) st = sigmf_meta_shift(m, -in->skip, err, sizeof err);
   if (st == CONVOY_OK && info->delay != 0) st = sigmf_meta_shift(m, info->delay, err, sizeof err);
-  if (st == CONVOY_OK) st = capture_xlate_meta(m, &info->o->capture.xlate, err, sizeof err);
+  if (st == CONVOY_OK)
+    st = capture_xlate_meta(m, &info->o->capture.xlate, window_phase(info), err, sizeof err);
   sigmf_processing p;
   fill_record(info, &p);
   if (st == CONVOY_OK) st = sigmf_meta_record(m, &p, err, sizeof err);

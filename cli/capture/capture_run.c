@@ -18,6 +18,7 @@ typedef struct capture_pass {
   const capture_run_config *cfg;
   int direct;  /* the stored samples go to the stream as they are */
   int int_out; /* the stream writes the output's integer codes itself */
+  int64_t got; /* frames read so far (the reader thread's, after the history's) */
 } capture_pass;
 
 int capture_run_direct_format(capture_datatype t, capture_scaling s) {
@@ -47,10 +48,26 @@ convoy_sample_format capture_run_output_format(capture_datatype t, capture_scali
 
 static convoy_status read_capture(void *ctx, void *in, int64_t max_frames, int64_t *got, char *err,
                                   size_t err_size) {
-  const capture_pass *cp = ctx;
-  if (cp->direct)
-    return capture_reader_read_raw(cp->cfg->reader, in, max_frames, got, err, err_size);
-  return capture_reader_read(cp->cfg->reader, in, max_frames, got, err, err_size);
+  capture_pass *cp = ctx;
+  const capture_run_config *cfg = cp->cfg;
+  convoy_status st = cp->direct
+                         ? capture_reader_read_raw(cfg->reader, in, max_frames, got, err, err_size)
+                         : capture_reader_read(cfg->reader, in, max_frames, got, err, err_size);
+  if (st != CONVOY_OK) return st;
+  cp->got += *got;
+  /* A short read is the input's end: before the selection's, an error, as
+   * the reader reports it for a range it knows. */
+  if (*got < max_frames && cp->got < cfg->need_frames) {
+    const long long seen = (long long)(cfg->read_start + cp->got);
+    if (cfg->count >= 0)
+      snprintf(err, err_size, "%s: skip %lld + count %lld samples is past the end (%lld samples)",
+               cfg->in_name, (long long)cfg->skip, (long long)cfg->count, seen);
+    else
+      snprintf(err, err_size, "%s: skip of %lld samples is past the end (%lld samples)",
+               cfg->in_name, (long long)cfg->skip, seen);
+    return CONVOY_ERR_FORMAT;
+  }
+  return CONVOY_OK;
 }
 
 static convoy_status write_capture(void *ctx, void *frames, int64_t n, char *err, size_t err_size) {
@@ -87,6 +104,7 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
   pc.write = write_capture;
   pc.write_ctx = &cp;
   pc.window = cfg->window;
+  pc.warm = cfg->warm;
   pc.progress = cfg->progress;
   res->direct = cp.direct;
   pass_result pr;

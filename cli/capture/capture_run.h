@@ -45,9 +45,16 @@ typedef struct capture_run_config {
   capture_datatype out_type; /* the writer's datatype and scaling */
   capture_scaling out_scaling;
   int64_t chunk_frames; /* frames per read, >= 1 */
-  pass_window window;   /* skip, tail, drop_end (a valid-mode correlation) and the
-                           stream's config.decimation */
-  progress *progress;   /* may be NULL */
+  pass_window window;   /* skip, tail, drop_end (a valid-mode correlation), count and
+                           the stream's config.decimation */
+  pass_warm warm;       /* frames read around the selection (pass_warm.h) */
+  /* A warm pipe, whose length the reader does not know: the reads must
+   * deliver need_frames frames (history and selection) before its end, else
+   * the selection [skip, skip + count) (count -1: to the end) is reported
+   * past the end, the first frame read being input frame read_start. 0: no
+   * check (the reader checked the range). */
+  int64_t need_frames, read_start, skip, count;
+  progress *progress; /* may be NULL */
 } capture_run_config;
 
 typedef struct capture_run_result {

@@ -55,10 +55,15 @@ int64_t capture_xlate_factor(const capture_xlate_args *x) {
   return x->decimation > 1 ? x->decimation : 1;
 }
 
-void capture_xlate_describe(const capture_xlate_args *x, int64_t dropped) {
+void capture_xlate_describe(const capture_xlate_args *x, int64_t dropped, int64_t phase) {
   const int64_t d = capture_xlate_factor(x);
   if (d == 1) return;
-  if (dropped == 0)
+  if (phase != 0)
+    diag_notice("--decimate %lld: output k is the selection's sample %lld k + %lld of the %s "
+                "signal (the whole input's multiples of %lld)",
+                (long long)d, (long long)d, (long long)phase, dropped ? "aligned" : "filtered",
+                (long long)d);
+  else if (dropped == 0)
     diag_notice("--decimate %lld: output k is the filter output's sample %lld k", (long long)d,
                 (long long)d);
   else
@@ -67,11 +72,11 @@ void capture_xlate_describe(const capture_xlate_args *x, int64_t dropped) {
                 (long long)d, (long long)d, (long long)d, (long long)dropped);
 }
 
-convoy_status capture_xlate_meta(sigmf_meta *m, const capture_xlate_args *x, char *err,
-                                 size_t err_size) {
+convoy_status capture_xlate_meta(sigmf_meta *m, const capture_xlate_args *x, int64_t phase,
+                                 char *err, size_t err_size) {
   convoy_status st = CONVOY_OK;
   const int64_t d = capture_xlate_factor(x);
-  if (d > 1) st = sigmf_meta_decimate(m, d, 0, err, err_size);
+  if (d > 1) st = sigmf_meta_decimate(m, d, phase, err, err_size);
   if (st == CONVOY_OK && x->has_shift && x->shift_hz != 0.0)
     st = sigmf_meta_retune(m, x->shift_hz, err, err_size);
   return st;

@@ -4,11 +4,14 @@
  * and .shift, whose definition is in convoy.h).
  *
  * --shift HZ moves the content at HZ to 0 Hz: the input is multiplied by
- * e^{-j 2 pi HZ t} (t in seconds from the first sample read, after --skip)
- * before the filter, so it needs a complex capture and a sample rate, and
- * |HZ| at most half of it. --decimate D keeps every D-th filtered frame on a
- * grid fixed at the first frame of the output window: output k is window
- * frame k D, whatever number s of filtered frames is dropped before the
+ * e^{-j 2 pi HZ t} before the filter (t in seconds from the input's first
+ * sample; with --cold-start, from the first sample after --skip), so it
+ * needs a complex capture and a sample rate, and |HZ| at most half of it.
+ * --decimate D keeps every D-th filtered frame on a grid fixed at the
+ * input's first frame: output k is the aligned signal's frame k D (with a
+ * warm --skip N, the selection's frames k D + (-N mod D), the whole run's;
+ * with --cold-start the grid starts at the first frame of the output
+ * window), whatever number s of filtered frames is dropped before the
  * window (--align's delay, --matched's mode): the stream keeps the frames at
  * s mod D (convoy_stream_config.decimation_phase), while the shift still
  * follows the input's own sample index.
@@ -46,12 +49,13 @@ int capture_xlate_config(const filter_options *o, const char *in_name, int is_co
 int64_t capture_xlate_factor(const capture_xlate_args *x);
 
 /* One -v line: which filtered frames the output holds, for `dropped`
- * frames before the window. Nothing without --decimate. */
-void capture_xlate_describe(const capture_xlate_args *x, int64_t dropped);
+ * frames before the window and the kept frames at window frames k D +
+ * phase. Nothing without --decimate. */
+void capture_xlate_describe(const capture_xlate_args *x, int64_t dropped, int64_t phase);
 
 /* Edits SigMF metadata already in the window's full-rate sample positions:
- * decimation (output k at window frame k D) then retune. */
-convoy_status capture_xlate_meta(sigmf_meta *m, const capture_xlate_args *x, char *err,
-                                 size_t err_size);
+ * decimation (output k at window frame k D + phase) then retune. */
+convoy_status capture_xlate_meta(sigmf_meta *m, const capture_xlate_args *x, int64_t phase,
+                                 char *err, size_t err_size);
 
 #endif /* CONVOY_CLI_CAPTURE_XLATE_H */

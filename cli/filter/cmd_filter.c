@@ -7,11 +7,12 @@
 #include "commands.h"
 #include "convoy.h"
 #include "diag.h"
-#include "out_check.h"
 #include "filter_options.h"
 #include "filter_run.h"
 #include "filter_taps.h"
 #include "help.h"
+#include "out_check.h"
+#include "pass_warm.h"
 #include "progress.h"
 #include "summary.h"
 
@@ -36,7 +37,11 @@ typedef struct filter_job {
   convoy_stream *stream;
   audio_sink *sink;
   int32_t out_format;
-  int64_t skip;
+  int64_t skip;                /* output frames --align drops */
+  int64_t sel_skip, sel_count; /* --skip, --count in frames (count -1: to the end) */
+  int warm;                    /* the selection is filtered as part of IN (no --cold-start) */
+  pass_window window;          /* the output window of every pass */
+  pass_warm reads;             /* what a pass reads around the selection */
   double gain_db;
   progress prog;
 } filter_job;
@@ -78,6 +83,7 @@ static int make_stream(filter_job *j) {
   cfg.threads = j->opt.threads > 0 ? j->opt.threads : default_threads();
   cfg.fft_size = j->opt.fft_size;
   cfg.device = j->opt.device;
+  cfg.first_sample = j->warm ? j->sel_skip : 0;
   convoy_status st = convoy_stream_create(&j->stream, &cfg, j->filters.filters, j->filters.count);
   if (st != CONVOY_OK) {
     diag_error("%s: cannot set up the filter: %s", j->in_name,
@@ -160,8 +166,8 @@ static int run_pass(filter_job *j, const char *label, float gain, audio_sink *si
   rc.channels = j->info.channels;
   rc.true_stereo = j->filters.true_stereo;
   rc.chunk_frames = pass_chunk_frames(j->stream, CHUNK_SAMPLES, j->info.channels, j->info.frames);
-  rc.window.skip = j->skip;
-  rc.window.tail = j->opt.tail;
+  rc.window = j->window;
+  rc.warm = j->reads;
   rc.gain = gain;
   rc.sink = sink;
   rc.consume = consume;
@@ -225,9 +231,35 @@ static void set_window(filter_job *j) {
     diag_notice("--align: removing %lld frames of group delay", (long long)j->skip);
 }
 
+/* The output window and, with a warm start, the frames read around the
+ * selection: IN is read from the first frame of the stream's history. */
+static int plan_window(filter_job *j) {
+  memset(&j->window, 0, sizeof j->window);
+  j->window.skip = j->skip;
+  j->window.tail = j->opt.tail;
+  memset(&j->reads, 0, sizeof j->reads);
+  if (!j->warm) return CLI_EXIT_OK;
+  const int64_t start = pass_warm_plan(j->stream, j->sel_skip, j->sel_count, &j->window, &j->reads);
+  char err[512] = "";
+  convoy_status st = audio_source_set_range(j->src, start, -1, err, sizeof err);
+  if (st != CONVOY_OK) {
+    diag_error("%s", err[0] ? err : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
+  if (j->opt.verbose)
+    diag_notice("warm start: %lld frames of history before frame %lld, %s",
+                (long long)j->reads.history, (long long)j->sel_skip,
+                j->reads.read_limit > 0 ? "reading past the selection as the window needs"
+                                        : "reading to the end");
+  return CLI_EXIT_OK;
+}
+
 /* --skip and --count on audio: the frames read from IN (seconds at IN's rate). */
 static int select_range(filter_job *j) {
   const capture_span *skip = &j->opt.capture.skip, *count = &j->opt.capture.count;
+  j->sel_skip = 0;
+  j->sel_count = -1;
+  j->warm = 0;
   if (!skip->given && !count->given) return CLI_EXIT_OK;
   int64_t first = 0, n = -1;
   if (skip->given &&
@@ -250,6 +282,9 @@ static int select_range(filter_job *j) {
     j->info.frames = n;
   else if (j->info.frames >= 0)
     j->info.frames -= first;
+  j->sel_skip = first;
+  j->sel_count = n;
+  j->warm = !j->opt.cold_start;
   return CLI_EXIT_OK;
 }
 
@@ -268,6 +303,7 @@ static int filter_job_run(filter_job *j) {
   if (rc == CLI_EXIT_OK) rc = open_output(j);
   if (rc != CLI_EXIT_OK) return rc;
   set_window(j);
+  if ((rc = plan_window(j)) != CLI_EXIT_OK) return rc;
 
   float gain = (float)pow(10.0, j->opt.gain_db / 20.0);
   j->gain_db = j->opt.gain_db;

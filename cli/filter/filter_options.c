@@ -52,6 +52,7 @@ static const arg_option filter_opts[] = {
     {"normalize", 0, ARG_OPTIONAL, OPT_NORMALIZE, ARG_STORE_NONE, 0, 0},
     {"normalise", 0, ARG_OPTIONAL, OPT_NORMALIZE, ARG_STORE_NONE, 0, 0},
     ARG_FLAG("tail", 0, filter_options, tail, 1),
+    ARG_FLAG("cold-start", 0, filter_options, cold_start, 1),
     {"align", 0, ARG_OPTIONAL, OPT_ALIGN, ARG_STORE_NONE, 0, 0},
     ARG_FLAG("no-dither", 0, filter_options, dither, 0),
     ARG_FLAG("quiet", 'q', filter_options, quiet, 1),

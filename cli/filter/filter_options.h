@@ -40,10 +40,11 @@ typedef struct filter_options {
   int normalize;  /* --normalize given */
   double normalize_dbfs;
   int tail, dither, quiet, verbose, overwrite;
-  filter_align align;   /* --align, --align=sox */
-  int32_t threads;      /* 0 = library default */
-  int64_t fft_size;     /* 0 = cost model */
-  int32_t device;       /* --device: GPU index, -1 = default */
+  int cold_start;     /* --cold-start: --skip/--count filter the selection as a signal of its own */
+  filter_align align; /* --align, --align=sox */
+  int32_t threads;    /* 0 = library default */
+  int64_t fft_size;   /* 0 = cost model */
+  int32_t device;     /* --device: GPU index, -1 = default */
   const char *out_type; /* --type: container of OUT when it is "-" (extension, e.g. "flac") */
   int help;             /* --help: print help and exit 0 */
   capture_args capture; /* raw I/Q and SigMF options (cli/capture/capture_args.h) */

@@ -106,6 +106,7 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
     pc.write = write_codes;
   }
   pc.window = cfg->window;
+  pc.warm = cfg->warm;
   pc.progress = cfg->progress;
   convoy_status st = pass_run(&pc, res, err, err_size);
   pool_destroy(enc.pool);

@@ -9,7 +9,8 @@
  *
  * Output window, in frames of the full convolution y[0 .. N+M-2] of N input
  * frames with M taps: y[skip .. skip+N-1] without tail (the input's length),
- * y[skip .. N+M-2] with tail.
+ * y[skip .. N+M-2] with tail; with a warm start, N and y as pass_loop.h
+ * says.
  */
 #ifndef CONVOY_CLI_FILTER_RUN_H
 #define CONVOY_CLI_FILTER_RUN_H
@@ -36,7 +37,8 @@ typedef struct filter_run_config {
                               L, R, L, R, and output L is the sum of the stream's
                               channels 0 and 1, R of 2 and 3 (filter_taps.h) */
   int64_t chunk_frames;    /* frames per read, >= 1 */
-  pass_window window;      /* skip and tail (no drop_end or decimation on audio) */
+  pass_window window;      /* skip, tail and count (no drop_end or decimation on audio) */
+  pass_warm warm;          /* frames read around the selection (pass_warm.h) */
   float gain;              /* linear factor applied to the kept frames */
   audio_sink *sink;        /* the output: its integer codes are made on a thread of
                               their own (pass_loop.h's encoder); or NULL and: */

@@ -41,18 +41,22 @@ static void *reader_main(void *arg) {
   pipeline *pl = arg;
   const pass_config *cfg = pl->cfg;
   char err[512];
+  int64_t left = cfg->warm.read_limit > 0 ? cfg->warm.read_limit : -1; /* -1: no limit */
   for (;;) {
     chunk *c = work_queue_pop(&pl->t.free_in);
     if (!c) return NULL;
     int64_t got = 0;
     err[0] = '\0';
+    const int64_t want = left >= 0 && left < cfg->chunk_frames ? left : cfg->chunk_frames;
     const double t0 = progress_clock();
-    convoy_status st = cfg->read(cfg->read_ctx, c->data, cfg->chunk_frames, &got, err, sizeof err);
+    convoy_status st =
+        want > 0 ? cfg->read(cfg->read_ctx, c->data, want, &got, err, sizeof err) : CONVOY_OK;
     pl->read_s += progress_clock() - t0;
     if (st != CONVOY_OK) {
       fail(pl, st, err[0] ? err : convoy_strerror(st));
       return NULL;
     }
+    if (left >= 0) left -= got;
     int end = got == 0; /* c belongs to the filter thread once pushed */
     c->frames = got;
     c->offset = 0;
@@ -137,6 +141,12 @@ static void trim(const pass_window *w, chunk *c, int64_t produced, int64_t n, in
   c->frames = hi - lo;
 }
 
+/* The window's end in full-rate output frames, for n_in input frames (the
+ * ring-out of an empty input is nothing, as sox and ffmpeg give). */
+static int64_t window_end(const pass_window *w, int64_t n_in, int64_t taps) {
+  return (w->tail && n_in > 0 ? n_in + taps - 1 : w->skip + n_in) - w->drop_end;
+}
+
 static void stream_fail(pipeline *pl, convoy_status st) {
   char msg[512];
   snprintf(msg, sizeof msg, "%s: filtering failed: %s", pl->cfg->in_name,
@@ -150,6 +160,10 @@ static void filter_main(void *arg) {
   pass_result *res = pl->res;
   const pass_config *cfg = pl->cfg;
   convoy_stream *s = cfg->stream;
+  const pass_window *w = &cfg->window;
+  const int64_t taps = convoy_stream_taps(s);
+  /* A warm pass reads past its window: its end is known from the start. */
+  const int64_t known_end = w->has_count ? window_end(w, w->count, taps) : INT64_MAX;
   int64_t produced = 0;
   for (;;) {
     chunk *ic = work_queue_pop(&pl->t.full_in);
@@ -169,7 +183,7 @@ static void filter_main(void *arg) {
       }
       res->in_frames += ic->frames;
       work_queue_push(&pl->t.free_in, ic);
-      trim(&cfg->window, oc, produced, n, INT64_MAX);
+      trim(w, oc, produced, n, known_end);
       produced += n;
       work_queue_push(&pl->t.full_out, oc);
       if (cfg->progress) progress_update(cfg->progress, res->in_frames);
@@ -185,13 +199,7 @@ static void filter_main(void *arg) {
       stream_fail(pl, st);
       return;
     }
-    int64_t taps = convoy_stream_taps(s);
-    const pass_window *w = &cfg->window;
-    /* The ring-out of an empty input is nothing (as sox and ffmpeg give). */
-    int64_t limit =
-        (w->tail && res->in_frames > 0 ? res->in_frames + taps - 1 : w->skip + res->in_frames) -
-        w->drop_end;
-    trim(&cfg->window, oc, produced, n, limit);
+    trim(w, oc, produced, n, w->has_count ? known_end : window_end(w, res->in_frames, taps));
     work_queue_push(&pl->t.full_out, oc);
     ic->end = 1; /* the input's end marker goes on to stop the writer */
     ic->frames = 0;
@@ -255,6 +263,39 @@ int64_t pass_chunk_frames(const convoy_stream *stream, int64_t values, int64_t v
   return n;
 }
 
+/* A warm start's history: the first frames read, before the threads start. */
+static convoy_status read_history(const pass_config *cfg, char *err, size_t err_size) {
+  const int64_t n = cfg->warm.history;
+  if (n <= 0) return CONVOY_OK;
+  unsigned char *buf = malloc((size_t)n * cfg->in_frame_bytes);
+  if (!buf) {
+    snprintf(err, err_size, "%s: out of memory for %lld frames of history", cfg->in_name,
+             (long long)n);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  int64_t have = 0;
+  convoy_status st = CONVOY_OK;
+  while (have < n && st == CONVOY_OK) {
+    int64_t got = 0;
+    err[0] = '\0';
+    st = cfg->read(cfg->read_ctx, buf + (size_t)have * cfg->in_frame_bytes, n - have, &got, err,
+                   err_size);
+    if (st == CONVOY_OK && got == 0) {
+      snprintf(err, err_size, "%s: the input ends %lld frames before the skipped ones do",
+               cfg->in_name, (long long)(n - have));
+      st = CONVOY_ERR_FORMAT;
+    }
+    have += got;
+  }
+  if (st == CONVOY_OK &&
+      convoy_stream_set_history(cfg->stream, cfg->in_format, buf, n) != CONVOY_OK) {
+    snprintf(err, err_size, "%s: %s", cfg->in_name, convoy_stream_last_error(cfg->stream));
+    st = CONVOY_ERR_INTERNAL;
+  }
+  free(buf);
+  return st;
+}
+
 convoy_status pass_run(const pass_config *cfg, pass_result *res, char *err, size_t err_size) {
   memset(res, 0, sizeof *res);
   pipeline *pl = calloc(1, sizeof *pl);
@@ -266,7 +307,8 @@ convoy_status pass_run(const pass_config *cfg, pass_result *res, char *err, size
   pl->res = res;
   convoy_status st = CONVOY_ERR_OUT_OF_MEMORY;
   const double t0 = progress_clock();
-  if (pipeline_alloc(pl, err, err_size) == 0) {
+  if (pipeline_alloc(pl, err, err_size) == 0 &&
+      (st = read_history(cfg, err, err_size)) == CONVOY_OK) {
     const double t1 = progress_clock();
     st = pass_threads_run(&pl->t, reader_main, writer_main, cfg->encode ? encoder_main : NULL,
                           filter_main, pl, err, err_size);

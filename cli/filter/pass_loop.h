@@ -13,11 +13,18 @@
  * tail (nothing at all when N = 0), less drop_end frames at the end. With decimation D > 1 (the
  * stream's config.decimation and decimation_phase P, given here too) the stream keeps y[k D + P]
  * only, and the window keeps those of them inside it.
+ *
+ * A warm start (pass_warm.h) reads history frames before the window's input
+ * and more after it: y is then the stream's output from its first sample on
+ * (y[i] the filter output at input frame first_sample + i), N is the
+ * window's count, not the frames read, and the phase P is the kept frames'
+ * position relative to the first sample.
  */
 #ifndef CONVOY_CLI_PASS_LOOP_H
 #define CONVOY_CLI_PASS_LOOP_H
 
 #include "convoy.h"
+#include "pass_warm.h"
 #include "progress.h"
 
 #include <stddef.h>
@@ -50,7 +57,11 @@ typedef struct pass_window {
   int tail;           /* 1: keep the M-1 frames of ring-out */
   int64_t drop_end;   /* frames dropped at the end: 0 .. skip, or 0 .. M-1 with tail */
   int64_t decimation; /* the stream's config.decimation; 0 or 1: none */
-  int64_t phase;      /* the stream's config.decimation_phase */
+  int64_t phase;      /* kept frames: y[k D + phase] (the stream's config.decimation_phase
+                         less its first_sample, mod D) */
+  int has_count;      /* 1: N of the window is count, the input frames selected;
+                         0: the frames read */
+  int64_t count;
 } pass_window;
 
 typedef struct pass_config {
@@ -68,11 +79,12 @@ typedef struct pass_config {
   void *encode_ctx;
   size_t encoded_frame_bytes; /* with encode: bytes of one encoded frame */
   pass_window window;
+  pass_warm warm;     /* frames read around the window's input (pass_warm.h) */
   progress *progress; /* may be NULL */
 } pass_config;
 
 typedef struct pass_result {
-  int64_t in_frames;  /* frames read */
+  int64_t in_frames;  /* frames read (after the history of a warm start) */
   int64_t out_frames; /* frames written */
   /* Seconds: each thread's time in its callbacks (read, the stream's
    * process and flush, encode, write), the threads' run from start to

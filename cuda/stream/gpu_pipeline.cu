@@ -59,7 +59,8 @@ struct slot {
   void *d_outi = nullptr;        /* C interleaved frames (several channels or integer
                                     output) in the output format */
 
-  int64_t keep = 0; /* output frames of the chunk it holds */
+  int64_t keep = 0;    /* output frames of the chunk it holds */
+  int64_t src_off = 0; /* output from d_out (not d_outi): the first frame's offset */
   convoy_sample_format staged_fmt = CONVOY_FORMAT_F32;
   bool caller_h2d = false; /* an H2D from caller memory not yet waited for */
   bool caller_d2h = false; /* a D2H into caller memory not yet waited for */
@@ -139,6 +140,10 @@ struct gpu_pipeline {
   int64_t launched = 0;  /* chunks launched since reset */
   int64_t harvested = 0; /* chunks whose output was handed out */
   int64_t pending = 0;   /* frames staged for chunk `launched` */
+  int64_t first = 0;     /* absolute index of the first input frame (warm start) */
+  int64_t lead = 0;      /* first mod granule: frames of chunk 0 before first */
+  int64_t origin = 0;    /* first - lead: absolute index of chunk 0's first frame */
+  bool warm = false;     /* slot 0's history region holds set_history's frames */
   int64_t decim = 1;     /* D: keep full-rate outputs at phase mod D */
   int64_t phase = 0;     /* P, 0 .. D - 1 */
   double shift = 0.0;    /* output rotation, cycles per input frame */
@@ -196,6 +201,15 @@ static int64_t kept(const gpu_pipeline *p, int64_t pos, int64_t n) {
   return decim_count(p->decim, pos - p->phase, n);
 }
 
+/* Output frames among n full-rate outputs from absolute index pos: the kept
+ * ones at or after the first sample (a warm start's chunk 0 computes some
+ * before it, on the FFT grid, and drops them). */
+static int64_t visible(const gpu_pipeline *p, int64_t pos, int64_t n) {
+  const int64_t lo = pos > p->first ? pos : p->first;
+  const int64_t hi = n > INT64_MAX - pos ? INT64_MAX : pos + n;
+  return hi > lo ? kept(p, lo, hi - lo) : 0;
+}
+
 /* Waits for the outstanding transfers that touch caller memory. */
 static convoy_status finish_call(gpu_pipeline *p, char *err, size_t err_size) {
   for (int32_t i = 0; i < p->streams; i++) {
@@ -225,7 +239,7 @@ static void drain(gpu_pipeline *p) {
 /* Hands the oldest launched chunk's output to ctx (in order). */
 static convoy_status harvest(gpu_pipeline *p, out_ctx *ctx, char *err, size_t err_size) {
   slot &s = p->slots[p->harvested % p->streams];
-  const void *src = through_outi(p) ? s.d_outi : (const void *)s.d_out;
+  const void *src = through_outi(p) ? s.d_outi : (const void *)(s.d_out + s.src_off);
   const size_t bytes = (size_t)(s.keep * out_frame_bytes(p));
   unsigned char *dst = ctx->out + ctx->delivered * out_frame_bytes(p);
   if (bytes > 0) {
@@ -310,7 +324,7 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
       GP_CUDA(cudaMemcpy2DAsync(s.d_in, pitch, prev.d_in + p->chunk, pitch, width,
                                 (size_t)p->channels, cudaMemcpyDeviceToDevice, s.stream),
               "history copy");
-    } else {
+    } else if (!p->warm) {
       GP_CUDA(cudaMemset2DAsync(s.d_in, pitch, 0, width, (size_t)p->channels, s.stream),
               "history reset");
     }
@@ -318,8 +332,10 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
   GP_CUDA(cudaEventRecord(s.ev_ready, s.stream), "cudaEventRecord");
 
   /* The kept frames of this chunk's keep full-rate outputs: a fixed grid of
-   * indices P mod D from the start of the stream, whatever C is. */
-  const int64_t start = p->launched * p->chunk;
+   * indices P mod D from absolute frame 0, whatever C is. Chunk 0 of a warm
+   * start drops the ones before the first sample. */
+  const int64_t start = p->origin + p->launched * p->chunk;
+  const int64_t skip = p->launched == 0 ? kept(p, start, p->lead < keep ? p->lead : keep) : 0;
   gp_pick pick = {((p->phase - start) % p->decim + p->decim) % p->decim,
                   p->decim,
                   p->shift,
@@ -339,6 +355,9 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
                       err, err_size);
   }
   if (st != CONVOY_OK) return st;
+  pick.first += skip * pick.step;
+  pick.n0 += skip;
+  keep -= skip;
   if (integer_output(p)) {
     const uint64_t first = (uint64_t)pick.n0 * (uint64_t)p->channels;
     st = gp_interleave_quantize_pick(s.d_out, p->out_stride, p->channels, keep, pick, p->out, first,
@@ -351,6 +370,7 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
   }
   GP_CUDA(cudaEventRecord(s.ev_computed, s.stream), "cudaEventRecord");
   s.keep = keep;
+  s.src_off = pick.first;
   p->launched++;
   return CONVOY_OK;
 }
@@ -379,7 +399,88 @@ static convoy_status stage(gpu_pipeline *p, convoy_sample_format fmt, const void
   return CONVOY_OK;
 }
 
+/* Stages `frames` zero frames (float32) for the chunk being filled. */
+static convoy_status stage_zeros(gpu_pipeline *p, int64_t frames, char *err, size_t err_size) {
+  if (frames <= 0) return CONVOY_OK;
+  slot &s = p->slots[p->launched % p->streams];
+  if (p->pending == 0) {
+    GP_CUDA(cudaEventSynchronize(s.ev_h2d), "waiting for a host-to-device copy");
+    s.staged_fmt = CONVOY_FORMAT_F32;
+  } else if (s.staged_fmt != CONVOY_FORMAT_F32) {
+    widen_in_place(s.h_in, s.staged_fmt, p->pending * p->channels);
+    s.staged_fmt = CONVOY_FORMAT_F32;
+  }
+  memset(s.h_in + p->pending * frame_bytes(p, CONVOY_FORMAT_F32), 0,
+         (size_t)(frames * frame_bytes(p, CONVOY_FORMAT_F32)));
+  p->pending += frames;
+  return CONVOY_OK;
+}
+
+/* The state of create and reset: nothing launched, zero history, and a warm
+ * start's lead frames (zeros) staged as chunk 0's first input. */
+static convoy_status start_state(gpu_pipeline *p, char *err, size_t err_size) {
+  p->launched = p->harvested = p->pending = 0;
+  p->warm = false;
+  return stage_zeros(p, p->lead, err, err_size);
+}
+
 /* ------------------------------------------------------------- public */
+
+extern "C" convoy_status gpu_pipeline_set_history(gpu_pipeline *p, convoy_sample_format fmt,
+                                                  const void *frames, int64_t n, char *err,
+                                                  size_t err_size) {
+  gp_device_guard guard;
+  convoy_status st = guard.enter(p->device, err, err_size);
+  if (st != CONVOY_OK) return st;
+  if (p->launched != 0 || n < 0 || n > p->hist + p->lead)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL,
+                               "GPU pipeline: history of %lld frames after start or too long",
+                               (long long)n);
+  /* The n frames end at x[first - 1]: the last n_lead of them are chunk 0's
+   * lead frames (staged after zeros), the ones before go at the end of slot
+   * 0's history region (zeros before them), which chunk 0 then keeps. */
+  const int64_t n_lead = n < p->lead ? n : p->lead, n_hist = n - n_lead;
+  const int64_t fb = frame_bytes(p, fmt);
+  const unsigned char *bytes = (const unsigned char *)frames;
+  slot &s = p->slots[0];
+  if (p->hist > 0) {
+    const size_t pitch = sizeof(float) * (size_t)p->in_stride;
+    GP_CUDA(cudaMemset2DAsync(s.d_in, pitch, 0, sizeof(float) * (size_t)p->hist,
+                              (size_t)p->channels, s.stream),
+            "history reset");
+    for (int64_t done = 0; done < n_hist;) {
+      const int64_t piece = n_hist - done < p->chunk ? n_hist - done : p->chunk;
+      GP_CUDA(cudaMemcpyAsync(s.d_raw, bytes + done * fb, (size_t)(piece * fb),
+                              cudaMemcpyHostToDevice, s.stream),
+              "host-to-device copy of the history");
+      st = gp_deinterleave(fmt, s.d_raw, p->channels, piece, piece,
+                           s.d_in + (p->hist - n_hist + done), p->in_stride, s.stream, err,
+                           err_size);
+      if (st != CONVOY_OK) break;
+      /* d_raw is reused by the next piece, and the caller's frames are
+       * theirs again on return. */
+      GP_CUDA(cudaStreamSynchronize(s.stream), "waiting for the history copy");
+      done += piece;
+    }
+    if (st == CONVOY_OK) {
+      cudaError_t e = cudaStreamSynchronize(s.stream);
+      if (e != cudaSuccess) st = gp_cuda_fail(e, "waiting for the history copy", err, err_size);
+    }
+    if (st != CONVOY_OK) {
+      drain(p);
+      return st;
+    }
+    p->warm = true;
+  }
+  p->pending = 0;
+  if ((st = stage_zeros(p, p->lead - n_lead, err, err_size)) != CONVOY_OK) return st;
+  if (n_lead > 0) st = stage(p, fmt, bytes + n_hist * fb, n_lead, err, err_size);
+  return st;
+}
+
+extern "C" int64_t gpu_pipeline_grid(const gpu_pipeline *p) {
+  return p ? p->granule : 1;
+}
 
 static convoy_status process_chunks(gpu_pipeline *p, convoy_sample_format fmt, const void *in,
                                     int64_t in_frames, out_ctx *ctx, char *err, size_t err_size) {
@@ -476,7 +577,7 @@ extern "C" convoy_status gpu_pipeline_reset(gpu_pipeline *p, char *err, size_t e
     if (e != cudaSuccess) st = gp_cuda_fail(e, "GPU work dropped by reset", err, err_size);
   }
   drain(p);
-  p->launched = p->harvested = p->pending = 0;
+  if (st == CONVOY_OK) st = start_state(p, err, err_size);
   if (p->d_tally && st == CONVOY_OK)
     GP_CUDA(cudaMemset(p->d_tally, 0, 2 * sizeof *p->d_tally), "cudaMemset");
   return st;
@@ -486,7 +587,7 @@ extern "C" int64_t gpu_pipeline_max_output(const gpu_pipeline *p, int64_t in_fra
   if (!p || in_frames < 0) return 0;
   const int64_t held = (p->launched - p->harvested) * p->chunk + p->pending;
   const int64_t total = in_frames > INT64_MAX - held ? INT64_MAX : held + in_frames;
-  return kept(p, p->harvested * p->chunk, total / p->chunk * p->chunk);
+  return visible(p, p->origin + p->harvested * p->chunk, total / p->chunk * p->chunk);
 }
 
 extern "C" output_tally gpu_pipeline_output_tally(const gpu_pipeline *p) {
@@ -508,8 +609,8 @@ extern "C" output_tally gpu_pipeline_output_tally(const gpu_pipeline *p) {
 
 extern "C" int64_t gpu_pipeline_flush_frames(const gpu_pipeline *p) {
   if (!p) return 0;
-  return kept(p, p->harvested * p->chunk,
-              (p->launched - p->harvested) * p->chunk + p->pending + p->hist);
+  return visible(p, p->origin + p->harvested * p->chunk,
+                 (p->launched - p->harvested) * p->chunk + p->pending + p->hist);
 }
 
 extern "C" int64_t gpu_pipeline_latency(const gpu_pipeline *p) {
@@ -659,8 +760,8 @@ static convoy_status check_config(const gpu_pipeline_config *c, int64_t *fft_siz
   if (c->channels < 1 || c->channels > GPU_CONV_MAX_ROWS || c->taps_len < 1 || !c->taps ||
       c->streams < 0 || c->chunk_frames < 0 || c->threads < 1 || c->fft_size < 0 ||
       c->decimation < 0 || c->decimation > CONVOY_MAX_DECIMATION || c->decimation_phase < 0 ||
-      c->decimation_phase >= (c->decimation > 1 ? c->decimation : 1) || !(c->shift >= -0.5) ||
-      !(c->shift <= 0.5) || (c->shift != 0.0 && c->channels % 2 != 0))
+      c->decimation_phase >= (c->decimation > 1 ? c->decimation : 1) || c->first_sample < 0 ||
+      !(c->shift >= -0.5) || !(c->shift <= 0.5) || (c->shift != 0.0 && c->channels % 2 != 0))
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "GPU pipeline: invalid configuration");
   if (c->chunk_frames > kMaxChunkSamples / c->channels)
@@ -714,6 +815,7 @@ extern "C" convoy_status gpu_pipeline_create(const gpu_pipeline_config *cfg, gpu
   p->out = cfg->out;
   p->decim = cfg->decimation > 1 ? cfg->decimation : 1;
   p->phase = cfg->decimation_phase;
+  p->first = cfg->first_sample;
   p->shift = cfg->shift;
   if (integer_output(p)) {
     if (cudaMalloc((void **)&p->d_tally, 2 * sizeof *p->d_tally) != cudaSuccess ||
@@ -758,6 +860,14 @@ extern "C" convoy_status gpu_pipeline_create(const gpu_pipeline_config *cfg, gpu
       return st;
     }
     target /= 2;
+  }
+  /* A warm start's chunks sit on the FFT grid: chunk 0 begins at the grid
+   * point at or before the first sample. */
+  p->lead = p->first % p->granule;
+  p->origin = p->first - p->lead;
+  if ((st = start_state(p, err, err_size)) != CONVOY_OK) {
+    gpu_pipeline_destroy(p);
+    return st;
   }
   *out = p;
   return CONVOY_OK;

@@ -11,7 +11,13 @@
  *
  * How: the input is cut into chunks of C frames at fixed multiples of C from
  * the start of the stream (C a multiple of the gpu_conv granule). Chunk k
- * runs on CUDA stream k mod K with device slot k mod K:
+ * runs on CUDA stream k mod K with device slot k mod K. A warm start
+ * (first_sample s, pipeline/stream_warm.h) puts chunk 0 at the granule grid
+ * point s - lead at or before s: its first lead input frames are the last
+ * of set_history's frames (zeros without them), their outputs are computed
+ * on the same FFT segments as in a run from frame 0 and dropped before the
+ * output pass, and every index that decimation, the shift and the dither
+ * use is absolute.
  *   H2D    the chunk's interleaved samples, in their own format, from the
  *          caller's buffer when it is pinned, else from the pinned staging
  *          slot the caller's frames were copied into;
@@ -87,6 +93,7 @@ typedef struct gpu_pipeline_config {
                                stream whose taps the stream already rotated
                                (convoy.h): kept frame n is multiplied by
                                e^{-j 2 pi shift (n D + P)} on the GPU; 0: none */
+  int64_t first_sample;     /* absolute index of the first input frame, >= 0 */
 } gpu_pipeline_config;
 
 typedef struct gpu_pipeline gpu_pipeline;
@@ -114,6 +121,16 @@ convoy_status gpu_pipeline_flush(gpu_pipeline *p, void *out, int64_t *out_frames
 
 /* Integer output statistics of every frame delivered since create or reset. */
 output_tally gpu_pipeline_output_tally(const gpu_pipeline *p);
+
+/* Before the first process or flush after create or reset: the n <= taps -
+ * 1 + (first_sample mod gpu_pipeline_grid()) frames of fmt that end just
+ * before first_sample; fewer stand for zeros before them. */
+convoy_status gpu_pipeline_set_history(gpu_pipeline *p, convoy_sample_format fmt,
+                                       const void *frames, int64_t n, char *err, size_t err_size);
+
+/* The absolute grid the outputs' arithmetic follows: the gpu_conv granule
+ * (the FFT segment; 1 for the direct engine). */
+int64_t gpu_pipeline_grid(const gpu_pipeline *p);
 
 /* Drops everything in flight and pending, and zeroes the history. */
 convoy_status gpu_pipeline_reset(gpu_pipeline *p, char *err, size_t err_size);

@@ -38,6 +38,7 @@ convoy_status whole_create(const engine_request *r, const engine_stream_setup *s
   pc.decimation = r->decimation > 1 ? r->decimation : 1;
   pc.decimation_phase = setup->decimation_phase;
   pc.shift = setup->shift;
+  pc.first_sample = setup->first_sample;
   gpu_pipeline *p = nullptr;
   convoy_status st = gpu_pipeline_create(&pc, &p, err, err_size);
   *impl = p;
@@ -84,8 +85,18 @@ void whole_destroy(void *impl) {
   gpu_pipeline_destroy(pipe_of(impl));
 }
 
+int64_t whole_grid(const void *impl) {
+  return gpu_pipeline_grid(pipe_of(impl));
+}
+
+convoy_status whole_set_history(void *impl, convoy_sample_format fmt, const void *frames, int64_t n,
+                                char *err, size_t err_size) {
+  return gpu_pipeline_set_history(pipe_of(impl), fmt, frames, n, err, err_size);
+}
+
 } // namespace
 
 extern "C" const engine_stream_ops gpu_whole_stream_ops = {
-    whole_create,       whole_process, whole_flush, whole_reset,    whole_max_output,
-    whole_flush_frames, whole_latency, whole_tally, whole_describe, whole_destroy};
+    whole_create,     whole_process,      whole_flush,   whole_reset,
+    whole_max_output, whole_flush_frames, whole_latency, whole_tally,
+    whole_describe,   whole_destroy,      whole_grid,    whole_set_history};

@@ -86,6 +86,7 @@ typedef struct convoy_stream_config {
   int32_t decimation;
   double shift;
   int32_t decimation_phase;
+  int64_t first_sample;
 } convoy_stream_config;
 
 void convoy_stream_config_init(convoy_stream_config *config);

@@ -101,10 +101,11 @@ check "40 s at 0.25 Hz: 10 samples" test "$(stat -c %s slow_part.sigmf-data)" -e
 validate_sigmf out.sigmf-meta aligned.sigmf-meta a607_cpu-direct.sigmf-meta \
   a607_cpu-fft.sigmf-meta two_out.sigmf-meta slow.sigmf-meta slow_part.sigmf-meta
 
-# Raw ci16 in and out, --skip: the grid starts at the first frame read.
+# Raw ci16 in and out, --skip with --cold-start: the grid and the shift start
+# at the first frame read (skip_warm.sh has the warm start's whole-input grid).
 "$REF" gen raw.cs16 ci16_le 5000 7
 run filter raw.cs16 raw_out.cs16 --taps taps37.txt --skip 123 --decimate 8 --rate 1e6 \
-  --shift 250000 --gain -6 -q
+  --shift 250000 --gain -6 --cold-start -q
 expect_status 0 "raw ci16 --skip 123 --decimate 8 --shift 250000"
 compare raw_out.cs16 ci16_le raw.cs16 ci16_le taps37.txt --skip 123 --decimate 8 --shift 0.25 \
   --gain 0.501187233627272

@@ -75,7 +75,7 @@ else
 fi
 
 # A taps file, and --skip/--count: the output starts at input sample 900.
-run filter rec.sigmf-data part --taps taps31.txt --skip 900 --count 0.002s -q
+run filter rec.sigmf-data part --taps taps31.txt --skip 900 --count 0.002s --cold-start -q
 expect_status 0 "--skip/--count on SigMF"
 delay=$(awk '!/^#/ { v = $1 < 0 ? -$1 : $1; if (v > best) { best = v; at = n } n++ } END { print at }' taps31.txt)
 has part.sigmf-meta "\"core:sample_start\": $((100 + delay))" "annotation after --skip 900"
@@ -84,6 +84,7 @@ hasnt part.sigmf-meta '"early"' "annotation before the skip dropped"
 has part.sigmf-meta '"taps_file": "taps31.txt"' "record: taps file"
 has part.sigmf-meta '"skip": 900' "record: --skip in samples"
 has part.sigmf-meta '"count": 2000' "record: --count 0.002s in samples"
+has part.sigmf-meta '"start": "cold"' "record: cold start"
 hasnt out.sigmf-meta '"skip":' "no --skip: none recorded"
 hasnt out.sigmf-meta '"count":' "no --count: none recorded"
 if "$REF" compare part.sigmf-data ri16_le rec.sigmf-data ri16_le taps31.txt --skip 900 \

@@ -14,6 +14,7 @@ done
 run filter --help
 check "filter --help has examples" grep -q -- "--design highpass" stdout.txt
 check "filter --help documents --normalize's default" grep -q -- "--normalize.*default -1" stdout.txt
+check "filter --help documents --cold-start" grep -q -- "--cold-start" stdout.txt
 run --help
 for cmd in filter design info bench; do
   check "--help lists $cmd" grep -q "^  $cmd" stdout.txt

@@ -81,9 +81,10 @@ done
 check "empty stdin capture: exit 0, an empty file" test $? -eq 0 -a -e empty_stdin.cf32 \
   -a ! -s empty_stdin.cf32
 
-# --skip and --count on audio: the frames [skip, skip + count) of IN, filtered
-# as if they were the whole file (the filter starts from silence there), in
-# frames or seconds, from a file or a pipe; a range past the end is refused.
+# --skip and --count with --cold-start on audio: the frames [skip, skip +
+# count) of IN, filtered as if they were the whole file (the filter starts
+# from silence there), in frames or seconds, from a file or a pipe; a range
+# past the end is refused. (The warm start, the default, is skip_warm.sh's.)
 gen long16.wav --frames 48000 --channels 2 --rate 48000 --subtype pcm16 --signal noise --amp 0.5
 python3 - <<'PY'
 import wave
@@ -97,13 +98,13 @@ with wave.open("part16.wav", "wb") as o:
 PY
 run filter part16.wav whole_part.wav --taps lp.txt --subtype float -q -y
 for range in "--skip 4800 --count 24000" "--skip 0.1s --count 0.5s"; do
-  run filter long16.wav ranged.wav --taps lp.txt --subtype float $range -q -y
+  run filter long16.wav ranged.wav --taps lp.txt --subtype float $range --cold-start -q -y
   expect_status 0 "audio $range"
   check "audio $range: the filtered part, bit for bit" \
     cmp <("$TOOLS/audio_check" samples ranged.wav) <("$TOOLS/audio_check" samples whole_part.wav)
 done
 cat long16.wav | "$CONVOY" filter - piped.wav --taps lp.txt --subtype float --skip 4800 \
-  --count 24000 -q -y
+  --count 24000 --cold-start -q -y
 check "audio range from a pipe" \
   cmp <("$TOOLS/audio_check" samples piped.wav) <("$TOOLS/audio_check" samples whole_part.wav)
 run filter long16.wav past.wav --taps lp.txt --skip 48000 -q

@@ -36,6 +36,7 @@ int main(void) {
   FIELD(convoy_stream_config, decimation);
   FIELD(convoy_stream_config, shift);
   FIELD(convoy_stream_config, decimation_phase);
+  FIELD(convoy_stream_config, first_sample);
 
   SIZE(convoy_taps);
   FIELD(convoy_taps, channels);
