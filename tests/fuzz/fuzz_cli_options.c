@@ -43,8 +43,8 @@
 #include "convoy_pulse.h"
 #include "convoy_rt.h"
 #include "convoy_taps.h"
-#include "diag.h"
 #include "filter_options.h"
+#include "fuzz_diag.h"
 #include "fuzz_property.h"
 #include "live_options.h"
 
@@ -58,28 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_WORDS 64
 
-/* What the code under test printed through diag, caught in memory. */
-typedef struct caught {
-  FILE *f;
-  char *text;
-  size_t len;
-} caught;
-
-static void catch_begin(caught *c) {
-  c->text = NULL;
-  c->len = 0;
-  c->f = open_memstream(&c->text, &c->len);
-  if (!c->f) abort();
-  diag_set_stream(c->f);
-}
-
-static void catch_end(caught *c) {
-  diag_set_stream(NULL);
-  fclose(c->f);
-}
-
 /* Exactly one line, "convoy: CMD: ... (see 'convoy CMD --help')". */
-static void check_usage_line(const caught *c, const char *cmd) {
+static void check_usage_line(const fuzz_caught *c, const char *cmd) {
   char head[32], tail[48];
   snprintf(head, sizeof head, "convoy: %s: ", cmd);
   snprintf(tail, sizeof tail, " (see 'convoy %s --help')\n", cmd);
@@ -90,7 +70,7 @@ static void check_usage_line(const caught *c, const char *cmd) {
     fuzz_violated("a usage error is one line", c->text);
 }
 
-static void check_outcome(int rc, const caught *c, const char *cmd) {
+static void check_outcome(int rc, const fuzz_caught *c, const char *cmd) {
   if (rc == CLI_EXIT_OK) {
     if (c->len != 0) fuzz_violated("a command line accepted prints nothing", c->text);
   } else if (rc == CLI_EXIT_USAGE) {
@@ -209,22 +189,9 @@ static int count_item(const arg_parser *p, const char *element, void *ctx) {
   return 0;
 }
 
-/* Lines in c, each "convoy: CMD: ..." (a usage error) or "convoy: ..." (an
- * error); -1 when the text does not end with a newline. */
-static int count_lines(const caught *c) {
-  if (c->len == 0) return 0;
-  if (c->text[c->len - 1] != '\n' || strlen(c->text) != c->len) return -1;
-  int n = 0;
-  for (const char *line = c->text; line < c->text + c->len; n++) {
-    if (strncmp(line, "convoy: ", 8) != 0) return -1;
-    line = strchr(line, '\n') + 1;
-  }
-  return n;
-}
-
 /* One word as each small value parser sees it. */
 static void one_word(const char *w) {
-  caught c;
+  fuzz_caught c;
   capture_span s;
   if (capture_span_parse(w, &s) == 0) {
     check_span(&s);
@@ -238,16 +205,16 @@ static void one_word(const char *w) {
                      again.samples == s.samples && again.seconds == s.seconds,
                  "a span prints back to itself");
     /* Frames at a rate, or none, as the capture pass resolves a span. */
-    catch_begin(&c);
+    fuzz_catch_begin(&c);
     int64_t frames = -1;
     const double rate = strlen(w) % 2 ? 48000.0 : 0.0;
     int rc = capture_span_frames(&s, rate, "in.cf32", "--skip", &frames);
-    catch_end(&c);
+    fuzz_catch_end(&c);
     if (rc == CLI_EXIT_OK)
       fuzz_require(frames >= 0 && c.len == 0, "a span resolves to frames >= 0 silently");
     else
       fuzz_require((rc == CLI_EXIT_FAIL || (rc == CLI_EXIT_USAGE && rate == 0)) &&
-                       count_lines(&c) == 1,
+                       fuzz_caught_lines(&c) == 1,
                    "a span that gives no frames says why in one line");
     free(c.text);
   }
@@ -268,18 +235,18 @@ static void one_word(const char *w) {
   arg_parser p;
   arg_init(&p, 1, argv, none);
   p.current = "--list";
-  catch_begin(&c);
+  fuzz_catch_begin(&c);
   int n = 0;
   double d = 0;
   int64_t i = 0;
   const int list = arg_list(&p, w, count_item, &n);
   const int num = arg_double(&p, w, &d);
   const int whole = arg_int64(&p, w, -5, 5, &i);
-  catch_end(&c);
+  fuzz_catch_end(&c);
   fuzz_require(list == 0 ? n > 0 : list == CLI_EXIT_USAGE, "a list has an element or is refused");
   fuzz_require(num != 0 || isfinite(d), "a number accepted is finite");
   fuzz_require(whole != 0 || (i >= -5 && i <= 5), "a whole number accepted is in range");
-  fuzz_require(count_lines(&c) == (list != 0) + (num != 0) + (whole != 0),
+  fuzz_require(fuzz_caught_lines(&c) == (list != 0) + (num != 0) + (whole != 0),
                "each refusal is one line");
   free(c.text);
 }
@@ -303,21 +270,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   words[n] = NULL;
 
-  caught c;
+  fuzz_caught c;
   filter_options fo;
   words[0] = (char *)"filter";
-  catch_begin(&c);
+  fuzz_catch_begin(&c);
   int rc = filter_options_parse(n, words, &fo);
-  catch_end(&c);
+  fuzz_catch_end(&c);
   check_outcome(rc, &c, "filter");
   if (rc == CLI_EXIT_OK) check_filter(&fo);
   free(c.text);
 
   live_options lo;
   words[0] = (char *)"live";
-  catch_begin(&c);
+  fuzz_catch_begin(&c);
   rc = live_options_parse(n, words, &lo);
-  catch_end(&c);
+  fuzz_catch_end(&c);
   check_outcome(rc, &c, "live");
   if (rc == CLI_EXIT_OK) check_live(&lo);
   free(c.text);
