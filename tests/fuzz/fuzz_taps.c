@@ -53,9 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define NAME "fuzz.taps"
 
-/* Floats of a set of one channel: 2 a tap when complex. */
+/* Floats of a set: 2 a tap when complex. */
 static size_t values(const convoy_taps *t) {
-  return (size_t)t->length * (t->is_complex ? 2u : 1u);
+  return (size_t)t->channels * (size_t)t->length * (t->is_complex ? 2u : 1u);
 }
 
 /* The common contract of a parser's result, the file named name. */
@@ -68,8 +68,11 @@ static void check_named(convoy_status st, const convoy_taps *t, const char *err,
     fuzz_require(t->data == NULL, "a failure returns no taps");
     return;
   }
-  fuzz_require(t->channels == 1 && t->length >= 1 && t->length <= TAPS_MAX_LENGTH && t->data,
-               "success gives one channel of taps");
+  /* A file of no known extension may be audio: a channel of taps per
+   * channel of the file, and its rate. */
+  fuzz_require(t->channels >= 1 && (t->channels == 1 || (t->rate > 0 && !t->is_complex)) &&
+                   t->length >= 1 && t->length <= TAPS_MAX_LENGTH && t->data,
+               "success gives one channel of taps, or an audio file's channels");
   for (size_t i = 0; i < values(t); i++) fuzz_require(isfinite(t->data[i]), "taps are finite");
 }
 
@@ -78,7 +81,7 @@ static void check_result(convoy_status st, const convoy_taps *t, const char *err
 }
 
 static int same_bits(const convoy_taps *a, const convoy_taps *b) {
-  return a->length == b->length && a->is_complex == b->is_complex &&
+  return a->channels == b->channels && a->length == b->length && a->is_complex == b->is_complex &&
          memcmp(a->data, b->data, values(a) * sizeof *a->data) == 0;
 }
 
