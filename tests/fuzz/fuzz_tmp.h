@@ -9,6 +9,7 @@
 #ifndef CONVOY_FUZZ_TMP_H
 #define CONVOY_FUZZ_TMP_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -18,8 +19,22 @@
 
 static char fuzz_tmp_root[512];
 
+/* At exit: whatever is left in the directory (the empty subdirectory
+ * fuzz_capture makes), then the directory. An entry point that aborts
+ * leaves its files, which show what it was doing. */
 static inline void fuzz_tmp_remove_dir(void) {
-  if (fuzz_tmp_root[0]) rmdir(fuzz_tmp_root);
+  if (!fuzz_tmp_root[0]) return;
+  DIR *d = opendir(fuzz_tmp_root);
+  if (d) {
+    char path[1024];
+    for (struct dirent *e; (e = readdir(d));) {
+      if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+      snprintf(path, sizeof path, "%s/%s", fuzz_tmp_root, e->d_name);
+      if (unlink(path) != 0) rmdir(path);
+    }
+    closedir(d);
+  }
+  rmdir(fuzz_tmp_root);
 }
 
 /* The directory, made on the first call; aborts when none can be made. */
