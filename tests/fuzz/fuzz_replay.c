@@ -5,8 +5,9 @@
  * written, inserted or deleted, chunks duplicated or spliced from another
  * file, numbers replaced by extreme ones, truncation). A violated property
  * aborts inside the entry point; the sanitizer build reports memory errors
- * and leaks. Seeded by ts_seed (CONVOY_TEST_SEED replays a run); fewer
- * mutations under CONVOY_TEST_QUICK. With CONVOY_FUZZ_LAST=FILE every input
+ * and leaks. Seeded by ts_seed (CONVOY_TEST_SEED replays a run); up to 3000
+ * mutations of each input and 150000 in all (1000 and 40000 under
+ * CONVOY_TEST_QUICK). With CONVOY_FUZZ_LAST=FILE every input
  * is written to FILE before it runs, so the one that aborted is left there
  * (to replay with the libFuzzer binary, or to keep as a seed).
  */
@@ -202,7 +203,12 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n_corpus; i++) run(corpus[i].p, corpus[i].n);
   ts_rng rng;
   ts_rng_init(&rng, ts_seed(FUZZ_NAME));
-  const int per_input = ts_quick() ? 1000 : 3000;
+  /* Up to 3000 mutations of each input (1000 quick), fewer for a large
+   * corpus so that a replay stays within a fixed number of runs. */
+  const int total = ts_quick() ? 40000 : 150000, most = ts_quick() ? 1000 : 3000;
+  int per_input = total / n_corpus;
+  if (per_input > most) per_input = most;
+  if (per_input < 100) per_input = 100;
   unsigned char *buf = malloc(MAX_SIZE);
   if (!buf) return 1;
   long runs = 0;
