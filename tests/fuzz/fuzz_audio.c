@@ -24,7 +24,13 @@
  *   cmake --build build-fuzz --target fuzz_audio -j
  *   mkdir -p build-fuzz/corpus_audio
  *   build-fuzz/tests/fuzz/fuzz_audio build-fuzz/corpus_audio tests/fuzz/corpus_audio \
- *         -dict=tests/fuzz/audio.dict -max_len=4096 -max_total_time=3600
+ *         -dict=tests/fuzz/audio.dict -max_len=4096 -max_total_time=3600 \
+ *         -timeout=10 -fork=1 -ignore_timeouts=1
+ * libsndfile 1.2's sf_open can spin for ever on a malformed WAV whose LIST
+ * chunks nest a data chunk (a 228-byte file did; upstream libsndfile issue
+ * 1118 is of the same kind): -timeout reports such an input instead of
+ * waiting 20 minutes, and fork mode with -ignore_timeouts goes on past it.
+ * Such an input cannot go into corpus_audio: the replay would hang on it.
  */
 #define _POSIX_C_SOURCE 200809L
 
