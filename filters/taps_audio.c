@@ -80,49 +80,49 @@ convoy_status taps_load_audio(const char *path, const char *name, int quiet_open
                                (long long)info.frames, (long long)TAPS_MAX_LENGTH);
   }
 
-  int64_t frames = info.frames;
-  int32_t ch = info.channels;
-  st = taps_alloc(taps, ch, frames, name, err, err_size);
-  if (st != CONVOY_OK) {
-    sf_close(sf);
-    return st;
-  }
+  const int64_t frames = info.frames;
+  const int32_t ch = info.channels;
+  /* The header's frame count is a claim, not memory to reserve: a FLAC
+   * header of a few dozen bytes can announce 2^31 frames. The samples are
+   * gathered in a buffer that grows with what is really decoded, and laid out
+   * planar once they are all there. */
   enum { BLOCK = 4096 };
-  float *block = malloc((size_t)BLOCK * (size_t)ch * sizeof *block);
-  if (!block) {
-    sf_close(sf);
-    convoy_taps_free(taps);
-    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY, "%s: out of memory", name);
-  }
-
-  int64_t done = 0;
-  const char *problem = NULL;
-  while (done < frames) {
-    sf_count_t want = frames - done < BLOCK ? (sf_count_t)(frames - done) : BLOCK;
+  float *inter = NULL;
+  int64_t cap = 0, done = 0;
+  convoy_status fail = CONVOY_OK;
+  while (done < frames && fail == CONVOY_OK) {
+    const sf_count_t want = frames - done < BLOCK ? (sf_count_t)(frames - done) : BLOCK;
+    if (done + want > cap) {
+      int64_t ncap = cap ? 2 * cap : BLOCK;
+      if (ncap < done + want) ncap = done + want;
+      if (ncap > frames) ncap = frames;
+      float *grown = (uint64_t)ncap <= SIZE_MAX / sizeof(float) / (size_t)ch
+                         ? realloc(inter, (size_t)ncap * (size_t)ch * sizeof *inter)
+                         : NULL;
+      if (!grown) {
+        fail = convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                                   "%s: out of memory after %lld frames", name, (long long)done);
+        break;
+      }
+      inter = grown;
+      cap = ncap;
+    }
+    float *block = inter + (size_t)done * (size_t)ch;
     sf_count_t got = sf_readf_float(sf, block, want);
     if (got <= 0) break;
-    for (sf_count_t i = 0; i < got && !problem; i++) {
-      for (int32_t c = 0; c < ch; c++) {
-        float v = block[(size_t)i * (size_t)ch + (size_t)c];
-        if (!isfinite(v)) {
-          problem = isnan(v) ? "is NaN" : "is infinite";
-          convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
-                              "%s: sample %lld of channel %d (counting from 0) %s", name,
-                              (long long)(done + i), (int)c, problem);
-          break;
-        }
-        taps->data[(size_t)c * (size_t)frames + (size_t)(done + i)] = v;
-      }
-    }
-    if (problem) break;
+    for (size_t k = 0; k < (size_t)got * (size_t)ch && fail == CONVOY_OK; k++)
+      if (!isfinite(block[k]))
+        fail = convoy_error_format(
+            err, err_size, CONVOY_ERR_FORMAT, "%s: sample %lld of channel %d (counting from 0) %s",
+            name, (long long)(done + (int64_t)(k / (size_t)ch)), (int)(k % (size_t)ch),
+            isnan(block[k]) ? "is NaN" : "is infinite");
     done += got;
   }
-  free(block);
 
-  if (problem) {
+  if (fail != CONVOY_OK) {
+    free(inter);
     sf_close(sf);
-    convoy_taps_free(taps);
-    return CONVOY_ERR_FORMAT;
+    return fail;
   }
   if (done < frames) {
     int code = sf_error(sf);
@@ -130,10 +130,21 @@ convoy_status taps_load_audio(const char *path, const char *name, int quiet_open
     convoy_error_format(err, err_size, CONVOY_ERR_FORMAT,
                         "%s: truncated or corrupt: read %lld of %lld frames (%s)", name,
                         (long long)done, (long long)frames, why);
+    free(inter);
     sf_close(sf);
-    convoy_taps_free(taps);
     return CONVOY_ERR_FORMAT;
   }
+  st = taps_alloc(taps, ch, frames, name, err, err_size);
+  if (st != CONVOY_OK) {
+    free(inter);
+    sf_close(sf);
+    return st;
+  }
+  for (int64_t i = 0; i < frames; i++)
+    for (int32_t c = 0; c < ch; c++)
+      taps->data[(size_t)c * (size_t)frames + (size_t)i] =
+          inter[(size_t)i * (size_t)ch + (size_t)c];
+  free(inter);
   sf_close(sf);
   taps->rate = (double)info.samplerate;
   return CONVOY_OK;

@@ -10,6 +10,10 @@ void io_errorf(char *err, size_t err_size, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(err, err_size, fmt, ap);
   va_end(ap);
+  /* A file name or value in the message may hold a newline or a terminal
+   * escape; the message stays one line. */
+  for (char *p = err; *p; p++)
+    if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f) *p = '?';
 }
 
 const char *io_sf_text(const char *raw, char *buf, size_t buf_size) {

@@ -7,8 +7,10 @@
 
 #include <stddef.h>
 
-/* printf into err (err_size bytes, always NUL-terminated); err may be NULL
- * or err_size 0, then nothing is written. */
+/* printf into err (err_size bytes, always NUL-terminated), a control
+ * character but the tab (a newline in a file name) written as '?' so that
+ * the message is one line; err may be NULL or err_size 0, then nothing is
+ * written. */
 void io_errorf(char *err, size_t err_size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -22,6 +22,9 @@
  *   annotations  array of objects: core:sample_start (required), core:
  *                sample_count (integer >= 0), core:freq_lower_edge and
  *                core:freq_upper_edge (numbers), core:label (string).
+ * A key given twice in one of these objects (or at the top level) is refused:
+ * JSON readers differ on which one counts (cJSON the first, Python's json
+ * the last).
  * Sample indices below are relative to the first sample of the dataset:
  * core:offset is subtracted on reading and added back on writing.
  *

@@ -104,6 +104,47 @@ static convoy_status check_global(const checker *c, const cJSON *g, int64_t *off
   return check_uint(c, g, "global", -1, "core:trailing_bytes", 0, NULL);
 }
 
+static int by_key(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A key twice in one object is ambiguous: cJSON reads the first, Python's
+ * json (sigmf-python) the last, and an edit (sigmf_writer removing
+ * core:trailing_bytes) would change the first only. Such an object of the
+ * model (the top level, global, a capture, an annotation) is refused:
+ * where[index] (index -1: where alone; where NULL: the top level). */
+static convoy_status unique_keys(const checker *c, const cJSON *obj, const char *where,
+                                 int64_t index) {
+  size_t n = 0;
+  for (const cJSON *e = obj->child; e; e = e->next) n++;
+  if (n < 2) return CONVOY_OK;
+  const char **keys = malloc(n * sizeof *keys);
+  if (!keys) {
+    io_errorf(c->err, c->err_size, "%s: out of memory", c->name);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  size_t k = 0;
+  for (const cJSON *e = obj->child; e; e = e->next) keys[k++] = e->string ? e->string : "";
+  qsort(keys, n, sizeof *keys, by_key);
+  const char *dup = NULL;
+  for (k = 1; k < n && !dup; k++)
+    if (strcmp(keys[k - 1], keys[k]) == 0) dup = keys[k];
+  convoy_status st = CONVOY_OK;
+  if (dup) {
+    char at[48] = "the top level";
+    if (where && index >= 0)
+      snprintf(at, sizeof at, "%s[%" PRId64 "]", where, index);
+    else if (where)
+      snprintf(at, sizeof at, "%s", where);
+    io_errorf(c->err, c->err_size,
+              "%s: %s: the key \"%.80s\" appears twice (JSON readers differ on which one counts)",
+              c->name, at, dup);
+    st = CONVOY_ERR_FORMAT;
+  }
+  free(keys);
+  return st;
+}
+
 /* sample_start of entry i of a section: present, an integer, >= offset. */
 static convoy_status check_start(const checker *c, const cJSON *e, const char *where, int64_t i,
                                  int64_t offset) {
@@ -119,7 +160,8 @@ static convoy_status check_captures(const checker *c, const cJSON *a, int64_t of
   for (const cJSON *e = a->child; e; e = e->next, i++) {
     if (!cJSON_IsObject(e)) return bad(c, "captures", i, "", "expected an object");
     convoy_status st;
-    if ((st = check_start(c, e, "captures", i, offset)) != CONVOY_OK ||
+    if ((st = unique_keys(c, e, "captures", i)) != CONVOY_OK ||
+        (st = check_start(c, e, "captures", i, offset)) != CONVOY_OK ||
         (st = check_number(c, e, "captures", i, "core:frequency")) != CONVOY_OK ||
         (st = check_uint(c, e, "captures", i, "core:global_index", 0, NULL)) != CONVOY_OK ||
         (st = check_uint(c, e, "captures", i, "core:header_bytes", 0, NULL)) != CONVOY_OK ||
@@ -134,7 +176,8 @@ static convoy_status check_annotations(const checker *c, const cJSON *a, int64_t
   for (const cJSON *e = a->child; e; e = e->next, i++) {
     if (!cJSON_IsObject(e)) return bad(c, "annotations", i, "", "expected an object");
     convoy_status st;
-    if ((st = check_start(c, e, "annotations", i, offset)) != CONVOY_OK ||
+    if ((st = unique_keys(c, e, "annotations", i)) != CONVOY_OK ||
+        (st = check_start(c, e, "annotations", i, offset)) != CONVOY_OK ||
         (st = check_uint(c, e, "annotations", i, "core:sample_count", 0, NULL)) != CONVOY_OK ||
         (st = check_number(c, e, "annotations", i, "core:freq_lower_edge")) != CONVOY_OK ||
         (st = check_number(c, e, "annotations", i, "core:freq_upper_edge")) != CONVOY_OK ||
@@ -174,7 +217,9 @@ static convoy_status validate(const checker *c, cJSON *root) {
     return CONVOY_ERR_FORMAT;
   }
   int64_t offset = 0;
-  convoy_status st = check_global(c, g, &offset);
+  convoy_status st = unique_keys(c, root, NULL, -1);
+  if (st == CONVOY_OK) st = unique_keys(c, g, "global", -1);
+  if (st == CONVOY_OK) st = check_global(c, g, &offset);
   cJSON *caps = NULL, *anns = NULL;
   if (st == CONVOY_OK) st = section(c, root, "captures", &caps);
   if (st == CONVOY_OK) st = section(c, root, "annotations", &anns);

@@ -48,6 +48,10 @@ void convoy_error_vformat(char *buf, size_t size, const char *fmt, va_list ap) {
   if (!buf || size == 0) return;
   int n = vsnprintf(buf, size, fmt, ap);
   if (n < 0) buf[0] = '\0';
+  /* A value quoted in the message (a file name, a spec) may hold a newline
+   * or a terminal escape; the message stays one line. */
+  for (char *p = buf; *p; p++)
+    if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f) *p = '?';
 }
 
 convoy_status convoy_error_set(convoy_status status, const char *fmt, ...) {

@@ -3,11 +3,12 @@
  *
  * Two places hold messages: convoy_last_error(), one buffer per thread, for
  * calls that have no object yet (creates) or were handed a NULL object; and a
- * buffer inside each object (a stream's last error). Messages are one line,
- * truncated to CONVOY_ERROR_SIZE - 1 bytes: quote a value a user gave (a
- * file name) through CONVOY_QUOTE, so that a long one is shortened in its
- * middle instead of cutting off the reason after it. Nothing here prints or
- * allocates.
+ * buffer inside each object (a stream's last error). Messages are one line
+ * (the formatting writes a control character but the tab, such as a newline
+ * in a file name, as '?'), truncated to CONVOY_ERROR_SIZE - 1 bytes: quote a
+ * value a user gave (a file name) through CONVOY_QUOTE, so that a long one is
+ * shortened in its middle instead of cutting off the reason after it.
+ * Nothing here prints or allocates.
  */
 #ifndef CONVOY_ERROR_INTERNAL_H
 #define CONVOY_ERROR_INTERNAL_H

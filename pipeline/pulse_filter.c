@@ -89,11 +89,12 @@ convoy_status convoy_pulse_window_from_name(const char *name, convoy_pulse_windo
     b = strtod(name + 12, &end);
     if (end == name + 12 || *end != '\0' || !(b >= 0.0 && b <= 50.0))
       return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
-                              "window '%s': beta must be a number in 0 .. 50", name);
+                              "window '%s': beta must be a number in 0 .. 50", CONVOY_QUOTE(name));
     *window = CONVOY_WINDOW_KAISER;
   } else {
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
-                            "unknown window '%s' (none, hamming, hann, kaiser[:beta=B])", name);
+                            "unknown window '%s' (none, hamming, hann, kaiser[:beta=B])",
+                            CONVOY_QUOTE(name));
   }
   if (beta) *beta = b;
   return CONVOY_OK;

@@ -647,6 +647,15 @@ static void test_errors(void) {
   expect_parse_error("{\"global\": {\"core:datatype\": \"cu8\", \"core:offset\": 10},"
                      " \"captures\": [{\"core:sample_start\": 5}]}",
                      "is before global core:offset");
+  /* A key twice: cJSON would read the first, Python's json the last. */
+  expect_parse_error("{\"global\": {\"core:datatype\": \"cu8\", \"core:trailing_bytes\": 0, "
+                     "\"core:trailing_bytes\": 16}}",
+                     "global: the key \"core:trailing_bytes\" appears twice");
+  expect_parse_error("{\"global\": {\"core:datatype\": \"cu8\"}, \"captures\": [{\"core:"
+                     "sample_start\": 0}, {\"core:sample_start\": 4, \"x\": 1, \"x\": 2}]}",
+                     "captures[1]: the key \"x\" appears twice");
+  expect_parse_error("{\"global\": {\"core:datatype\": \"cu8\"}, \"global\": {}}",
+                     "the top level: the key \"global\" appears twice");
 
   char meta[300], data[300];
   sigmf_meta *m = NULL;

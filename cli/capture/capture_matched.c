@@ -132,6 +132,11 @@ static convoy_status template_read(const char *path, const char *data_path,
   convoy_status st = capture_reader_open(&r, data_path, ro, err, err_size);
   if (st != CONVOY_OK) return st;
   int64_t n = capture_reader_frames(r);
+  if (n == 0) { /* an empty capture is an empty signal, but no template */
+    snprintf(err, err_size, "%s: an empty template (the file holds no samples)", path);
+    capture_reader_close(r);
+    return CONVOY_ERR_FORMAT;
+  }
   if (n > CAPTURE_TAPS_MAX) {
     snprintf(err, err_size, "%s: a template of %lld samples is longer than the %lld a filter takes",
              path, (long long)n, (long long)CAPTURE_TAPS_MAX);

@@ -36,6 +36,11 @@ static int load_capture(const char *path, capture_datatype type, loaded *l) {
   capture_reader_options ro = capture_reader_defaults(type);
   capture_reader *r = NULL;
   convoy_status st = capture_reader_open(&r, path, &ro, err, sizeof err);
+  if (st == CONVOY_OK && capture_reader_frames(r) == 0) {
+    /* The reader takes an empty capture as an empty signal; taps need one. */
+    snprintf(err, sizeof err, "%s: no taps (the file holds no samples)", path);
+    st = CONVOY_ERR_FORMAT;
+  }
   if (st == CONVOY_OK && capture_reader_frames(r) > CAPTURE_TAPS_MAX) {
     snprintf(err, sizeof err, "%s: %lld taps is more than the %lld a filter takes", path,
              (long long)capture_reader_frames(r), (long long)CAPTURE_TAPS_MAX);

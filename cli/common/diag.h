@@ -5,6 +5,15 @@
 #ifndef CONVOY_CLI_DIAG_H
 #define CONVOY_CLI_DIAG_H
 
+#include <stdio.h>
+
+/* Every message is one line: a control character in it (a newline in a file
+ * name or an option's value, say) is written as '?'. */
+
+/* Where the lines go: stream, or stderr when NULL (the default). For tests
+ * that check what a parser prints. */
+void diag_set_stream(FILE *stream);
+
 /* With quiet set, diag_warn and diag_notice print nothing. */
 void diag_set_quiet(int quiet);
 int diag_quiet(void);

@@ -116,10 +116,9 @@ live_command live_control_wait(int timeout_ms, char *arg, unsigned arg_size) {
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) { /* end of stdin (or an error): commands are over */
       read_stdin = 0;
-      if (line_len > 0) { /* a last line without newline */
-        line_buf[line_len++] = '\n';
-        continue;
-      }
+      /* A last line without newline, or the rest of an over-long one (none
+       * left when its length was a multiple of the buffer's): still a line. */
+      if (line_len > 0 || line_overflow) line_buf[line_len++] = '\n';
       continue;
     }
     line_len += (size_t)got;

@@ -5,8 +5,11 @@
  * written, inserted or deleted, chunks duplicated or spliced from another
  * file, numbers replaced by extreme ones, truncation). A violated property
  * aborts inside the entry point; the sanitizer build reports memory errors
- * and leaks. Seeded by ts_seed (CONVOY_TEST_SEED replays a run); fewer
- * mutations under CONVOY_TEST_QUICK.
+ * and leaks. Seeded by ts_seed (CONVOY_TEST_SEED replays a run); up to 3000
+ * mutations of each input and 150000 in all (1000 and 40000 under
+ * CONVOY_TEST_QUICK). With CONVOY_FUZZ_LAST=FILE every input
+ * is written to FILE before it runs, so the one that aborted is left there
+ * (to replay with the libFuzzer binary, or to keep as a seed).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -47,6 +50,21 @@ static int load(const char *path) {
   corpus[n_corpus].n = n;
   n_corpus++;
   return 0;
+}
+
+/* The input about to run, to CONVOY_FUZZ_LAST when set. */
+static void run(const unsigned char *p, size_t n) {
+  static const char *last;
+  static int looked;
+  if (!looked++) last = getenv("CONVOY_FUZZ_LAST");
+  if (last && *last) {
+    FILE *f = fopen(last, "wb");
+    if (f) {
+      fwrite(p, 1, n, f);
+      fclose(f);
+    }
+  }
+  LLVMFuzzerTestOneInput(p, n);
 }
 
 static int by_name(const void *a, const void *b) {
@@ -106,6 +124,8 @@ static const char *const tokens[] = {"{",
                                      "\"annotations\": ",
                                      "\"global\": ",
                                      "\"core:header_bytes\": ",
+                                     "\"core:trailing_bytes\": ",
+                                     "\"core:dataset\": \"rec.sigmf-data\"",
                                      "ci16_le",
                                      "cf32_be",
                                      "_le",
@@ -180,10 +200,15 @@ int main(int argc, char **argv) {
     fprintf(stderr, FUZZ_NAME ": no corpus in %s\n", argv[1]);
     return 1;
   }
-  for (int i = 0; i < n_corpus; i++) LLVMFuzzerTestOneInput(corpus[i].p, corpus[i].n);
+  for (int i = 0; i < n_corpus; i++) run(corpus[i].p, corpus[i].n);
   ts_rng rng;
   ts_rng_init(&rng, ts_seed(FUZZ_NAME));
-  const int per_input = ts_quick() ? 1000 : 3000;
+  /* Up to 3000 mutations of each input (1000 quick), fewer for a large
+   * corpus so that a replay stays within a fixed number of runs. */
+  const int total = ts_quick() ? 40000 : 150000, most = ts_quick() ? 1000 : 3000;
+  int per_input = total / n_corpus;
+  if (per_input > most) per_input = most;
+  if (per_input < 100) per_input = 100;
   unsigned char *buf = malloc(MAX_SIZE);
   if (!buf) return 1;
   long runs = 0;
@@ -191,7 +216,7 @@ int main(int argc, char **argv) {
     for (int k = 0; k < per_input; k++, runs++) {
       size_t n;
       mutate(&rng, &corpus[i], buf, &n);
-      LLVMFuzzerTestOneInput(buf, n);
+      run(buf, n);
     }
   }
   printf(FUZZ_NAME ": %d corpus files, %ld mutated inputs, no property violated\n", n_corpus, runs);
