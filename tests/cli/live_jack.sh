@@ -231,12 +231,46 @@ echo "IR changes run: $(grep '^convoy: live: ' reload.err)"
 CHANGES=$(summary_field 'IR changes' reload.err)
 check "IR changes: exit status $STATUS after 'quit', want 0 ($(tr '\n' '|' <reload.err))" \
   test "$STATUS" -eq 0
-check "four IR changes crossfaded (IR changes ${CHANGES:-none}, want 4)" test "${CHANGES:-0}" -eq 4
+check "four IR changes (IR changes ${CHANGES:-none}, want 4)" test "${CHANGES:-0}" -eq 4
 check "a failed 'ir' command is reported and the old IR kept" \
   grep -q 'reload failed, keeping the current impulse responses: missing.wav' reload.err
 check "an unknown stdin command is reported" grep -q "unknown command 'frobnicate'" reload.err
 check "'ir FILE' then 'reload' reloads the new file" \
   test "$(grep -c '^convoy: loaded ir4.wav' reload.err)" -eq 2
+
+# Commands about 1 ms apart: most arrive while the previous change is still
+# on its way (its crossfade waits for the tail's partitions), so they replace
+# it unheard. The summary counts every change loaded, and says how many were
+# merged into the next: as many "IR changes" as "loaded" lines.
+exec 3<>ctl
+$DEFAULT_SIGNALS "$CONVOY" live --ir ir.wav --engine cpu <ctl >rapid.out 2>rapid.err &
+CONVOY_PID=$!
+wait_ports
+for i in $(seq 1 27); do
+  case $((i % 3)) in
+  0) echo reload >&3 ;;
+  1) echo "ir ir4.wav" >&3 ;;
+  2) echo "ir ir.wav" >&3 ;;
+  esac
+  sleep 0.001
+done
+sleep 1
+echo quit >&3
+wait_exit "$CONVOY_PID" 10
+CONVOY_PID=""
+exec 3>&-
+echo "rapid IR changes: $(grep '^convoy: live: ' rapid.err)"
+LOADED=$(grep -c '^convoy: loaded ' rapid.err)
+CHANGES=$(summary_field 'IR changes' rapid.err)
+MERGED=$(grep '^convoy: live: ' rapid.err | grep -o '[0-9][0-9]* merged' | cut -d' ' -f1)
+PENDING=$(grep '^convoy: live: ' rapid.err | grep -o '[0-9][0-9]* pending' | cut -d' ' -f1)
+check "rapid IR changes: exit status $STATUS after 'quit', want 0" test "$STATUS" -eq 0
+check "rapid IR changes: 27 loaded ($LOADED)" test "$LOADED" -eq 27
+check "rapid IR changes: the summary counts every one loaded (IR changes ${CHANGES:-none})" \
+  test "${CHANGES:-0}" -eq "$LOADED"
+HEARD=$((${CHANGES:-0} - ${MERGED:-0} - ${PENDING:-0}))
+check "rapid IR changes: $HEARD heard, the rest merged (${MERGED:-0}) or pending (${PENDING:-0})" \
+  test "$HEARD" -ge 1
 
 # ---------------------------------------------------------------- signal path
 # A click track from jack_metro goes into convoy, whose IR is 0.5 at frame 37:
