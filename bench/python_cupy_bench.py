@@ -56,6 +56,14 @@ def parse_args():
     p.add_argument("--kinds", default="float32,complex64")
     p.add_argument("--no-host", action="store_true", help="skip the host path")
     p.add_argument("--no-fftconvolve", action="store_true")
+    p.add_argument("--no-cuts", action="store_true", help="skip the cuts check")
+    p.add_argument("--breakdown", action="store_true",
+                   help="also time the CuPy path's parts: creating the device convolver, "
+                        "the zero-padded copy in, the C calls alone (convolver reused), the "
+                        "copy out")
+    p.add_argument("--max-frames", type=int, default=0,
+                   help="pass max_frames to the CuPy path (frames per C call; the package's "
+                        "default is min(length, 2^20))")
     p.add_argument("--json", help="write every measurement here")
     return p.parse_args()
 
@@ -175,6 +183,62 @@ def main():
         finally:
             conv.close()
 
+    def parts(xb, h32, eng, cx, length):
+        """The CuPy path's parts, each timed alone as time_gpu does: creating
+        (and closing) the device convolver convolve() makes for a call; the
+        zero-padded copy of the input it makes (interleaved (length, rows)
+        for complex, planar rows for real); the C calls over it on one
+        convolver reused (reset between runs); the copy into the output's
+        layout (a transposed copy for complex batches, the 'full' window
+        made contiguous otherwise)."""
+        b, n = xb.shape
+        st = int(cp.cuda.get_current_stream().ptr)
+        mf = a.max_frames or min(length, 1 << 20)
+        filters = make_filters([h32])
+
+        def create():
+            _cuda.DeviceConv(filters, b, engine_id(eng), cx, dev.id, mf).close()
+
+        def pad():
+            if cx:
+                sig = cp.zeros((length, b), cp.complex64)
+                sig[:n] = xb.T
+            else:
+                sig = cp.zeros((b, length), cp.float32)
+                sig[:, :n] = xb
+            return sig
+
+        t_create = time_gpu(create)[1]
+        t_in, _, sig = time_gpu(pad)
+        out = cp.empty_like(sig)
+        conv = _cuda.DeviceConv(filters, b, engine_id(eng), cx, dev.id, mf)
+        try:
+            def calls():
+                conv.reset(st)
+                if cx:
+                    conv.process(sig.data.ptr, out.data.ptr, length, st)
+                else:
+                    conv.process_planar(sig.data.ptr, length, out.data.ptr, length, length, st)
+            t_calls = time_gpu(calls)[0]
+        finally:
+            conv.close()
+        del sig
+
+        def finish():
+            if cx:
+                full = cp.empty((b, length), cp.complex64)
+                full[:] = out.T
+                return cp.ascontiguousarray(full.reshape(xd_shape_of(b, length)))
+            return cp.ascontiguousarray(out[:, :length].reshape(xd_shape_of(b, length)))
+
+        def xd_shape_of(b, length):
+            return (length,) if b == 1 else (b, length)
+
+        t_out = time_gpu(finish)[0]
+        return dict(create_s=t_create, in_s=t_in, calls_s=t_calls, out_s=t_out)
+
+    dopts = {"max_frames": a.max_frames} if a.max_frames else {}
+    info["max_frames"] = a.max_frames or "default: min(length, 2^20)"
     results = []
     hdr = ("%-5s %-9s %6s %-10s %9s %9s %9s %9s %7s %9s %9s  %s"
            % ("shape", "dtype", "taps", "engine", "cupy GS/s", "wall ms", "oa GS/s",
@@ -225,13 +289,17 @@ def main():
                 for eng in engines:
                     r = dict(row, engine=eng)
                     t_cp, w_cp, y_cp = time_gpu(lambda: convoy.convolve(xd, hh, mode="full",
-                                                                        engine=eng))
+                                                                        engine=eng, **dopts))
                     r.update(cupy_s=t_cp, cupy_wall_s=w_cp, cupy_gss=nsamp / t_cp / 1e9,
                              cupy_err=rel(y_cp, ref), ratio_vs_oaconvolve=t_oa / t_cp)
-                    r["cupy_plan"] = device_plan(h32, g, eng, cx, min(length, 1 << 20))[1]
+                    r["cupy_plan"] = device_plan(h32, g, eng, cx,
+                                                 a.max_frames or min(length, 1 << 20))[1]
                     xb = xd.reshape(g, n)
-                    r["cuts_bitwise"], r["cuts_pieces"], r["cuts_plan"] = cuts_check(
-                        xb, h32, eng, cx, length)
+                    if not a.no_cuts:
+                        r["cuts_bitwise"], r["cuts_pieces"], r["cuts_plan"] = cuts_check(
+                            xb, h32, eng, cx, length)
+                    if a.breakdown:
+                        r.update(parts(xb, h32, eng, cx, length))
                     free()
                     if not a.no_host:
                         t_h, y_h = time_host(lambda: convoy.convolve(xh, hh, mode="full",
@@ -255,8 +323,14 @@ def main():
                             r["host_err"], r["host_vs_cupy_rel"],
                             "bitwise" if r["host_vs_cupy_bitwise"]
                             else "(%d differ)" % r["host_vs_cupy_differing"])
-                    diffs += "; cuts %s (%d pieces)" % ("bitwise" if r["cuts_bitwise"]
-                                                        else "DIFFER", r["cuts_pieces"])
+                    if "cuts_bitwise" in r:
+                        diffs += "; cuts %s (%d pieces)" % ("bitwise" if r["cuts_bitwise"]
+                                                            else "DIFFER", r["cuts_pieces"])
+                    if "create_s" in r:
+                        diffs += ("; parts ms: create %.2f, in %.2f, C calls %.2f (%.1f GS/s),"
+                                  " out %.2f" % (r["create_s"] * 1e3, r["in_s"] * 1e3,
+                                                 r["calls_s"] * 1e3, nsamp / r["calls_s"] / 1e9,
+                                                 r["out_s"] * 1e3))
                     print("%-5s %-9s %6d %-10s %9.2f %9.2f %9.2f %9s %7.2f %9s %9s  %s" % (
                         shape_name, kind, taps,
                         eng + ("*" if eng == auto_engine else ""), r["cupy_gss"],
@@ -275,7 +349,7 @@ def main():
     for r in results:
         print("#  %s %s %d %s: cupy [%s] host [%s] cuts [%s]" % (
             r["shape"], r["dtype"], r["taps"], r["engine"], r["cupy_plan"],
-            r.get("host_plan", "-"), r["cuts_plan"]))
+            r.get("host_plan", "-"), r.get("cuts_plan", "-")))
     if a.json:
         with open(a.json, "w") as f:
             json.dump(dict(info=info, runs=a.runs, results=results), f, indent=1)

@@ -126,12 +126,18 @@ CONVOY_API int64_t convoy_rt_switch_delay(const convoy_rt *rt);
 CONVOY_API convoy_status convoy_rt_reset(convoy_rt *rt);
 
 typedef struct convoy_rt_stats {
-  int64_t blocks;          /* blocks processed since create or reset */
-  int64_t deadline_misses; /* blocks output as silence (REALTIME mode) */
-  int64_t route_switches;  /* crossfades completed */
+  int64_t blocks;            /* blocks processed since create or reset */
+  int64_t deadline_misses;   /* blocks output as silence (REALTIME mode) */
+  int64_t route_switches;    /* switches to a set_routes() set completed: crossfades,
+                                and a switch under way that reset() completed */
+  int64_t route_sets_merged; /* set_routes() sets replaced by a later one before
+                                process() switched to them (never heard) */
 } convoy_rt_stats;
 
-/** Counters, readable from any thread while process() runs. */
+/** Counters, readable from any thread while process() runs. Every
+ *  successful set_routes() is counted once in route_switches or
+ *  route_sets_merged, when it is heard or replaced; the one or two sets
+ *  handed over and not yet switched to are in neither. */
 CONVOY_API convoy_status convoy_rt_get_stats(const convoy_rt *rt, convoy_rt_stats *stats);
 
 CONVOY_API int32_t convoy_rt_block_frames(const convoy_rt *rt);

@@ -1,14 +1,32 @@
 /*
- * atomic_file.h - write a file under a temporary name in its directory and
- * rename it into place only when complete, so that a reader never sees a
- * half-written file and a failed run leaves the old file untouched.
+ * atomic_file.h - write a file as a temporary in its directory and put it
+ * in place only when complete, so that a reader never sees a half-written
+ * file and a failed run leaves the old file untouched.
  * Internal to convoy_io.
  *
- * The temporary is ".NAME.convoy-XXXXXX" beside the target, created with
- * O_EXCL and mode 0666 minus the umask (like any new file; mkstemp would
- * give 0600), or the target's mode when the target exists. It is listed in
- * temp_cleanup so that a signal removes it. A target that is a symlink is
- * resolved: the file it points to is replaced and the link kept.
+ * The temporary is an unnamed file in the target's directory (Linux
+ * O_TMPFILE), so that a process killed by SIGKILL, or a machine that goes
+ * down, leaves nothing behind. At commit it is fsynced and linked into place
+ * through /proc/self/fd: straight onto the target without overwrite (the
+ * link fails if the target appeared meanwhile), else onto a temporary name
+ * that is renamed over the target.
+ *
+ * Where the file system or kernel has no O_TMPFILE (open fails with
+ * EOPNOTSUPP, EISDIR or EINVAL) or /proc is missing, the temporary is named
+ * ".NAME.convoy-PID-XXXXXX" beside the target (PID: the writer's process
+ * id), created with O_EXCL and listed in temp_cleanup so that a signal
+ * removes it, and renamed into place at commit. Its writer holds an
+ * exclusive flock on it until then (the unnamed file's descriptor holds one
+ * too, for its moment under a temporary name). A run that creates a
+ * temporary for a target first removes that target's temporaries whose lock
+ * it can take: those whose writer was killed. A live writer's temporary is
+ * never removed. The environment variable CONVOY_IO_TEST_NAMED_TEMP=1 forces
+ * the named scheme; it is a test hook, read here only.
+ *
+ * Either way the temporary gets mode 0666 minus the umask (like any new
+ * file; mkstemp would give 0600), or the target's mode when the target
+ * exists. A target that is a symlink is resolved: the file it points to is
+ * replaced and the link kept.
  *
  * Not thread-safe per object; distinct objects may be used from distinct
  * threads.
@@ -34,8 +52,8 @@ convoy_status atomic_file_create(atomic_file **af, const char *path, int overwri
  * has little left to wait for. Best effort. */
 void atomic_file_start_writeback(atomic_file *af);
 
-/* fsyncs and closes the temporary, renames it over the target, fsyncs the
- * directory, and frees af. Without overwrite the rename does not replace a
+/* fsyncs the temporary, puts it in place of the target (above), closes
+ * it, fsyncs the directory, and frees af. Without overwrite the rename does not replace a
  * target that appeared meanwhile. On failure the temporary is removed and the
  * target untouched. af is freed in every case. */
 convoy_status atomic_file_commit(atomic_file *af, char *err, size_t err_size);

@@ -111,7 +111,8 @@ typedef struct audio_sink_stats {
 convoy_status audio_output_format(const char *path, int32_t input_format, audio_subtype subtype,
                                   int32_t *format, char *err, size_t err_size);
 
-/* Opens a temporary file ".NAME.convoy-XXXXXX" in path's directory. Refuses
+/* Opens a temporary file in path's directory (io/atomic_file.h: unnamed, or
+ * ".NAME.convoy-PID-XXXXXX" where the file system lacks O_TMPFILE). Refuses
  * an existing path unless overwrite (checked now and again, atomically, at
  * commit); with overwrite, path must be a regular file (a symlink is
  * followed). The temporary is removed on audio_sink_abort, on a failed
@@ -154,7 +155,7 @@ void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n
 convoy_status audio_sink_write_encoded(audio_sink *sink, const void *codes, int64_t n_frames,
                                        char *err, size_t err_size);
 
-/* Closes the file, fsyncs it and renames the temporary over path (without
+/* Closes the file, fsyncs it and puts the temporary in place of path (without
  * overwrite, never replacing a file that appeared meanwhile). On failure the
  * temporary is removed and path untouched. Frees the sink in every case. */
 convoy_status audio_sink_commit(audio_sink *sink, char *err, size_t err_size);

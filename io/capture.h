@@ -52,7 +52,7 @@
  *
  * Pipes: capture_reader_open_fd() and capture_writer_open_fd() read and
  * write a descriptor in sequence (stdin, stdout), with the same bounded
- * memory; the named-file functions keep their offsets and atomic rename.
+ * memory; the named-file functions keep their offsets and atomic replacement.
  */
 #ifndef CONVOY_CAPTURE_H
 #define CONVOY_CAPTURE_H
@@ -296,7 +296,7 @@ convoy_status capture_writer_write_raw(capture_writer *writer, const void *bytes
 int64_t capture_writer_frames(const capture_writer *writer);
 capture_tally capture_writer_tally(const capture_writer *writer);
 
-/* Flushes, syncs and renames the temporary into place; frees writer in every
+/* Flushes, syncs and puts the temporary in place; frees writer in every
  * case. On failure nothing is left at path (an old file stays untouched). */
 convoy_status capture_writer_commit(capture_writer *writer, char *err, size_t err_size);
 

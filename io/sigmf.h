@@ -60,8 +60,8 @@
  *             in core:extensions (optional: true), as the spec asks of
  *             namespaced keys.
  *
- * Writing (sigmf_writer): the data and the metadata are each written under a
- * temporary name (io/atomic_file.h) and renamed on commit, data first, then
+ * Writing (sigmf_writer): the data and the metadata are each written as a
+ * temporary (io/atomic_file.h) and put in place on commit, data first, then
  * metadata; if the metadata cannot be put in place, the new data file is
  * removed, so a failed run leaves neither. At commit, core:datatype and
  * core:num_channels are set from the data written, core:version is written
@@ -250,7 +250,7 @@ capture_writer *sigmf_writer_data(sigmf_writer *writer);
 
 /* Completes meta as described at the top (it is modified: datatype,
  * channels, version, removed keys, clip to the frames written), writes it and
- * renames both files into place. Frees writer in every case. */
+ * puts both files in place. Frees writer in every case. */
 convoy_status sigmf_writer_commit(sigmf_writer *writer, sigmf_meta *meta, char *err,
                                   size_t err_size);
 

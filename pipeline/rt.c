@@ -293,6 +293,7 @@ convoy_status convoy_rt_get_stats(const convoy_rt *rt, convoy_rt_stats *stats) {
   stats->blocks = atomic_load_explicit(&rt->blocks, memory_order_relaxed);
   stats->deadline_misses = atomic_load_explicit(&rt->misses, memory_order_relaxed);
   stats->route_switches = atomic_load_explicit(&rt->switches, memory_order_relaxed);
+  stats->route_sets_merged = atomic_load_explicit(&rt->merged, memory_order_relaxed);
   return CONVOY_OK;
 }
 

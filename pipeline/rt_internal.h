@@ -37,7 +37,7 @@ struct convoy_rt {
   _Atomic(rt_set_node *) retired;
   const float **in_blk; /* [n_inputs] per-block pointers */
   float **out_blk;      /* [n_outputs] */
-  _Atomic int64_t blocks, misses, switches;
+  _Atomic int64_t blocks, misses, switches, merged;
   char err[CONVOY_ERROR_SIZE];
 };
 

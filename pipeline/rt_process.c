@@ -21,7 +21,10 @@ static void pick_up(convoy_rt *rt) {
   if (atomic_load_explicit(&rt->pending, memory_order_relaxed)) {
     rt_set_node *n = atomic_exchange_explicit(&rt->pending, NULL, memory_order_acquire);
     if (n) {
-      if (rt->waiting) retire(rt, rt->waiting); /* superseded before it was used */
+      if (rt->waiting) { /* superseded before it was used */
+        retire(rt, rt->waiting);
+        atomic_fetch_add_explicit(&rt->merged, 1, memory_order_relaxed);
+      }
       rt->waiting = n;
     }
   }
@@ -87,17 +90,22 @@ convoy_status convoy_rt_set_routes(convoy_rt *rt, const convoy_rt_route *routes,
   st = rt_node_make(rt, routes, n_routes, &node);
   if (st != CONVOY_OK) return convoy_error_set(st, "%s: %s", fn, rt->err);
   /* A set handed over earlier and not taken yet is never read: free it. */
-  rt_node_free(rt, atomic_exchange_explicit(&rt->pending, node, memory_order_acq_rel));
+  rt_set_node *unread = atomic_exchange_explicit(&rt->pending, node, memory_order_acq_rel);
+  if (unread) {
+    rt_node_free(rt, unread);
+    atomic_fetch_add_explicit(&rt->merged, 1, memory_order_relaxed);
+  }
   return CONVOY_OK;
 }
 
 convoy_status convoy_rt_reset(convoy_rt *rt) {
   if (!rt) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "convoy_rt_reset: rt is NULL");
   rt->ops->reset(rt->impl);
-  if (rt->switching) {
+  if (rt->switching) { /* the switch under way is complete: nothing to fade from */
     retire(rt, rt->active);
     rt->active = rt->switching;
     rt->switching = NULL;
+    atomic_fetch_add_explicit(&rt->switches, 1, memory_order_relaxed);
   }
   atomic_store(&rt->blocks, 0);
   atomic_store(&rt->misses, 0);

@@ -4,7 +4,9 @@
  * saturation and clip counting, dither, output format choice, bad inputs
  * (truncated, not audio, empty, missing), and that no temporary or partial
  * output is ever left behind (commit, abort, write error, existing output,
- * signals, exit).
+ * signals, exit, a killed writer's stale temporary). Run twice by ctest: with
+ * unnamed temporaries (O_TMPFILE) and, as test_audio_io_named, with the named
+ * ones of a file system without it.
  */
 #define _GNU_SOURCE /* mkdtemp, setrlimit, dup2 */
 
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -51,6 +54,34 @@ static int count_temps(void) {
   if (!d) return -1;
   for (struct dirent *e; (e = readdir(d)) != NULL;)
     if (strstr(e->d_name, ".convoy-")) n++;
+  closedir(d);
+  return n;
+}
+
+/* 1 when the io layer is told to use named temporaries (the test hook of
+ * io/atomic_file.h, which the ctest test_audio_io_named sets), as on a file
+ * system without O_TMPFILE; else 0, and a temporary has no name: only an
+ * open descriptor shows it. */
+static int named_temps(void) {
+  const char *v = getenv("CONVOY_IO_TEST_NAMED_TEMP");
+  return v && *v && strcmp(v, "0") != 0;
+}
+
+/* Descriptors of this process open on a file of dir that has no name. */
+static int count_unnamed_open(void) {
+  DIR *d = opendir("/proc/self/fd");
+  int n = 0;
+  if (!d) return -1;
+  size_t len = strlen(dir);
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    char link[300], to[600];
+    snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+    ssize_t got = readlink(link, to, sizeof to - 1);
+    struct stat st;
+    if (got <= 0 || stat(link, &st) != 0) continue;
+    to[got] = '\0';
+    n += S_ISREG(st.st_mode) && st.st_nlink == 0 && strncmp(to, dir, len) == 0 && to[len] == '/';
+  }
   closedir(d);
   return n;
 }
@@ -572,12 +603,16 @@ static void test_no_temp_left_and_abort(void) {
   audio_sink *sink;
   const char *path = in_dir("aborted.wav");
   TS_CHECK_OK(audio_sink_open(&sink, path, &opt, 0, err, sizeof err));
-  TS_CHECK(count_temps() == 1, "open sink: %d temporaries", count_temps());
+  TS_CHECK(count_temps() == named_temps(), "open sink: %d named temporaries", count_temps());
+  TS_CHECK(count_unnamed_open() == !named_temps(), "open sink: %d unnamed temporaries",
+           count_unnamed_open());
   TS_CHECK(!exists(path), "the output exists before commit");
   audio_sink_write(sink, x, 256, err, sizeof err);
   audio_sink_abort(sink);
   TS_CHECK(count_temps() == 0 && !exists(path), "after abort: %d temporaries, output %d",
            count_temps(), exists(path));
+  TS_CHECK(count_unnamed_open() == 0, "after abort: %d unnamed temporaries open",
+           count_unnamed_open());
   audio_sink_abort(NULL);
 
   /* Committed: the output is there and complete, no temporary. */
@@ -743,7 +778,7 @@ static void test_signal_cleanup(int sig) {
     audio_sink *sink;
     if (audio_sink_open(&sink, path, &opt, 0, err, sizeof err) != CONVOY_OK) _exit(3);
     if (audio_sink_write(sink, x, 4800, err, sizeof err) != CONVOY_OK) _exit(4);
-    if (count_temps() != 1) _exit(5);
+    if (count_temps() != named_temps()) _exit(5);
     raise(sig);
     _exit(6);
   }
@@ -763,13 +798,51 @@ static void test_signal_cleanup(int sig) {
     audio_sink_options opt = {SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, 48000, 1, 1};
     audio_sink *sink;
     if (audio_sink_open(&sink, path, &opt, 0, err, sizeof err) != CONVOY_OK) _exit(3);
-    if (count_temps() != 1) _exit(5);
+    if (count_temps() != named_temps()) _exit(5);
     exit(0);
   }
   waitpid(pid, &status, 0);
   TS_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit child: status %d",
            WEXITSTATUS(status));
   TS_CHECK(count_temps() == 0 && !exists(path), "after exit(): %d temporaries", count_temps());
+}
+
+/* A temporary that a killed writer left (named, unlocked) is removed by the
+ * next sink for the same output; one whose writer holds its lock, the older
+ * ".NAME.convoy-XXXXXX" names (which had no lock) and another output's are
+ * kept. */
+static void test_stale_temps(void) {
+  const char *path = in_dir("stale.wav");
+  const char *stale = in_dir(".stale.wav.convoy-999999-abcDEF");
+  const char *live = in_dir(".stale.wav.convoy-999998-ghiJKL");
+  const char *old_style = in_dir(".stale.wav.convoy-mnoPQR");
+  const char *other = in_dir(".other.wav.convoy-999999-abcDEF");
+  static const char junk[] = "half a file";
+  write_bytes(stale, junk, sizeof junk);
+  write_bytes(live, junk, sizeof junk);
+  write_bytes(old_style, junk, sizeof junk);
+  write_bytes(other, junk, sizeof junk);
+  int lock_fd = open(live, O_RDONLY);
+  TS_CHECK(lock_fd >= 0 && flock(lock_fd, LOCK_EX) == 0, "lock %s: %s", live, strerror(errno));
+
+  char err[512] = "";
+  float x[64] = {0};
+  audio_sink_options opt = {SF_FORMAT_WAV | SF_FORMAT_PCM_16, 1, 48000, 0, 1};
+  audio_sink *sink;
+  TS_CHECK_OK(audio_sink_open(&sink, path, &opt, 0, err, sizeof err));
+  TS_CHECK(!exists(stale), "a writer's stale temporary was kept");
+  TS_CHECK(exists(live), "a live writer's (locked) temporary was removed");
+  TS_CHECK(exists(old_style) && exists(other), "an old-style or another output's temporary "
+                                               "was removed");
+  audio_sink_write(sink, x, 64, err, sizeof err);
+  TS_CHECK_OK(audio_sink_commit(sink, err, sizeof err));
+  TS_CHECK(exists(path) && exists(live), "after commit: output %d, live temporary %d", exists(path),
+           exists(live));
+  close(lock_fd);
+  unlink(live);
+  unlink(old_style);
+  unlink(other);
+  unlink(path);
 }
 
 /* ------------------------------------------------------------- bad inputs */
@@ -1166,6 +1239,7 @@ int main(void) {
   test_write_error();
   test_signal_cleanup(SIGTERM);
   test_signal_cleanup(SIGINT);
+  test_stale_temps();
   test_truncated();
   test_bad_inputs();
   test_pipes();

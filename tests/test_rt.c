@@ -1,8 +1,8 @@
 /* test_rt.c - the real-time partitioned convolver (convoy_rt.h): output
  * against a double-precision reference for many block sizes, schedules and
  * impulse response lengths; bitwise chunk invariance; the routing matrix;
- * crossfading route changes, also from a second thread; reset; REALTIME
- * mode; argument checking. */
+ * crossfading route changes, also from a second thread, and the count of
+ * those merged into the next; reset; REALTIME mode; argument checking. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "convoy_rt.h"
@@ -299,7 +299,8 @@ static void test_crossfade(int32_t b, int32_t max_partition) {
     TS_CHECK_OK(convoy_rt_process(rt, ip, op, b));
   }
   TS_CHECK_OK(convoy_rt_get_stats(rt, &st));
-  TS_CHECK(st.route_switches == 1, "%lld switches", (long long)st.route_switches);
+  TS_CHECK(st.route_switches == 1 && st.route_sets_merged == 0, "%lld switches, %lld merged",
+           (long long)st.route_switches, (long long)st.route_sets_merged);
   double *ref_a = reference(&in, &ra, 1, 0, frames), *ref_b = reference(&in, &rb, 1, 0, frames);
   /* Each block before the crossfade is A, each after it B, and the
    * crossfade block lies within the bound switch_delay gives. */
@@ -444,6 +445,9 @@ static void test_concurrent_switch(void) {
   TS_CHECK_OK(convoy_rt_get_stats(s.rt, &st));
   TS_CHECK(st.route_switches >= 1 && st.route_switches <= s.calls, "%lld switches for %d calls",
            (long long)st.route_switches, s.calls);
+  TS_CHECK(st.route_switches + st.route_sets_merged == s.calls,
+           "%lld switches + %lld merged for %d calls: every set_routes() counted once",
+           (long long)st.route_switches, (long long)st.route_sets_merged, s.calls);
   convoy_rt_reset(s.rt);
   planar in = planar_make(1, 300 * b), out = planar_make(1, 300 * b);
   ts_fill_uniform(&rng, in.ch[0], in.frames);
@@ -454,6 +458,71 @@ static void test_concurrent_switch(void) {
   planar_free(&out);
 done:
   convoy_rt_destroy(s.rt);
+  free(ha);
+  free(hb);
+}
+
+/* Sets handed over faster than process() switches to them: each is counted
+ * once, as a switch or as merged into the next (replaced before it was
+ * heard), and the last one is what plays. */
+static void run_blocks(convoy_rt *rt, int64_t blocks, int32_t b) {
+  float x[64], y[64];
+  const float *ip[1] = {x};
+  float *op[1] = {y};
+  for (int64_t k = 0; k < blocks; k++) {
+    ts_fill_uniform(&rng, x, b);
+    TS_CHECK_OK(convoy_rt_process(rt, ip, op, b));
+  }
+}
+
+static void expect_counts(convoy_rt *rt, int64_t switches, int64_t merged, const char *when) {
+  convoy_rt_stats st;
+  TS_CHECK_OK(convoy_rt_get_stats(rt, &st));
+  TS_CHECK(st.route_switches == switches && st.route_sets_merged == merged,
+           "%s: %lld switches, %lld merged; want %lld and %lld", when, (long long)st.route_switches,
+           (long long)st.route_sets_merged, (long long)switches, (long long)merged);
+}
+
+static void test_merged_sets(void) {
+  const int32_t b = 64;
+  const int64_t n = 5000;
+  float *ha = make_ir(n), *hb = make_ir(n / 3);
+  convoy_rt_route ra = {0, 0, ha, n, 1.0f}, rb = {0, 0, hb, n / 3, 1.0f};
+  convoy_rt_config cfg = config(b, 1, 1, 0);
+  cfg.max_ir_frames = n;
+  convoy_rt *rt = NULL;
+  TS_CHECK_OK(convoy_rt_create(&rt, &cfg, &ra, 1));
+  if (!rt) goto done;
+  const int64_t settle = convoy_rt_switch_delay(rt) / b + 4;
+  /* Three hand-overs before any block: the first two are never heard. */
+  TS_CHECK_OK(convoy_rt_set_routes(rt, &rb, 1));
+  TS_CHECK_OK(convoy_rt_set_routes(rt, &ra, 1));
+  TS_CHECK_OK(convoy_rt_set_routes(rt, &rb, 1));
+  expect_counts(rt, 0, 2, "three sets before a block");
+  run_blocks(rt, settle, b);
+  expect_counts(rt, 1, 2, "after the switch");
+  /* One taken and crossfading, two more meanwhile: the first of them merged. */
+  TS_CHECK_OK(convoy_rt_set_routes(rt, &ra, 1));
+  run_blocks(rt, 1, b);
+  TS_CHECK_OK(convoy_rt_set_routes(rt, &rb, 1));
+  TS_CHECK_OK(convoy_rt_set_routes(rt, &ra, 1));
+  run_blocks(rt, 3 * settle, b);
+  expect_counts(rt, 3, 3, "during a crossfade");
+  /* A reset completes a switch under way. */
+  TS_CHECK_OK(convoy_rt_set_routes(rt, &rb, 1));
+  run_blocks(rt, 1, b);
+  TS_CHECK_OK(convoy_rt_reset(rt));
+  expect_counts(rt, 4, 3, "a switch under way at reset");
+  /* The last set is the one that plays. */
+  planar in = planar_make(1, 200 * b), out = planar_make(1, 200 * b);
+  ts_fill_uniform(&rng, in.ch[0], in.frames);
+  TS_CHECK_OK(run(rt, &in, &out, 3));
+  double e = worst_error(&in, &out, &rb, 1);
+  TS_CHECK(e < TOL, "after merged sets, output is the last set's: rel L2 %.3g", e);
+  planar_free(&in);
+  planar_free(&out);
+done:
+  convoy_rt_destroy(rt);
   free(ha);
   free(hb);
 }
@@ -710,6 +779,7 @@ int main(void) {
   test_crossfade(30, 256);
   test_switch_matrix();
   test_concurrent_switch();
+  test_merged_sets();
   test_reset();
   test_realtime_paced();
   test_realtime_overload();

@@ -195,7 +195,12 @@ static void figures(live_run *r, int whole, live_figures *f) {
   convoy_rt_get_stats(r->engine->rt, &st);
   f->blocks = st.blocks;
   f->misses = st.deadline_misses;
-  f->ir_changes = st.route_switches;
+  /* Each change loaded is heard (a switch), merged into a later one that
+   * came before the convolver switched to it, or still on its way. */
+  f->ir_changes = r->reload.loaded;
+  f->ir_merged = st.route_sets_merged;
+  f->ir_pending = f->ir_changes - st.route_switches - st.route_sets_merged;
+  if (f->ir_pending < 0) f->ir_pending = 0;
   f->audio_xruns = atomic_load(&r->engine->meter.audio_xruns);
   f->bad_blocks = atomic_load(&r->engine->meter.bad_blocks);
   f->clipped = atomic_load(&r->engine->meter.clipped);

@@ -55,6 +55,7 @@ void live_reload_run(live_reload *r, convoy_rt *rt, const char *new_ir) {
     diag_error("reload failed, keeping the current impulse responses: %s", err);
     return;
   }
+  r->loaded++;
   if (new_ir) {
     snprintf(r->ir_arg, sizeof r->ir_arg, "%s", new_ir);
     r->source = LIVE_SOURCE_IR;

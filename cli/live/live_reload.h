@@ -19,6 +19,7 @@ typedef struct live_reload {
   char ir_arg[4096];
   int32_t rate, block, channels; /* the running stream's, set by the caller */
   int64_t max_ir;                /* the convolver's max_ir_frames */
+  int64_t loaded;                /* changes loaded and handed to the convolver */
 } live_reload;
 
 /* Starts from the command line's source; the caller fills rate, block,
@@ -26,8 +27,8 @@ typedef struct live_reload {
 void live_reload_init(live_reload *r, const live_options *opt);
 
 /* Loads the current source again, or new_ir (not NULL) as --ir would, and
- * hands the routes to rt. On success prints "loaded FILE" (a notice) and,
- * for new_ir, makes it the source of later reloads; on failure prints one
+ * hands the routes to rt. On success counts it in r->loaded, prints "loaded
+ * FILE" (a notice) and, for new_ir, makes it the source of later reloads; on failure prints one
  * error line and the old routes keep playing. A config whose rate, block or
  * channels changed, or a response longer than max_ir, is refused (they need
  * a restart). */

@@ -34,14 +34,27 @@ void live_status_clear(int terminal) {
   fflush(stderr);
 }
 
+/* How the IR changes went where not all were heard one by one. */
+static void changes_detail(const live_figures *f, char *buf, size_t n) {
+  buf[0] = '\0';
+  if (f->ir_merged > 0 && f->ir_pending > 0)
+    snprintf(buf, n, " (%" PRId64 " merged into the next, %" PRId64 " pending at the stop)",
+             f->ir_merged, f->ir_pending);
+  else if (f->ir_merged > 0)
+    snprintf(buf, n, " (%" PRId64 " merged into the next)", f->ir_merged);
+  else if (f->ir_pending > 0)
+    snprintf(buf, n, " (%" PRId64 " pending at the stop)", f->ir_pending);
+}
+
 void live_status_summary(const live_figures *f, double seconds) {
-  char detail[96];
+  char detail[96], changes[96];
   xrun_detail(f, detail, sizeof detail);
+  changes_detail(f, changes, sizeof changes);
   fprintf(stderr,
           "convoy: live: %.1f s, %" PRId64 " blocks of %d at %d Hz, latency %.1f ms, load p50 "
           "%.1f%% p99 %.1f%% max %.1f%%, xruns %" PRId64 "%s, clipped %" PRId64
-          ", IR changes %" PRId64 "\n",
+          ", IR changes %" PRId64 "%s\n",
           seconds, f->blocks, (int)f->block, (int)f->rate, f->latency_ms, f->p50, f->p99, f->max,
-          live_figures_xruns(f), detail, f->clipped, f->ir_changes);
+          live_figures_xruns(f), detail, f->clipped, f->ir_changes, changes);
   fflush(stderr);
 }

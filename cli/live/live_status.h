@@ -16,7 +16,9 @@ typedef struct live_figures {
   int64_t misses;       /* convolver deadline misses (blocks of silence) */
   int64_t bad_blocks;   /* blocks of silence for another reason */
   int64_t clipped;      /* output samples beyond +-1 */
-  int64_t ir_changes;   /* crossfades to new impulse responses completed */
+  int64_t ir_changes;   /* new impulse responses loaded and handed over */
+  int64_t ir_merged;    /* of those, replaced by the next before they played */
+  int64_t ir_pending;   /* of those, not yet switched to (at the stop) */
 } live_figures;
 
 /* All xruns: audio_xruns + misses + bad_blocks. */
@@ -32,7 +34,9 @@ void live_status_clear(int terminal);
 /* The summary after the stream stopped, one line:
  * "convoy: live: 10.0 s, 3750 blocks of 128 at 48000 Hz, latency 5.3 ms,
  *  load p50 2.1% p99 4.0% max 9.9%, xruns 0, clipped 0, IR changes 0"
- * (with the kinds of xrun in parentheses when there were any). */
+ * (with the kinds of xrun in parentheses when there were any, and after the
+ * IR changes "(2 merged into the next, 1 pending at the stop)" where there
+ * were such). */
 void live_status_summary(const live_figures *f, double seconds);
 
 #endif /* CONVOY_CLI_LIVE_STATUS_H */

@@ -77,6 +77,19 @@ expect_dir_empty() {
   if [ -z "$left" ]; then pass; else fail "$2: files left in $1: $left"; fi
 }
 
+# holds_open PID DIR: process PID has a file of DIR open, such as the
+# temporary of an output being written, which has no name (ls cannot show
+# it) where the file system supports O_TMPFILE.
+holds_open() {
+  local d fd to
+  d=$(cd "$2" && pwd -P) || return 1
+  for fd in /proc/"$1"/fd/*; do
+    to=$(readlink "$fd" 2>/dev/null) || continue
+    case $to in "$d"/*) return 0 ;; esac
+  done
+  return 1
+}
+
 # expect_fail DESCRIPTION NEEDLE ARGS...: `convoy filter ARGS`, whose OUT is in
 # out/ (emptied first), exits 2 with one error line holding NEEDLE and leaves
 # out/ empty.
