@@ -104,7 +104,8 @@ run_programs() {
 }
 
 # ---- pkg-config, shared library
-export PKG_CONFIG_PATH=$libdir/pkgconfig
+# The installed copy first; the caller's path after it still finds its dependencies.
+export PKG_CONFIG_PATH=$libdir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 run pkg_config pkg-config --cflags --libs convoy
 flags=$(cat "$work/pkg_config.log")
 echo "pkg-config --cflags --libs convoy: $flags"
