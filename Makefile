@@ -18,10 +18,10 @@ CTEST_JOBS ?= 2
 CMAKE_FLAGS ?=
 
 # Debian/Ubuntu packages the build needs (the CUDA toolkit is optional and
-# is found by CMake when installed): PortAudio and libsamplerate are for
-# `convoy live`, jackd2 for its test against a JACK server (dummy driver).
+# is found by CMake when installed): PortAudio, libjack and libsamplerate are
+# for `convoy live`, jackd2 for its tests against a JACK server (dummy driver).
 DEB_PACKAGES := cmake make gcc libc6-dev pkg-config libfftw3-dev libsndfile1-dev libcjson-dev \
-                portaudio19-dev libsamplerate0-dev jackd2
+                portaudio19-dev libjack-jackd2-dev libsamplerate0-dev jackd2
 
 DEMO_IN := examples/noisy_speech.wav
 DEMO_OUT := $(BUILD)/demo/clean_speech.wav

@@ -69,6 +69,11 @@ int cmd_info(int argc, char **argv) {
   printf("  %-18s %s\n", "FFTW", fftwf_version);
   printf("  %-18s %s\n", "libsndfile", sf_version_string());
   printf("  %-18s %s\n", "CUDA engines", convoy_built_with_cuda() ? "yes" : "no");
+#ifdef CONVOY_HAVE_JACK
+  printf("  %-18s %s\n", "live backends", "jack, portaudio");
+#else
+  printf("  %-18s %s\n", "live backends", "portaudio (built without JACK)");
+#endif
   printf("Engines:\n");
   for (int32_t i = 0; i < convoy_engine_count(); i++) {
     convoy_engine e = convoy_engine_at(i);

@@ -44,19 +44,29 @@ static inline void live_meter_add(_Atomic int64_t *counter, int64_t n) {
 #define LIVE_LOAD_WINDOW 16384 /* most recent blocks kept for the window figures */
 #define LIVE_LOAD_BINS 4000    /* whole-run histogram: 0.05 % per bin up to 200 % */
 
+/* Loads of a span of blocks, as a histogram. */
+typedef struct live_load_hist {
+  uint64_t n;                        /* blocks */
+  uint64_t bins[LIVE_LOAD_BINS + 1]; /* last bin: 200 % and more */
+  double max;                        /* largest load */
+} live_load_hist;
+
 typedef struct live_load {
   double period_ns; /* one block's period */
   int32_t window;   /* blocks in the window (about 2 s), <= LIVE_LOAD_WINDOW */
   uint64_t tail;    /* next ring entry to read */
-  uint64_t seen;    /* blocks drained */
+  uint64_t seen;    /* blocks drained since the period was set */
   uint64_t lost;    /* blocks overwritten before they were drained */
   float recent[LIVE_LOAD_WINDOW];
-  uint64_t hist[LIVE_LOAD_BINS + 1]; /* last bin: 200 % and more */
-  double max_total;                  /* largest load of the run */
+  live_load_hist run; /* the whole run */
 } live_load;
 
 /* Sets up for blocks of block frames at rate Hz (window about 2 s). */
 void live_load_init(live_load *l, int32_t block, int32_t rate);
+
+/* A new block size or rate from now on (the convolver was rebuilt): the
+ * histograms, in % of the period, go on; the recent window starts again. */
+void live_load_set_period(live_load *l, int32_t block, int32_t rate);
 
 /* Reads the blocks pushed since the last call. Main thread. Call it well
  * within LIVE_METER_RING blocks (170 ms even at 1-frame blocks at 48 kHz):

@@ -1,13 +1,14 @@
 #!/bin/bash
-# `convoy live` through PortAudio's JACK host API, against a running JACK
-# server: a 10 s run with a 1 s stereo IR on the CPU engine that must end
-# cleanly on SIGINT with no xruns, IR reloads while it runs (SIGHUP and stdin),
+# `convoy live` against a running JACK server, as a JACK client of its own
+# (its default there; PortAudio's JACK host API where --backend portaudio):
+# a 10 s run with a 1 s stereo IR on the CPU engine that must end cleanly on
+# SIGINT with no xruns, IR reloads while it runs (SIGHUP and stdin),
 # and the error paths (no such device, IR rate != stream rate, too many
 # channels, a config route naming no channel of a stereo file).
 #
 # Why the dummy driver: test machines have no sound card. jackd's dummy
 # driver runs the real JACK graph on a timer instead of a sound card's
-# interrupt, so PortAudio's JACK host API, port connections, the callback and
+# interrupt, so convoy's JACK client, port connections, the callback and
 # JACK's xrun reports are all the real code paths. It runs without realtime
 # scheduling (--no-realtime, no privileges needed). Its timer can then wake
 # late on a busy machine, which the server logs as "JackTimedDriver::Process
@@ -141,7 +142,7 @@ START=$SECONDS
 sleep 2
 if kill -0 "$CONVOY_PID" 2>/dev/null; then
   pass
-  # PortAudio's JACK client is "convoy": its ports must be connected to the device.
+  # The JACK client is "convoy": its ports must be connected to the device.
   jack_lsp -c >ports.txt 2>/dev/null
   check "convoy's output port is connected to system playback ($(tr '\n' ' ' <ports.txt))" \
     connected out system:playback
@@ -276,13 +277,13 @@ record_through() {
   "$CONVOY" live --engine cpu --duration 8 -q "$@" </dev/null 2>signal.err &
   CONVOY_PID=$!
   for _ in $(seq 1 200); do
-    [ -n "$(port_of "^cmetro$$:")" ] && [ -n "$(port_of '^convoy[^:]*:out_0$')" ] && break
+    [ -n "$(port_of "^cmetro$$:")" ] && [ -n "$(port_of '^convoy[^:]*:out_1$')" ] && break
     sleep 0.1
   done
   CLICK=$(port_of "^cmetro$$:")
-  jack_connect "$CLICK" "$(port_of '^convoy[^:]*:in_0$')" 2>/dev/null
+  jack_connect "$CLICK" "$(port_of '^convoy[^:]*:in_1$')" 2>/dev/null
   rm -f rec.wav
-  timeout 10 jack_rec -f rec.wav -d 2 -b 32 "$CLICK" "$(port_of '^convoy[^:]*:out_0$')" \
+  timeout 10 jack_rec -f rec.wav -d 2 -b 32 "$CLICK" "$(port_of '^convoy[^:]*:out_1$')" \
     >/dev/null 2>&1
   kill "$METRO_PID" 2>/dev/null
   wait "$METRO_PID" 2>/dev/null
@@ -327,10 +328,10 @@ if command -v jack_metro >/dev/null && command -v jack_rec >/dev/null; then
     $DEFAULT_SIGNALS "$CONVOY" live --ir delay.wav --engine cpu --gain 18 </dev/null 2>clip.err &
     CONVOY_PID=$!
     for _ in $(seq 1 200); do
-      [ -n "$(port_of "^cmetro$$:")" ] && [ -n "$(port_of '^convoy[^:]*:in_0$')" ] && break
+      [ -n "$(port_of "^cmetro$$:")" ] && [ -n "$(port_of '^convoy[^:]*:in_1$')" ] && break
       sleep 0.1
     done
-    jack_connect "$(port_of "^cmetro$$:")" "$(port_of '^convoy[^:]*:in_0$')" 2>/dev/null
+    jack_connect "$(port_of "^cmetro$$:")" "$(port_of '^convoy[^:]*:in_1$')" 2>/dev/null
     sleep 2
     kill -INT "$CONVOY_PID" 2>/dev/null
     wait_exit "$CONVOY_PID" 10
@@ -349,8 +350,8 @@ fi
 
 # ---------------------------------------------------------------- a stalled server
 # A JACK server that stops answering (stopped here with SIGSTOP: a private one,
-# so the shared server is never touched) must not hold convoy: PortAudio waits
-# up to ten minutes for the callback that acknowledges a stop. convoy prints
+# so the shared server is never touched) must not hold convoy: closing a client
+# waits for the server's answer (PortAudio's up to ten minutes). convoy prints
 # its summary, says the server did not answer, and exits 2 about 5 s after
 # --duration.
 STALL="convoy-stall-$$"
@@ -391,7 +392,8 @@ check "true stereo: 4 routes on 2 channels ($(stderr_text))" grep -q '2 channels
 
 printf '# crossover-like routing\nblock 256\n1 1 ir.wav:1\n1 2 ir.wav:2 -6\n2 2 "ir.wav":1\n' \
   >routes.conf
-run live --config routes.conf --duration 1 --engine cpu -v
+# The config's block is not JACK's period: PortAudio, which adapts, runs it.
+run live --config routes.conf --duration 1 --engine cpu -v --backend portaudio
 expect_status 0 "--config with three routes"
 check "--config: block 256 and 3 routes ($(stderr_text))" grep -q 'block 256.*3 routes' stderr.txt
 
@@ -422,7 +424,7 @@ expect_status 2 "IR rate != stream rate"
 expect_one_error_line "IR rate != stream rate" "ir_other.wav: impulse response is $OTHER_RATE Hz but the stream runs at $RATE Hz"
 
 gen mono.wav --frames 480 --channels 1 --rate "$RATE" --signal impulse
-run live --ir mono.wav --channels 3
+run live --ir mono.wav --channels 3 --backend portaudio # a JACK client makes the ports it needs
 expect_status 2 "more channels than the device has"
 expect_one_error_line "more channels than the device has" "the stream needs 3"
 
