@@ -14,11 +14,10 @@ typedef struct command {
   void (*help)(FILE *f); /* NULL: the command prints its own with --help */
 } command;
 
-static const command commands[] = {{"filter", cmd_filter, help_filter},
-                                   {"design", cmd_design, help_design},
-                                   {"info", cmd_info, help_info},
-                                   {"bench", cmd_bench, NULL},
-                                   {"live", cmd_live, help_live}};
+static const command commands[] = {
+    {"filter", cmd_filter, help_filter}, {"design", cmd_design, help_design},
+    {"info", cmd_info, help_info},       {"bench", cmd_bench, NULL},
+    {"live", cmd_live, help_live},       {"ctl", cmd_ctl, help_ctl}};
 
 static const command *find(const char *name) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -47,7 +46,7 @@ static int help_command(int argc, char **argv) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     diag_error(
-        "no command given (commands: filter, design, info, bench, live; see 'convoy --help')");
+        "no command given (commands: filter, design, info, bench, live, ctl; see 'convoy --help')");
     return CLI_EXIT_USAGE;
   }
   const char *name = argv[1];
@@ -59,8 +58,8 @@ int main(int argc, char **argv) {
     return help_command(argc - 1, argv + 1);
   const command *c = find(name);
   if (!c) {
-    diag_error("unknown command '%s' (commands: filter, design, info, bench, live; see 'convoy "
-               "--help')",
+    diag_error("unknown command '%s' (commands: filter, design, info, bench, live, ctl; see "
+               "'convoy --help')",
                name);
     return CLI_EXIT_USAGE;
   }

@@ -8,6 +8,7 @@
 #include "live_callback.h"
 #include "live_control.h"
 #include "live_engine.h"
+#include "live_exec.h"
 #include "live_jack_run.h"
 #include "live_options.h"
 #include "live_reload.h"
@@ -128,7 +129,9 @@ static int run_loop(live_run *r) {
   double every = terminal ? TERMINAL_STATUS_S : r->opt.verbose ? VERBOSE_STATUS_S : 0;
   double start = live_run_now(), next_status = start + every;
   int rc = CLI_EXIT_OK;
-  char arg[4096], err[1024];
+  live_request *q = malloc(sizeof *q);
+  if (!q) return fail("out of memory");
+  r->started = r->mark_s = start;
   for (;;) {
     int wait = WAIT_MS;
     if (r->opt.duration > 0) {
@@ -136,14 +139,9 @@ static int run_loop(live_run *r) {
       if (left <= 0) break;
       if (left * 1000 < wait) wait = (int)(left * 1000) + 1;
     }
-    live_command c = live_control_wait(wait, arg, sizeof arg);
-    if (c == LIVE_CMD_STOP) break;
+    live_command c = live_control_wait(wait, q);
     if (c != LIVE_CMD_NONE) live_status_clear(terminal);
-    if (c == LIVE_CMD_RELOAD || c == LIVE_CMD_IR)
-      live_reload_run(&r->reload, atomic_load(&r->engine->rt), c == LIVE_CMD_IR ? arg : NULL, err,
-                      sizeof err);
-    if (c == LIVE_CMD_UNKNOWN)
-      diag_warn("unknown command '%s' (commands: reload, ir FILE, quit)", arg);
+    if (c != LIVE_CMD_NONE && live_exec(r, q)) break;
     rc = still_running(r);
     if (rc != CLI_EXIT_OK) {
       live_status_clear(terminal);
@@ -157,6 +155,7 @@ static int run_loop(live_run *r) {
       next_status = live_run_now() + every;
     }
   }
+  free(q);
   r->seconds = live_run_now() - start;
   live_status_clear(terminal);
   return rc;
@@ -210,6 +209,12 @@ static int start(live_run *r) {
                        live_setup_fixed_channels(&s, &r->opt), r->opt.resample_ir, err,
                        sizeof err) != CONVOY_OK)
     rc = fail(err);
+  /* Before the audio side too: a second instance on the same socket opens
+   * no client. */
+  if (rc == CLI_EXIT_OK && r->opt.control) {
+    if (live_ctl_server_open(&r->ctl, r->opt.control, err, sizeof err) != CONVOY_OK) rc = fail(err);
+    live_control_serve(r->ctl);
+  }
   if (rc == CLI_EXIT_OK) rc = live_jack_run_choose(r);
   if (rc == CLI_EXIT_OK)
     rc = r->backend == LIVE_BACKEND_JACK ? live_jack_run_start(r, &s) : start_portaudio(r, &s);
@@ -255,6 +260,8 @@ int cmd_live(int argc, char **argv) {
       live_run_figures(r, 1, &f);
       live_status_summary(&f, r->seconds);
     }
+    live_control_serve(NULL);
+    live_ctl_server_close(r->ctl);
     if (!closed) {
       /* The callback may still run once the server wakes: nothing it uses
        * may be freed, so the process ends here. */

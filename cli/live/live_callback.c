@@ -24,7 +24,13 @@ void live_engine_run(live_engine *e, convoy_rt *rt, const float *const *in, floa
       memset(o, 0, frames * sizeof *o);
       continue;
     }
-    for (unsigned long i = 0; i < frames; i++) clipped += o[i] > 1.0f || o[i] < -1.0f;
+    float peak = 0.0f;
+    for (unsigned long i = 0; i < frames; i++) {
+      const float a = o[i] < 0 ? -o[i] : o[i];
+      clipped += a > 1.0f;
+      if (a > peak) peak = a;
+    }
+    if (c < LIVE_METER_PEAKS) live_meter_peak(&e->meter, c, peak);
   }
   if (!ok) live_meter_add(&e->meter.bad_blocks, 1);
   if (clipped) live_meter_add(&e->meter.clipped, clipped);

@@ -10,6 +10,14 @@ void live_meter_init(live_meter *m) {
   atomic_init(&m->audio_xruns, 0);
   atomic_init(&m->bad_blocks, 0);
   atomic_init(&m->clipped, 0);
+  for (int i = 0; i < LIVE_METER_PEAKS; i++) atomic_init(&m->peak[i], 0);
+}
+
+float live_meter_take_peak(live_meter *m, int32_t c) {
+  uint32_t bits = atomic_exchange_explicit(&m->peak[c], 0, memory_order_relaxed);
+  float v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
 }
 
 void live_load_set_period(live_load *l, int32_t block, int32_t rate) {
@@ -44,6 +52,7 @@ void live_load_drain(live_load *l, const live_meter *m) {
     l->recent[l->seen % (uint64_t)l->window] = (float)pct;
     l->seen++;
     hist_add(&l->run, pct);
+    hist_add(&l->since, pct);
   }
 }
 
@@ -69,6 +78,11 @@ static void hist_figures(const live_load_hist *h, double *p50, double *p99, doub
   *max = h->max;
   if (*p50 > *max) *p50 = *max;
   if (*p99 > *max) *p99 = *max;
+}
+
+void live_load_since(live_load *l, double *p50, double *p99, double *max) {
+  hist_figures(&l->since, p50, p99, max);
+  memset(&l->since, 0, sizeof l->since);
 }
 
 void live_load_figures(const live_load *l, int whole, double *p50, double *p99, double *max) {

@@ -13,16 +13,20 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
-#define LIVE_METER_RING 8192 /* blocks; a power of two */
+#define LIVE_METER_RING 8192  /* blocks; a power of two */
+#define LIVE_METER_PEAKS 1024 /* channels with a peak meter (CONVOY_RT_MAX_CHANNELS) */
 
 typedef struct live_meter {
-  _Atomic uint64_t head;                /* blocks pushed so far */
-  _Atomic uint32_t ns[LIVE_METER_RING]; /* compute time of block k at k % RING */
-  _Atomic int64_t audio_xruns;          /* callbacks PortAudio flagged under/overflow */
-  _Atomic int64_t bad_blocks;           /* blocks output as silence: process() failed or an
-                                           unexpected frame count */
-  _Atomic int64_t clipped;              /* output samples beyond +-1 */
+  _Atomic uint64_t head;                   /* blocks pushed so far */
+  _Atomic uint32_t ns[LIVE_METER_RING];    /* compute time of block k at k % RING */
+  _Atomic int64_t audio_xruns;             /* callbacks PortAudio flagged under/overflow */
+  _Atomic int64_t bad_blocks;              /* blocks output as silence: process() failed or an
+                                              unexpected frame count */
+  _Atomic int64_t clipped;                 /* output samples beyond +-1 */
+  _Atomic uint32_t peak[LIVE_METER_PEAKS]; /* largest |output| of each channel since the main
+                                              thread took it, as the bits of a float */
 } live_meter;
 
 /* Zeroes the meter. Before the stream starts. */
@@ -41,6 +45,20 @@ static inline void live_meter_add(_Atomic int64_t *counter, int64_t n) {
                         memory_order_relaxed);
 }
 
+/* Real-time safe: raises channel c's peak to v (>= 0). The main thread may
+ * take the peak meanwhile (live_meter_take_peak), hence the compare and
+ * swap; the bits of non-negative floats order as the floats do. */
+static inline void live_meter_peak(live_meter *m, int32_t c, float v) {
+  uint32_t bits, cur = atomic_load_explicit(&m->peak[c], memory_order_relaxed);
+  memcpy(&bits, &v, sizeof bits);
+  while (bits > cur && !atomic_compare_exchange_weak_explicit(
+                           &m->peak[c], &cur, bits, memory_order_relaxed, memory_order_relaxed)) {
+  }
+}
+
+/* Channel c's peak since the last call, and starts it again from 0. */
+float live_meter_take_peak(live_meter *m, int32_t c);
+
 #define LIVE_LOAD_WINDOW 16384 /* most recent blocks kept for the window figures */
 #define LIVE_LOAD_BINS 4000    /* whole-run histogram: 0.05 % per bin up to 200 % */
 
@@ -58,7 +76,8 @@ typedef struct live_load {
   uint64_t seen;    /* blocks drained since the period was set */
   uint64_t lost;    /* blocks overwritten before they were drained */
   float recent[LIVE_LOAD_WINDOW];
-  live_load_hist run; /* the whole run */
+  live_load_hist run;   /* the whole run */
+  live_load_hist since; /* since the last live_load_since() */
 } live_load;
 
 /* Sets up for blocks of block frames at rate Hz (window about 2 s). */
@@ -77,5 +96,9 @@ void live_load_drain(live_load *l, const live_meter *m);
  * window (whole = 0) or the whole run (whole = 1; percentiles to 0.05 %).
  * All 0 before the first block. */
 void live_load_figures(const live_load *l, int whole, double *p50, double *p99, double *max);
+
+/* The same figures over the blocks drained since the last call (all 0 when
+ * none), and starts that span again. */
+void live_load_since(live_load *l, double *p50, double *p99, double *max);
 
 #endif /* CONVOY_CLI_LIVE_METER_H */

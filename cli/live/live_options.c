@@ -9,6 +9,7 @@
 
 #include <regex.h>
 #include <string.h>
+#include <sys/un.h>
 
 enum {
   OPT_IR = 1,
@@ -25,7 +26,8 @@ enum {
   OPT_DURATION,
   OPT_BACKEND,
   OPT_NAME,
-  OPT_CONNECT
+  OPT_CONNECT,
+  OPT_CONTROL
 };
 
 static const arg_option live_opts[] = {
@@ -47,6 +49,7 @@ static const arg_option live_opts[] = {
     {"name", 0, ARG_REQUIRED, OPT_NAME, ARG_STORE_NONE, 0, 0},
     {"connect", 0, ARG_REQUIRED, OPT_CONNECT, ARG_STORE_NONE, 0, 0},
     ARG_FLAG("no-connect", 0, live_options, no_connect, 1),
+    {"control", 0, ARG_REQUIRED, OPT_CONTROL, ARG_STORE_NONE, 0, 0},
     ARG_FLAG("quiet", 'q', live_options, quiet, 1),
     ARG_FLAG("verbose", 'v', live_options, verbose, 1),
     ARG_FLAG("help", 'h', live_options, help, 1),
@@ -106,6 +109,16 @@ static int add_connect(arg_parser *p, live_options *o, const char *val) {
   return CLI_EXIT_OK;
 }
 
+static int set_control(arg_parser *p, live_options *o, const char *val) {
+  struct sockaddr_un addr;
+  if (!*val) return diag_usage(p->cmd, "--control needs a socket path");
+  if (strlen(val) >= sizeof addr.sun_path)
+    return diag_usage(p->cmd, "--control: the socket path is longer than %zu bytes",
+                      sizeof addr.sun_path - 1);
+  o->control = val;
+  return CLI_EXIT_OK;
+}
+
 /* The options the table does not store; live takes no positional argument. */
 static int handle(arg_parser *p, int id, const char *val, void *target) {
   live_options *o = target;
@@ -161,6 +174,8 @@ static int handle(arg_parser *p, int id, const char *val, void *target) {
     return CLI_EXIT_OK;
   case OPT_CONNECT:
     return add_connect(p, o, val);
+  case OPT_CONTROL:
+    return set_control(p, o, val);
   }
   return diag_usage(p->cmd, "internal: unhandled option %s", p->current);
 }

@@ -41,9 +41,10 @@ typedef struct live_options {
   const char *client_name;               /* --name: the JACK client's; NULL = "convoy" */
   const char *connect[LIVE_MAX_CONNECT]; /* --connect PATTERN: JACK ports (regex) to connect */
   int n_connect;
-  int no_connect;   /* --no-connect: leave the JACK ports unconnected */
-  int list_devices; /* --list-devices: print the devices and exit */
-  int resample_ir;  /* --resample-ir: resample IRs of another rate */
+  int no_connect;      /* --no-connect: leave the JACK ports unconnected */
+  const char *control; /* --control PATH: the control socket; NULL = none */
+  int list_devices;    /* --list-devices: print the devices and exit */
+  int resample_ir;     /* --resample-ir: resample IRs of another rate */
   int quiet, verbose, help;
 } live_options;
 

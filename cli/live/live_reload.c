@@ -21,10 +21,14 @@ void live_reload_keep(live_reload *r, live_setup *s) {
   memset(s, 0, sizeof *s);
 }
 
-/* Routes of s at the running channels with the gain. */
+/* Routes of s at the running channels with the gain, muted outputs at 0. */
 static convoy_status make_routes(const live_reload *r, const live_setup *s, live_routes *out,
                                  char *err, size_t err_size) {
-  return live_routes_make(&s->bank, &s->cfg, r->channels, r->gain_db, out, err, err_size);
+  convoy_status st =
+      live_routes_make(&s->bank, &s->cfg, r->channels, r->gain_db, out, err, err_size);
+  for (int32_t i = 0; st == CONVOY_OK && i < out->count; i++)
+    if (r->muted[out->routes[i].output]) out->routes[i].gain = 0.0f;
+  return st;
 }
 
 convoy_status live_reload_routes(const live_reload *r, live_routes *out, char *err,
@@ -88,6 +92,14 @@ convoy_status live_reload_run(live_reload *r, convoy_rt *rt, const char *new_ir,
   }
   diag_notice("loaded %s", shown);
   return CONVOY_OK;
+}
+
+convoy_status live_reload_apply(live_reload *r, convoy_rt *rt, char *err, size_t err_size) {
+  live_routes routes;
+  convoy_status st = live_reload_routes(r, &routes, err, err_size);
+  if (st == CONVOY_OK) st = hand_over(rt, &routes, NULL, err, err_size);
+  live_routes_free(&routes);
+  return st;
 }
 
 convoy_status live_reload_refit(live_reload *r, int32_t rate, char *err, size_t err_size) {

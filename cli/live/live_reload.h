@@ -1,10 +1,10 @@
 /*
- * live_reload.h - changing the impulse responses of a running `convoy
- * live`: loads them again (SIGHUP, "reload") or loads another file ("ir
- * FILE") on the main thread and hands the routes to the convolver, which
- * crossfades to them over one block; keeps the responses playing, for a
- * convolver made anew (the audio server's period or rate changed). Never
- * on the audio thread.
+ * live_reload.h - changing the routes of a running `convoy live`: loads the
+ * impulse responses again (SIGHUP, "reload") or loads another file ("ir
+ * FILE"), or builds the playing responses' routes with another gain or with
+ * outputs muted ("gain DB", "mute N"), on the main thread, and hands them
+ * to the convolver, which crossfades to them over one block. Never on the
+ * audio thread.
  */
 #ifndef CONVOY_CLI_LIVE_RELOAD_H
 #define CONVOY_CLI_LIVE_RELOAD_H
@@ -21,10 +21,11 @@ typedef struct live_reload {
   live_source source;      /* what a reload loads: the command line's, or the last "ir FILE" */
   const char *source_arg;
   char ir_arg[4096];
-  int32_t rate, block, channels; /* the running stream's, set by the caller */
-  int64_t max_ir;                /* the convolver's max_ir_frames */
-  double gain_db;                /* on every route: --gain */
-  live_setup playing;            /* the responses playing (live_reload_keep) */
+  int32_t rate, block, channels;               /* the running stream's, set by the caller */
+  int64_t max_ir;                              /* the convolver's max_ir_frames */
+  double gain_db;                              /* on every route: --gain, then the last "gain DB" */
+  unsigned char muted[CONVOY_RT_MAX_CHANNELS]; /* 1: that output's routes have gain 0 */
+  live_setup playing;                          /* the responses playing (live_reload_keep) */
 } live_reload;
 
 /* Starts from the command line's source and gain; the caller fills rate,
@@ -35,8 +36,8 @@ void live_reload_init(live_reload *r, const live_options *opt);
  * playing; *s is left empty. */
 void live_reload_keep(live_reload *r, live_setup *s);
 
-/* The routes of the responses playing for a new convolver, with the gain;
- * they borrow the kept responses' taps. */
+/* The routes of the responses playing for a new convolver, with the gain
+ * and the mutes; they borrow the kept responses' taps. */
 convoy_status live_reload_routes(const live_reload *r, live_routes *out, char *err,
                                  size_t err_size);
 
@@ -48,6 +49,10 @@ convoy_status live_reload_routes(const live_reload *r, live_routes *out, char *e
  * response longer than max_ir, is refused (they need a restart). */
 convoy_status live_reload_run(live_reload *r, convoy_rt *rt, const char *new_ir, char *err,
                               size_t err_size);
+
+/* Hands rt the playing responses' routes with the current gain and mutes
+ * (after the caller changed them). On failure one line in err. */
+convoy_status live_reload_apply(live_reload *r, convoy_rt *rt, char *err, size_t err_size);
 
 /* Loads the current source again for a stream now running at rate (the
  * audio server changed it): on success the loaded responses are kept and

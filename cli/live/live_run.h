@@ -1,12 +1,14 @@
 /*
  * live_run.h - the state of one `convoy live` run, shared by the command
- * (cmd_live.c) and its JACK backend (live_jack_run.c). Main thread only;
- * the audio thread sees only engine.
+ * (cmd_live.c), its JACK backend (live_jack_run.c) and the commands it
+ * carries out (live_exec.c). Main thread only; the audio thread sees only
+ * engine.
  */
 #ifndef CONVOY_CLI_LIVE_RUN_H
 #define CONVOY_CLI_LIVE_RUN_H
 
 #include "live_callback.h"
+#include "live_ctl_server.h"
 #include "live_jack.h"
 #include "live_meter.h"
 #include "live_options.h"
@@ -25,8 +27,12 @@ typedef struct live_run {
   live_engine *engine;       /* heap: the audio thread reads it */
   PaStream *stream;          /* PortAudio */
   live_jack *jack;           /* JACK */
+  live_ctl_server *ctl;      /* --control */
   live_load load;
-  double seconds; /* how long the stream ran; < 0 until the main loop ends */
+  live_figures mark; /* the counters at the last "stats" */
+  double started;    /* when the stream started (now_s) */
+  double mark_s;     /* when the last "stats" was answered (now_s) */
+  double seconds;    /* how long the stream ran; < 0 until the main loop ends */
 } live_run;
 
 /* Seconds on the monotonic clock. */
