@@ -20,19 +20,20 @@ CMAKE_FLAGS ?=
 # Debian/Ubuntu packages the build needs (the CUDA toolkit is optional and
 # is found by CMake when installed): PortAudio and libsamplerate are for
 # `convoy live` (left out of a build without them, but installed here so that
-# it is built and tested), jackd2 for its test against a JACK server (dummy
-# driver); pkg-config and binutils (readelf, nm) also for the tests of the
-# exported symbols and of a program built against the installed library;
-# mandoc for the manual pages' tests, bash-completion for the completion's
-# test and its install folder; python3-jsonschema for the tests' check of
-# SigMF output against SigMF's schema, python3 with numpy, cffi (the Python
-# package and its install, the references of `convoy design --response`),
+# it is built and tested), libjack for its native JACK backend (optional
+# within live), jackd2 for its tests against a JACK server (dummy driver);
+# pkg-config and binutils (readelf, nm) also for the tests of the exported
+# symbols and of a program built against the installed library; mandoc for
+# the manual pages' tests, bash-completion for the completion's test and its
+# install folder; python3-jsonschema for the tests' check of SigMF output
+# against SigMF's schema, python3 with numpy, cffi (the Python package and
+# its install, the references of `convoy design --response`),
 # scipy (the Python tests' reference), setuptools, wheel and pip (its pip
 # install test). (Chromium, for the test that renders the SVGs, is left out:
 # it is large; that test is skipped without it.)
 DEB_PACKAGES := cmake make gcc libc6-dev pkg-config binutils libfftw3-dev libsndfile1-dev \
-                libcjson-dev portaudio19-dev libsamplerate0-dev jackd2 mandoc bash-completion \
-                python3 python3-jsonschema python3-numpy python3-scipy python3-cffi \
+                libcjson-dev portaudio19-dev libjack-jackd2-dev libsamplerate0-dev jackd2 mandoc \
+                bash-completion python3 python3-jsonschema python3-numpy python3-scipy python3-cffi \
                 python3-setuptools python3-wheel python3-pip
 
 DEMO_IN := examples/noisy_speech.wav

@@ -40,8 +40,14 @@ static void print_live(void) {
   const char *src = src_get_version(); /* "libsamplerate-0.2.2 (c) ..." */
   printf("  %-18s yes (PortAudio %d.%d.%d, %.*s)\n", "live audio", pa->versionMajor,
          pa->versionMinor, pa->versionSubMinor, (int)strcspn(src, " "), src);
+#ifdef CONVOY_HAVE_JACK
+  printf("  %-18s %s\n", "live backends", "jack, portaudio");
+#else
+  printf("  %-18s %s\n", "live backends", "portaudio (built without JACK)");
+#endif
 #else
   printf("  %-18s no (built without PortAudio and libsamplerate)\n", "live audio");
+  printf("  %-18s %s\n", "live backends", "none");
 #endif
 }
 

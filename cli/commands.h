@@ -33,4 +33,8 @@ int cmd_bench(int argc, char **argv);
  * build without PortAudio and libsamplerate, cli/main.c's, which says so). */
 int cmd_live(int argc, char **argv);
 
+/* convoy ctl PATH COMMAND...: a command to `convoy live --control PATH`,
+ * its JSON reply printed (cli/live/cmd_ctl.c). */
+int cmd_ctl(int argc, char **argv);
+
 #endif /* CONVOY_CLI_COMMANDS_H */

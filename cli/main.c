@@ -8,6 +8,7 @@
 #include "live_help.h"
 #else
 #define help_live NULL
+#define help_ctl NULL
 #endif
 
 #include <stdio.h>
@@ -19,11 +20,10 @@ typedef struct command {
   void (*help)(FILE *f); /* NULL: the command prints its own with --help */
 } command;
 
-static const command commands[] = {{"filter", cmd_filter, help_filter},
-                                   {"design", cmd_design, help_design},
-                                   {"info", cmd_info, help_info},
-                                   {"bench", cmd_bench, NULL},
-                                   {"live", cmd_live, help_live}};
+static const command commands[] = {
+    {"filter", cmd_filter, help_filter}, {"design", cmd_design, help_design},
+    {"info", cmd_info, help_info},       {"bench", cmd_bench, NULL},
+    {"live", cmd_live, help_live},       {"ctl", cmd_ctl, help_ctl}};
 
 #ifndef CONVOY_HAVE_LIVE
 /* A build without PortAudio and libsamplerate leaves cli/live/ out; the
@@ -31,6 +31,13 @@ static const command commands[] = {{"filter", cmd_filter, help_filter},
 int cmd_live(int argc, char **argv) {
   (void)argc, (void)argv;
   diag_error("live: this build has no live audio (built without PortAudio and libsamplerate)");
+  return CLI_EXIT_FAIL;
+}
+
+/* `convoy ctl` is built with `convoy live` (cli/live/cmd_ctl.c). */
+int cmd_ctl(int argc, char **argv) {
+  (void)argc, (void)argv;
+  diag_error("ctl: this build has no live audio (built without PortAudio and libsamplerate)");
   return CLI_EXIT_FAIL;
 }
 #endif
@@ -68,7 +75,7 @@ static int help_command(int argc, char **argv) {
 int main(int argc, char **argv) {
   if (argc < 2) {
     diag_error(
-        "no command given (commands: filter, design, info, bench, live; see 'convoy --help')");
+        "no command given (commands: filter, design, info, bench, live, ctl; see 'convoy --help')");
     return CLI_EXIT_USAGE;
   }
   const char *name = argv[1];
@@ -80,8 +87,8 @@ int main(int argc, char **argv) {
     return help_command(argc - 1, argv + 1);
   const command *c = find(name);
   if (!c) {
-    diag_error("unknown command '%s' (commands: filter, design, info, bench, live; see 'convoy "
-               "--help')",
+    diag_error("unknown command '%s' (commands: filter, design, info, bench, live, ctl; see "
+               "'convoy --help')",
                name);
     return CLI_EXIT_USAGE;
   }

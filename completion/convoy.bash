@@ -9,7 +9,10 @@
 # Word lists are expanded unquoted on purpose: each is a list of words.
 # shellcheck shell=bash disable=SC2046,SC2086
 
-_convoy_commands="filter design live bench info help"
+_convoy_commands="filter design live ctl bench info help"
+
+# The commands of a running convoy live (cli/live/live_control.c), for ctl.
+_convoy_live_commands="gain mute unmute ir reload stats quit"
 
 # SigMF datatypes and the extension names `--format` also takes
 # (io/capture_type.c; tests/cli/completion.sh compares the two).
@@ -177,6 +180,8 @@ _convoy_value() {
   --design) _convoy_design "$cur" ;;
   --window) _convoy_reply "$cur" none hamming hann kaiser kaiser:beta= ;;
   --mode) _convoy_reply "$cur" full same valid ;;
+  --backend) _convoy_reply "$cur" auto jack portaudio ;;
+  --control) _convoy_files "$cur" ;;
   *)
     case $value in
     FILE | FILE.* | TEMPLATE) _convoy_files "$cur" ;;
@@ -206,6 +211,28 @@ _convoy() {
     filter | design | live | bench | info) ;;
     help | -h | --help)
       ((cword == 2)) && _convoy_reply "$cur" $_convoy_commands
+      return 0
+      ;;
+    ctl) # ctl [--timeout S] PATH COMMAND [ARGS...]
+      local -a rest=()
+      for ((i = 2; i < cword; i++)); do
+        if [[ ${words[i]} == --timeout ]]; then
+          ((i++))
+        elif [[ ${words[i]} != -* ]]; then
+          rest+=("${words[i]}")
+        fi
+      done
+      if [[ ${words[cword - 1]} == --timeout ]]; then
+        :
+      elif [[ $cur == -* ]]; then
+        _convoy_reply "$cur" --timeout -h --help
+      elif ((${#rest[@]} == 0)); then
+        _convoy_files "$cur"
+      elif ((${#rest[@]} == 1)); then
+        _convoy_reply "$cur" $_convoy_live_commands
+      elif [[ ${rest[1]} == ir ]]; then
+        _convoy_files "$cur"
+      fi
       return 0
       ;;
     *) return 0 ;;

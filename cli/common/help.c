@@ -23,10 +23,17 @@ void help_main(FILE *f) {
         "                 p99.9/max, real-time index, CPU load\n"
         "  live (--ir FILE | --taps FILE | --design SPEC | --config FILE) [options]\n"
 #ifdef CONVOY_HAVE_LIVE
-        "                 convolve audio between devices in real time (PortAudio, JACK)\n"
+        "                 convolve audio between devices in real time (JACK, PortAudio)\n"
 #else
         "                 convolve audio between devices in real time: not in this\n"
         "                 build (built without PortAudio and libsamplerate)\n"
+#endif
+        "  ctl PATH COMMAND...\n"
+#ifdef CONVOY_HAVE_LIVE
+        "                 send a command to a convoy live started with --control PATH\n"
+#else
+        "                 send a command to a convoy live started with --control PATH:\n"
+        "                 not in this build (built without PortAudio and libsamplerate)\n"
 #endif
         "  help [COMMAND] this text, or a command's help (also: convoy COMMAND --help)\n"
         "\n"

@@ -7,8 +7,12 @@
 #include "live_audio.h"
 #include "live_callback.h"
 #include "live_control.h"
+#include "live_engine.h"
+#include "live_exec.h"
+#include "live_jack_run.h"
 #include "live_options.h"
 #include "live_reload.h"
+#include "live_run.h"
 #include "live_setup.h"
 #include "live_status.h"
 
@@ -22,23 +26,6 @@
 #define TERMINAL_STATUS_S 0.5 /* status redraw on a terminal */
 #define VERBOSE_STATUS_S 5.0  /* a status line with -v when not a terminal */
 #define SHUTDOWN_S 5.0        /* most seconds to wait for the audio server at exit */
-
-typedef struct live_run {
-  live_options opt;
-  live_reload reload; /* what a reload loads, and the running format */
-  int in_dev, out_dev;
-  double latency_ms;
-  live_engine *engine; /* heap: PortAudio's thread reads it */
-  PaStream *stream;
-  live_load load;
-  double seconds; /* how long the stream ran; < 0 until run_loop ends */
-} live_run;
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int fail(const char *err) {
   diag_error("%s", err);
@@ -63,26 +50,15 @@ static int pick_devices(live_run *r) {
   return CLI_EXIT_FAIL;
 }
 
-/* The rate and channels that the command line or the config file fix (a
- * config's routes fix the channels too); 0 where the devices decide. */
-static int32_t fixed_rate(const live_run *r, const live_setup *s) {
-  return r->opt.rate ? r->opt.rate : s->cfg.rate;
-}
-
-static int32_t fixed_channels(const live_run *r, const live_setup *s) {
-  return r->opt.channels                   ? r->opt.channels
-         : s->cfg.channels                 ? s->cfg.channels
-         : s->source == LIVE_SOURCE_CONFIG ? s->cfg.max_channel
-                                           : 0;
-}
-
 /* rate, block and channels: the command line, then the config file, then
  * the devices (the rate: never the impulse response's, which must match the
  * device's or be resampled). */
 static void choose_format(live_run *r, const live_setup *s) {
-  const int32_t rate = fixed_rate(r, s), channels = fixed_channels(r, s);
+  const int32_t rate = live_setup_fixed_rate(s, &r->opt);
+  const int32_t block = live_setup_fixed_block(s, &r->opt);
+  const int32_t channels = live_setup_fixed_channels(s, &r->opt);
   r->reload.rate = rate ? rate : live_audio_default_rate(r->out_dev);
-  r->reload.block = r->opt.block ? r->opt.block : s->cfg.block ? s->cfg.block : DEFAULT_BLOCK;
+  r->reload.block = block ? block : DEFAULT_BLOCK;
   r->reload.channels =
       channels ? channels
                : live_routes_default_channels(&s->bank, &s->cfg,
@@ -90,58 +66,15 @@ static void choose_format(live_run *r, const live_setup *s) {
 }
 
 static int make_engine(live_run *r, const live_routes *routes) {
-  convoy_rt_config cfg;
-  convoy_rt_config_init(&cfg);
-  cfg.block_frames = r->reload.block;
-  cfg.n_inputs = cfg.n_outputs = r->reload.channels;
-  cfg.max_ir_frames = routes->max_taps;
-  cfg.engine = r->opt.engine;
-  cfg.mode = CONVOY_RT_REALTIME;
   r->reload.max_ir = routes->max_taps;
-  r->engine = calloc(1, sizeof *r->engine);
-  if (!r->engine) return fail("out of memory");
-  r->engine->channels = r->reload.channels;
-  r->engine->block = r->reload.block;
-  live_meter_init(&r->engine->meter);
-  convoy_status st = convoy_rt_create(&r->engine->rt, &cfg, routes->routes, routes->count);
-  if (st == CONVOY_OK) return CLI_EXIT_OK;
-  const char *why = convoy_last_error()[0] ? convoy_last_error() : convoy_strerror(st);
-  if (st == CONVOY_ERR_NO_DEVICE ||
-      (st == CONVOY_ERR_UNSUPPORTED && convoy_engine_family(r->opt.engine) == CONVOY_FAMILY_GPU))
-    diag_error("--engine %s: no GPU to run on (%s)", convoy_engine_name(r->opt.engine), why);
-  else
-    diag_error("cannot set up the convolver (%d channels, block %d, %lld-frame responses): %s",
-               (int)r->reload.channels, (int)r->reload.block, (long long)routes->max_taps, why);
-  return CLI_EXIT_FAIL;
-}
-
-/* Runs silence through the convolver before the stream starts, so that the
- * first audio blocks do not pay for first touches of its memory and plans:
- * blocks enough to reach its longest partition, at most 2 s of them. The
- * history and counters are then reset. */
-static int warm_up(live_run *r) {
-  int32_t block = r->reload.block, channels = r->reload.channels;
-  int64_t blocks = r->reload.max_ir / block + 2, cap = 2 * (int64_t)r->reload.rate / block + 2;
-  if (blocks > cap) blocks = cap;
-  float *zeros = calloc((size_t)block * 2 * (size_t)channels, sizeof *zeros);
-  const float **in = calloc((size_t)channels, sizeof *in);
-  float **out = calloc((size_t)channels, sizeof *out);
-  convoy_status st = zeros && in && out ? CONVOY_OK : CONVOY_ERR_OUT_OF_MEMORY;
-  for (int32_t c = 0; st == CONVOY_OK && c < channels; c++) {
-    in[c] = zeros + (size_t)c * (size_t)block;
-    out[c] = zeros + ((size_t)channels + (size_t)c) * (size_t)block;
-  }
-  for (int64_t b = 0; st == CONVOY_OK && b < blocks; b++)
-    st = convoy_rt_process(r->engine->rt, in, out, block);
-  if (st == CONVOY_OK) st = convoy_rt_reset(r->engine->rt);
-  free(zeros);
-  free(in);
-  free(out);
-  if (st == CONVOY_OK) return CLI_EXIT_OK;
-  diag_error("the convolver failed on silence: %s", convoy_rt_last_error(r->engine->rt)[0]
-                                                        ? convoy_rt_last_error(r->engine->rt)
-                                                        : convoy_strerror(st));
-  return CLI_EXIT_FAIL;
+  live_engine_format f = {r->reload.block, r->reload.channels, r->reload.rate, r->opt.engine,
+                          r->reload.max_ir};
+  convoy_rt *rt = live_engine_make(&f, routes);
+  if (!rt) return CLI_EXIT_FAIL;
+  r->engine = live_engine_new(r->reload.channels, rt);
+  if (r->engine) return CLI_EXIT_OK;
+  convoy_rt_destroy(rt);
+  return fail("out of memory");
 }
 
 static int open_stream(live_run *r, int host_block) {
@@ -170,7 +103,7 @@ static int start_stream(live_run *r) {
       Pa_StopStream(r->stream);
       Pa_CloseStream(r->stream);
       r->stream = NULL;
-      convoy_rt_reset(r->engine->rt);
+      convoy_rt_reset(atomic_load(&r->engine->rt));
       live_meter_init(m);
       rc = open_stream(r, 0);
       e = rc == CLI_EXIT_OK ? Pa_StartStream(r->stream) : paNoError;
@@ -183,66 +116,84 @@ static int start_stream(live_run *r) {
   return rc;
 }
 
-static void figures(live_run *r, int whole, live_figures *f) {
-  memset(f, 0, sizeof *f);
-  live_load_drain(&r->load, &r->engine->meter);
-  f->block = r->reload.block;
-  f->rate = r->reload.rate;
-  f->latency_ms = r->latency_ms;
-  live_load_figures(&r->load, whole, &f->p50, &f->p99, &f->max);
-  convoy_rt_stats st;
-  memset(&st, 0, sizeof st);
-  convoy_rt_get_stats(r->engine->rt, &st);
-  f->blocks = st.blocks;
-  f->misses = st.deadline_misses;
-  /* Each change loaded is heard (a switch), merged into a later one that
-   * came before the convolver switched to it, or still on its way. */
-  f->ir_changes = r->reload.loaded;
-  f->ir_merged = st.route_sets_merged;
-  f->ir_pending = f->ir_changes - st.route_switches - st.route_sets_merged;
-  if (f->ir_pending < 0) f->ir_pending = 0;
-  f->audio_xruns = atomic_load(&r->engine->meter.audio_xruns);
-  f->bad_blocks = atomic_load(&r->engine->meter.bad_blocks);
-  f->clipped = atomic_load(&r->engine->meter.clipped);
+/* The audio side still runs; CLI_EXIT_FAIL after one line when it ended. */
+static int still_running(live_run *r) {
+  if (r->backend == LIVE_BACKEND_JACK) return live_jack_run_follow(r);
+  if (Pa_IsStreamActive(r->stream) == 1) return CLI_EXIT_OK;
+  diag_error("the audio stream stopped (device gone or audio server ended)");
+  return CLI_EXIT_FAIL;
 }
 
 static int run_loop(live_run *r) {
   int terminal = !r->opt.quiet && isatty(STDERR_FILENO);
   double every = terminal ? TERMINAL_STATUS_S : r->opt.verbose ? VERBOSE_STATUS_S : 0;
-  double start = now_s(), next_status = start + every;
+  double start = live_run_now(), next_status = start + every;
   int rc = CLI_EXIT_OK;
-  char arg[4096];
+  live_request *q = malloc(sizeof *q);
+  if (!q) return fail("out of memory");
+  r->started = r->mark_s = start;
   for (;;) {
     int wait = WAIT_MS;
     if (r->opt.duration > 0) {
-      double left = start + r->opt.duration - now_s();
+      double left = start + r->opt.duration - live_run_now();
       if (left <= 0) break;
       if (left * 1000 < wait) wait = (int)(left * 1000) + 1;
     }
-    live_command c = live_control_wait(wait, arg, sizeof arg);
-    if (c == LIVE_CMD_STOP) break;
+    live_command c = live_control_wait(wait, q);
     if (c != LIVE_CMD_NONE) live_status_clear(terminal);
-    if (c == LIVE_CMD_RELOAD) live_reload_run(&r->reload, r->engine->rt, NULL);
-    if (c == LIVE_CMD_IR) live_reload_run(&r->reload, r->engine->rt, arg);
-    if (c == LIVE_CMD_UNKNOWN)
-      diag_warn("unknown command '%s' (commands: reload, ir FILE, quit)", arg);
-    if (Pa_IsStreamActive(r->stream) != 1) {
+    if (c != LIVE_CMD_NONE && live_exec(r, q)) break;
+    rc = still_running(r);
+    if (rc != CLI_EXIT_OK) {
       live_status_clear(terminal);
-      diag_error("the audio stream stopped (device gone or audio server ended)");
-      rc = CLI_EXIT_FAIL;
       break;
     }
     live_load_drain(&r->load, &r->engine->meter);
-    if (every > 0 && now_s() >= next_status) {
+    if (every > 0 && live_run_now() >= next_status) {
       live_figures f;
-      figures(r, 0, &f);
+      live_run_figures(r, 0, &f);
       live_status_show(&f, terminal);
-      next_status = now_s() + every;
+      next_status = live_run_now() + every;
     }
   }
-  r->seconds = now_s() - start;
+  free(q);
+  r->seconds = live_run_now() - start;
   live_status_clear(terminal);
   return rc;
+}
+
+/* PortAudio: devices, format, routes, convolver, stream. */
+static int start_portaudio(live_run *r, live_setup *s) {
+  char err[1024] = "";
+  int rc = CLI_EXIT_OK;
+  if (live_audio_init(r->opt.verbose, err, sizeof err) != CONVOY_OK) rc = fail(err);
+  if (rc == CLI_EXIT_OK) rc = pick_devices(r);
+  if (rc == CLI_EXIT_OK) {
+    choose_format(r, s);
+    if (live_setup_route(s, r->reload.rate, r->reload.channels, r->opt.resample_ir,
+                         r->reload.gain_db, err, sizeof err) != CONVOY_OK)
+      rc = fail(err);
+  }
+  if (rc == CLI_EXIT_OK) rc = make_engine(r, &s->routes);
+  if (rc == CLI_EXIT_OK) live_reload_keep(&r->reload, s);
+  if (rc == CLI_EXIT_OK) rc = start_stream(r);
+  if (rc == CLI_EXIT_OK) live_load_init(&r->load, r->reload.block, r->reload.rate);
+  return rc;
+}
+
+static void describe(live_run *r) {
+  char in_name[300], out_name[300], plan[512];
+  convoy_rt_describe(atomic_load(&r->engine->rt), plan, sizeof plan);
+  if (r->backend == LIVE_BACKEND_JACK) {
+    diag_notice("JACK client '%s', ports in_1..%d and out_1..%d", live_jack_name(r->jack),
+                (int)r->reload.channels, (int)r->reload.channels);
+  } else {
+    diag_notice("in %s, out %s", live_audio_device_name(r->in_dev, in_name, sizeof in_name),
+                live_audio_device_name(r->out_dev, out_name, sizeof out_name));
+  }
+  live_figures f;
+  live_run_figures(r, 0, &f);
+  diag_notice("%d channels at %d Hz, block %d, latency %.1f ms; %s", (int)r->reload.channels,
+              (int)r->reload.rate, (int)r->reload.block, f.latency_ms, plan);
 }
 
 /* Everything up to a running stream; the caller cleans up. */
@@ -254,33 +205,35 @@ static int start(live_run *r) {
   int rc = CLI_EXIT_OK;
   /* Before any device: a bad routing file or response is reported as such,
    * not as a missing device. */
-  if (live_setup_check(&s, fixed_rate(r, &s), fixed_channels(r, &s), r->opt.resample_ir, err,
+  if (live_setup_check(&s, live_setup_fixed_rate(&s, &r->opt),
+                       live_setup_fixed_channels(&s, &r->opt), r->opt.resample_ir, err,
                        sizeof err) != CONVOY_OK)
     rc = fail(err);
-  if (rc == CLI_EXIT_OK && live_audio_init(r->opt.verbose, err, sizeof err) != CONVOY_OK)
-    rc = fail(err);
-  if (rc == CLI_EXIT_OK) rc = pick_devices(r);
-  if (rc == CLI_EXIT_OK) {
-    choose_format(r, &s);
-    if (live_setup_route(&s, r->reload.rate, r->reload.channels, r->opt.resample_ir, r->opt.gain_db,
-                         err, sizeof err) != CONVOY_OK)
-      rc = fail(err);
+  /* Before the audio side too: a second instance on the same socket opens
+   * no client. */
+  if (rc == CLI_EXIT_OK && r->opt.control) {
+    if (live_ctl_server_open(&r->ctl, r->opt.control, err, sizeof err) != CONVOY_OK) rc = fail(err);
+    live_control_serve(r->ctl);
   }
-  if (rc == CLI_EXIT_OK) rc = make_engine(r, &s.routes);
+  if (rc == CLI_EXIT_OK) rc = live_jack_run_choose(r);
+  if (rc == CLI_EXIT_OK)
+    rc = r->backend == LIVE_BACKEND_JACK ? live_jack_run_start(r, &s) : start_portaudio(r, &s);
   live_setup_free(&s);
-  if (rc == CLI_EXIT_OK) rc = warm_up(r);
-  if (rc == CLI_EXIT_OK) rc = start_stream(r);
-  if (rc != CLI_EXIT_OK) return rc;
-  live_load_init(&r->load, r->reload.block, r->reload.rate);
-  if (r->opt.verbose) {
-    char in_name[300], out_name[300], plan[512];
-    convoy_rt_describe(r->engine->rt, plan, sizeof plan);
-    diag_notice("in %s, out %s", live_audio_device_name(r->in_dev, in_name, sizeof in_name),
-                live_audio_device_name(r->out_dev, out_name, sizeof out_name));
-    diag_notice("%d channels at %d Hz, block %d, latency %.1f ms; %s", (int)r->reload.channels,
-                (int)r->reload.rate, (int)r->reload.block, r->latency_ms, plan);
+  if (rc == CLI_EXIT_OK && r->opt.verbose) describe(r);
+  return rc;
+}
+
+/* Stops the audio side, waiting at most SHUTDOWN_S for the server; 1 when
+ * it is closed. */
+static int stop_audio(live_run *r) {
+  if (r->backend != LIVE_BACKEND_JACK) return live_audio_shutdown(r->stream, SHUTDOWN_S);
+  live_jack *j = r->jack;
+  if (j && r->seconds >= 0) { /* the summary's latency, while the ports are there */
+    live_figures f;
+    live_run_figures(r, 0, &f);
   }
-  return CLI_EXIT_OK;
+  r->jack = NULL; /* freed, or left to a server that does not answer */
+  return live_jack_close(j, SHUTDOWN_S);
 }
 
 int cmd_live(int argc, char **argv) {
@@ -301,12 +254,14 @@ int cmd_live(int argc, char **argv) {
     if (rc == CLI_EXIT_OK) rc = run_loop(r);
     /* Stopping waits for the server's next callback: a server that stopped
      * answering would hold the process for good. */
-    const int closed = live_audio_shutdown(r->stream, SHUTDOWN_S);
+    const int closed = stop_audio(r);
     if (r->seconds >= 0 && !r->opt.quiet) {
       live_figures f;
-      figures(r, 1, &f);
+      live_run_figures(r, 1, &f);
       live_status_summary(&f, r->seconds);
     }
+    live_control_serve(NULL);
+    live_ctl_server_close(r->ctl);
     if (!closed) {
       /* The callback may still run once the server wakes: nothing it uses
        * may be freed, so the process ends here. */
@@ -317,8 +272,8 @@ int cmd_live(int argc, char **argv) {
       fflush(stderr);
       _exit(CLI_EXIT_FAIL);
     }
-    if (r->engine) convoy_rt_destroy(r->engine->rt);
-    free(r->engine);
+    live_engine_free(r->engine);
+    live_reload_free(&r->reload);
     live_control_restore();
   }
   free(r);

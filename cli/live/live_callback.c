@@ -11,19 +11,12 @@ static int64_t now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-int live_callback(const void *input, void *output, unsigned long frames,
-                  const PaStreamCallbackTimeInfo *time_info, PaStreamCallbackFlags flags,
-                  void *user) {
-  (void)time_info;
+void live_engine_run(live_engine *e, convoy_rt *rt, const float *const *in, float *const *out,
+                     unsigned long frames) {
   int64_t t0 = now_ns();
-  live_engine *e = user;
-  if (flags & (paInputUnderflow | paInputOverflow | paOutputUnderflow | paOutputOverflow))
-    live_meter_add(&e->meter.audio_xruns, 1);
-  const float *const *in = input;
-  float *const *out = output;
-  if (!out) return paContinue;
-  int ok = in && frames % (unsigned long)e->block == 0 &&
-           convoy_rt_process(e->rt, in, out, (int64_t)frames) == CONVOY_OK;
+  const int32_t block = rt ? convoy_rt_block_frames(rt) : 1;
+  int ok = rt && in && frames % (unsigned long)block == 0 &&
+           convoy_rt_process(rt, in, out, (int64_t)frames) == CONVOY_OK;
   int64_t clipped = 0;
   for (int32_t c = 0; c < e->channels; c++) {
     float *o = out[c];
@@ -31,12 +24,29 @@ int live_callback(const void *input, void *output, unsigned long frames,
       memset(o, 0, frames * sizeof *o);
       continue;
     }
-    for (unsigned long i = 0; i < frames; i++) clipped += o[i] > 1.0f || o[i] < -1.0f;
+    float peak = 0.0f;
+    for (unsigned long i = 0; i < frames; i++) {
+      const float a = o[i] < 0 ? -o[i] : o[i];
+      clipped += a > 1.0f;
+      if (a > peak) peak = a;
+    }
+    if (c < LIVE_METER_PEAKS) live_meter_peak(&e->meter, c, peak);
   }
   if (!ok) live_meter_add(&e->meter.bad_blocks, 1);
   if (clipped) live_meter_add(&e->meter.clipped, clipped);
   /* Time per block of the convolver, so that the load is per block period. */
-  int64_t dt = (now_ns() - t0) * e->block / (int64_t)(frames ? frames : 1);
+  int64_t dt = (now_ns() - t0) * block / (int64_t)(frames ? frames : 1);
   live_meter_push(&e->meter, dt > UINT32_MAX ? UINT32_MAX : (uint32_t)dt);
+}
+
+int live_callback(const void *input, void *output, unsigned long frames,
+                  const PaStreamCallbackTimeInfo *time_info, PaStreamCallbackFlags flags,
+                  void *user) {
+  (void)time_info;
+  live_engine *e = user;
+  if (flags & (paInputUnderflow | paInputOverflow | paOutputUnderflow | paOutputOverflow))
+    live_meter_add(&e->meter.audio_xruns, 1);
+  if (!output) return paContinue;
+  live_engine_run(e, live_engine_take(e), input, output, frames);
   return paContinue;
 }

@@ -7,5 +7,6 @@
 #include <stdio.h>
 
 void help_live(FILE *f); /* convoy live --help */
+void help_ctl(FILE *f);  /* convoy ctl --help */
 
 #endif /* CONVOY_CLI_LIVE_HELP_H */

@@ -10,13 +10,33 @@ void live_meter_init(live_meter *m) {
   atomic_init(&m->audio_xruns, 0);
   atomic_init(&m->bad_blocks, 0);
   atomic_init(&m->clipped, 0);
+  for (int i = 0; i < LIVE_METER_PEAKS; i++) atomic_init(&m->peak[i], 0);
+}
+
+float live_meter_take_peak(live_meter *m, int32_t c) {
+  uint32_t bits = atomic_exchange_explicit(&m->peak[c], 0, memory_order_relaxed);
+  float v;
+  memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+void live_load_set_period(live_load *l, int32_t block, int32_t rate) {
+  l->period_ns = 1e9 * block / rate;
+  int64_t w = 2 * (int64_t)rate / block;
+  l->window = (int32_t)(w < 16 ? 16 : w > LIVE_LOAD_WINDOW ? LIVE_LOAD_WINDOW : w);
+  l->seen = 0;
 }
 
 void live_load_init(live_load *l, int32_t block, int32_t rate) {
   memset(l, 0, sizeof *l);
-  l->period_ns = 1e9 * block / rate;
-  int64_t w = 2 * (int64_t)rate / block;
-  l->window = (int32_t)(w < 16 ? 16 : w > LIVE_LOAD_WINDOW ? LIVE_LOAD_WINDOW : w);
+  live_load_set_period(l, block, rate);
+}
+
+static void hist_add(live_load_hist *h, double pct) {
+  long bin = (long)(pct * (LIVE_LOAD_BINS / 200.0));
+  h->bins[bin < 0 ? 0 : bin > LIVE_LOAD_BINS ? LIVE_LOAD_BINS : bin]++;
+  h->n++;
+  if (pct > h->max) h->max = pct;
 }
 
 void live_load_drain(live_load *l, const live_meter *m) {
@@ -31,9 +51,8 @@ void live_load_drain(live_load *l, const live_meter *m) {
     double pct = 100.0 * ns / l->period_ns;
     l->recent[l->seen % (uint64_t)l->window] = (float)pct;
     l->seen++;
-    long bin = (long)(pct * (LIVE_LOAD_BINS / 200.0));
-    l->hist[bin < 0 ? 0 : bin > LIVE_LOAD_BINS ? LIVE_LOAD_BINS : bin]++;
-    if (pct > l->max_total) l->max_total = pct;
+    hist_add(&l->run, pct);
+    hist_add(&l->since, pct);
   }
 }
 
@@ -42,26 +61,37 @@ static int cmp_float(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-static double hist_quantile(const live_load *l, double q) {
-  uint64_t target = (uint64_t)(q * (double)(l->seen - 1)), acc = 0;
+static double hist_quantile(const live_load_hist *h, double q) {
+  uint64_t target = (uint64_t)(q * (double)(h->n - 1)), acc = 0;
   for (int i = 0; i <= LIVE_LOAD_BINS; i++) {
-    acc += l->hist[i];
+    acc += h->bins[i];
     if (acc > target) return (i + 0.5) * (200.0 / LIVE_LOAD_BINS);
   }
-  return l->max_total;
+  return h->max;
+}
+
+static void hist_figures(const live_load_hist *h, double *p50, double *p99, double *max) {
+  *p50 = *p99 = *max = 0;
+  if (h->n == 0) return;
+  *p50 = hist_quantile(h, 0.50);
+  *p99 = hist_quantile(h, 0.99);
+  *max = h->max;
+  if (*p50 > *max) *p50 = *max;
+  if (*p99 > *max) *p99 = *max;
+}
+
+void live_load_since(live_load *l, double *p50, double *p99, double *max) {
+  hist_figures(&l->since, p50, p99, max);
+  memset(&l->since, 0, sizeof l->since);
 }
 
 void live_load_figures(const live_load *l, int whole, double *p50, double *p99, double *max) {
   *p50 = *p99 = *max = 0;
-  if (l->seen == 0) return;
   if (whole) {
-    *p50 = hist_quantile(l, 0.50);
-    *p99 = hist_quantile(l, 0.99);
-    *max = l->max_total;
-    if (*p50 > *max) *p50 = *max;
-    if (*p99 > *max) *p99 = *max;
+    hist_figures(&l->run, p50, p99, max);
     return;
   }
+  if (l->seen == 0) return;
   int32_t n = l->seen < (uint64_t)l->window ? (int32_t)l->seen : l->window;
   float sorted[LIVE_LOAD_WINDOW];
   memcpy(sorted, l->recent, (size_t)n * sizeof *sorted);

@@ -13,16 +13,20 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
-#define LIVE_METER_RING 8192 /* blocks; a power of two */
+#define LIVE_METER_RING 8192  /* blocks; a power of two */
+#define LIVE_METER_PEAKS 1024 /* channels with a peak meter (CONVOY_RT_MAX_CHANNELS) */
 
 typedef struct live_meter {
-  _Atomic uint64_t head;                /* blocks pushed so far */
-  _Atomic uint32_t ns[LIVE_METER_RING]; /* compute time of block k at k % RING */
-  _Atomic int64_t audio_xruns;          /* callbacks PortAudio flagged under/overflow */
-  _Atomic int64_t bad_blocks;           /* blocks output as silence: process() failed or an
-                                           unexpected frame count */
-  _Atomic int64_t clipped;              /* output samples beyond +-1 */
+  _Atomic uint64_t head;                   /* blocks pushed so far */
+  _Atomic uint32_t ns[LIVE_METER_RING];    /* compute time of block k at k % RING */
+  _Atomic int64_t audio_xruns;             /* callbacks PortAudio flagged under/overflow */
+  _Atomic int64_t bad_blocks;              /* blocks output as silence: process() failed or an
+                                              unexpected frame count */
+  _Atomic int64_t clipped;                 /* output samples beyond +-1 */
+  _Atomic uint32_t peak[LIVE_METER_PEAKS]; /* largest |output| of each channel since the main
+                                              thread took it, as the bits of a float */
 } live_meter;
 
 /* Zeroes the meter. Before the stream starts. */
@@ -41,22 +45,47 @@ static inline void live_meter_add(_Atomic int64_t *counter, int64_t n) {
                         memory_order_relaxed);
 }
 
+/* Real-time safe: raises channel c's peak to v (>= 0). The main thread may
+ * take the peak meanwhile (live_meter_take_peak), hence the compare and
+ * swap; the bits of non-negative floats order as the floats do. */
+static inline void live_meter_peak(live_meter *m, int32_t c, float v) {
+  uint32_t bits, cur = atomic_load_explicit(&m->peak[c], memory_order_relaxed);
+  memcpy(&bits, &v, sizeof bits);
+  while (bits > cur && !atomic_compare_exchange_weak_explicit(
+                           &m->peak[c], &cur, bits, memory_order_relaxed, memory_order_relaxed)) {
+  }
+}
+
+/* Channel c's peak since the last call, and starts it again from 0. */
+float live_meter_take_peak(live_meter *m, int32_t c);
+
 #define LIVE_LOAD_WINDOW 16384 /* most recent blocks kept for the window figures */
 #define LIVE_LOAD_BINS 4000    /* whole-run histogram: 0.05 % per bin up to 200 % */
+
+/* Loads of a span of blocks, as a histogram. */
+typedef struct live_load_hist {
+  uint64_t n;                        /* blocks */
+  uint64_t bins[LIVE_LOAD_BINS + 1]; /* last bin: 200 % and more */
+  double max;                        /* largest load */
+} live_load_hist;
 
 typedef struct live_load {
   double period_ns; /* one block's period */
   int32_t window;   /* blocks in the window (about 2 s), <= LIVE_LOAD_WINDOW */
   uint64_t tail;    /* next ring entry to read */
-  uint64_t seen;    /* blocks drained */
+  uint64_t seen;    /* blocks drained since the period was set */
   uint64_t lost;    /* blocks overwritten before they were drained */
   float recent[LIVE_LOAD_WINDOW];
-  uint64_t hist[LIVE_LOAD_BINS + 1]; /* last bin: 200 % and more */
-  double max_total;                  /* largest load of the run */
+  live_load_hist run;   /* the whole run */
+  live_load_hist since; /* since the last live_load_since() */
 } live_load;
 
 /* Sets up for blocks of block frames at rate Hz (window about 2 s). */
 void live_load_init(live_load *l, int32_t block, int32_t rate);
+
+/* A new block size or rate from now on (the convolver was rebuilt): the
+ * histograms, in % of the period, go on; the recent window starts again. */
+void live_load_set_period(live_load *l, int32_t block, int32_t rate);
 
 /* Reads the blocks pushed since the last call. Main thread. Call it well
  * within LIVE_METER_RING blocks (170 ms even at 1-frame blocks at 48 kHz):
@@ -67,5 +96,9 @@ void live_load_drain(live_load *l, const live_meter *m);
  * window (whole = 0) or the whole run (whole = 1; percentiles to 0.05 %).
  * All 0 before the first block. */
 void live_load_figures(const live_load *l, int whole, double *p50, double *p99, double *max);
+
+/* The same figures over the blocks drained since the last call (all 0 when
+ * none), and starts that span again. */
+void live_load_since(live_load *l, double *p50, double *p99, double *max);
 
 #endif /* CONVOY_CLI_LIVE_METER_H */

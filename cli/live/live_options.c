@@ -7,7 +7,9 @@
 #include "diag.h"
 #include "engine_names.h"
 
+#include <regex.h>
 #include <string.h>
+#include <sys/un.h>
 
 enum {
   OPT_IR = 1,
@@ -21,7 +23,11 @@ enum {
   OPT_CHANNELS,
   OPT_ENGINE,
   OPT_GAIN,
-  OPT_DURATION
+  OPT_DURATION,
+  OPT_BACKEND,
+  OPT_NAME,
+  OPT_CONNECT,
+  OPT_CONTROL
 };
 
 static const arg_option live_opts[] = {
@@ -39,6 +45,11 @@ static const arg_option live_opts[] = {
     ARG_FLAG("resample-ir", 0, live_options, resample_ir, 1),
     {"gain", 0, ARG_REQUIRED, OPT_GAIN, ARG_STORE_NONE, 0, 0},
     {"duration", 0, ARG_REQUIRED, OPT_DURATION, ARG_STORE_NONE, 0, 0},
+    {"backend", 0, ARG_REQUIRED, OPT_BACKEND, ARG_STORE_NONE, 0, 0},
+    {"name", 0, ARG_REQUIRED, OPT_NAME, ARG_STORE_NONE, 0, 0},
+    {"connect", 0, ARG_REQUIRED, OPT_CONNECT, ARG_STORE_NONE, 0, 0},
+    ARG_FLAG("no-connect", 0, live_options, no_connect, 1),
+    {"control", 0, ARG_REQUIRED, OPT_CONTROL, ARG_STORE_NONE, 0, 0},
     ARG_FLAG("quiet", 'q', live_options, quiet, 1),
     ARG_FLAG("verbose", 'v', live_options, verbose, 1),
     ARG_FLAG("help", 'h', live_options, help, 1),
@@ -66,6 +77,45 @@ static int set_engine(arg_parser *p, live_options *o, const char *val) {
                       engine_names(names, sizeof names, ENGINE_NAMES_CHOICES, ", ", -1));
   }
   o->engine = e;
+  return CLI_EXIT_OK;
+}
+
+static int set_backend(arg_parser *p, live_options *o, const char *val) {
+  if (strcmp(val, "auto") == 0)
+    o->backend = LIVE_BACKEND_AUTO;
+  else if (strcmp(val, "jack") == 0)
+    o->backend = LIVE_BACKEND_JACK;
+  else if (strcmp(val, "portaudio") == 0)
+    o->backend = LIVE_BACKEND_PORTAUDIO;
+  else
+    return diag_usage(p->cmd, "--backend: '%s' is not one of auto, jack, portaudio", val);
+  return CLI_EXIT_OK;
+}
+
+/* A pattern is a POSIX extended regex, as jack_get_ports() takes it. */
+static int add_connect(arg_parser *p, live_options *o, const char *val) {
+  if (!*val) return diag_usage(p->cmd, "--connect needs a port pattern (a regex)");
+  if (o->n_connect == LIVE_MAX_CONNECT)
+    return diag_usage(p->cmd, "--connect: at most %d patterns", LIVE_MAX_CONNECT);
+  regex_t re;
+  int e = regcomp(&re, val, REG_EXTENDED | REG_NOSUB);
+  if (e != 0) {
+    char why[128];
+    regerror(e, &re, why, sizeof why);
+    return diag_usage(p->cmd, "--connect '%s': not a regular expression (%s)", val, why);
+  }
+  regfree(&re);
+  o->connect[o->n_connect++] = val;
+  return CLI_EXIT_OK;
+}
+
+static int set_control(arg_parser *p, live_options *o, const char *val) {
+  struct sockaddr_un addr;
+  if (!*val) return diag_usage(p->cmd, "--control needs a socket path");
+  if (strlen(val) >= sizeof addr.sun_path)
+    return diag_usage(p->cmd, "--control: the socket path is longer than %zu bytes",
+                      sizeof addr.sun_path - 1);
+  o->control = val;
   return CLI_EXIT_OK;
 }
 
@@ -115,8 +165,43 @@ static int handle(arg_parser *p, int id, const char *val, void *target) {
     if (o->duration <= 0 || o->duration > 1e7)
       return diag_usage(p->cmd, "--duration: '%s' is not a positive number of seconds", val);
     return CLI_EXIT_OK;
+  case OPT_BACKEND:
+    return set_backend(p, o, val);
+  case OPT_NAME:
+    if (!*val || strchr(val, ':'))
+      return diag_usage(p->cmd, "--name: '%s' is not a JACK client name (non-empty, no ':')", val);
+    o->client_name = val;
+    return CLI_EXIT_OK;
+  case OPT_CONNECT:
+    return add_connect(p, o, val);
+  case OPT_CONTROL:
+    return set_control(p, o, val);
   }
   return diag_usage(p->cmd, "internal: unhandled option %s", p->current);
+}
+
+/* Options of one backend with the other. */
+static int check_backend(const char *cmd, const live_options *o) {
+  const int devices = o->in_dev || o->out_dev;
+  const char *jack_only = live_options_jack_only(o);
+  if (o->n_connect > 0 && o->no_connect)
+    return diag_usage(cmd, "--connect and --no-connect exclude each other");
+  if (o->backend == LIVE_BACKEND_JACK && devices)
+    return diag_usage(cmd, "--in and --out pick PortAudio devices; with --backend jack, "
+                           "--connect PATTERN picks the ports");
+  if (o->backend == LIVE_BACKEND_PORTAUDIO && jack_only)
+    return diag_usage(cmd, "%s is for the JACK backend, not --backend portaudio", jack_only);
+  if (devices && jack_only)
+    return diag_usage(cmd, "--in/--out (PortAudio devices) and %s (JACK) exclude each other",
+                      jack_only);
+  return CLI_EXIT_OK;
+}
+
+const char *live_options_jack_only(const live_options *o) {
+  return o->n_connect > 0 ? "--connect"
+         : o->no_connect  ? "--no-connect"
+         : o->client_name ? "--name"
+                          : NULL;
 }
 
 int live_options_parse(int argc, char **argv, live_options *o) {
@@ -131,5 +216,5 @@ int live_options_parse(int argc, char **argv, live_options *o) {
     return diag_usage(p.cmd, "give the filter: --ir FILE, --taps FILE, --design SPEC or "
                              "--config FILE");
   if (o->quiet && o->verbose) return diag_usage(p.cmd, "-q and -v exclude each other");
-  return CLI_EXIT_OK;
+  return check_backend(p.cmd, o);
 }

@@ -34,6 +34,21 @@ convoy_status live_setup_route(live_setup *s, int32_t rate, int32_t channels, in
   return st;
 }
 
+int32_t live_setup_fixed_rate(const live_setup *s, const live_options *o) {
+  return o->rate ? o->rate : s->cfg.rate;
+}
+
+int32_t live_setup_fixed_block(const live_setup *s, const live_options *o) {
+  return o->block ? o->block : s->cfg.block;
+}
+
+int32_t live_setup_fixed_channels(const live_setup *s, const live_options *o) {
+  return o->channels                       ? o->channels
+         : s->cfg.channels                 ? s->cfg.channels
+         : s->source == LIVE_SOURCE_CONFIG ? s->cfg.max_channel
+                                           : 0;
+}
+
 void live_setup_free(live_setup *s) {
   if (!s) return;
   live_routes_free(&s->routes);

@@ -40,6 +40,12 @@ convoy_status live_setup_check(live_setup *s, int32_t rate, int32_t channels, in
 convoy_status live_setup_route(live_setup *s, int32_t rate, int32_t channels, int resample,
                                double gain_db, char *err, size_t err_size);
 
+/* What the command line, then the config file, fix (a config's routes fix
+ * the channels too); 0 where the audio side decides. */
+int32_t live_setup_fixed_rate(const live_setup *s, const live_options *o);
+int32_t live_setup_fixed_block(const live_setup *s, const live_options *o);
+int32_t live_setup_fixed_channels(const live_setup *s, const live_options *o);
+
 /* Frees everything; NULL-safe on a zeroed setup. */
 void live_setup_free(live_setup *s);
 

@@ -8,6 +8,10 @@ int64_t live_figures_xruns(const live_figures *f) {
   return f->audio_xruns + f->misses + f->bad_blocks;
 }
 
+double live_figures_us(const live_figures *f, double load) {
+  return f->rate > 0 ? load * f->block / f->rate * 1e4 : 0;
+}
+
 static void xrun_detail(const live_figures *f, char *buf, size_t n) {
   if (live_figures_xruns(f) == 0) {
     buf[0] = '\0';
@@ -21,9 +25,10 @@ void live_status_show(const live_figures *f, int terminal) {
   char detail[96];
   xrun_detail(f, detail, sizeof detail);
   fprintf(stderr,
-          "%sblock %d  latency %.1f ms  load p50 %.1f%% p99 %.1f%% max %.1f%%  xruns %" PRId64
-          "%s  clipped %" PRId64 "%s",
+          "%sblock %d  latency %.1f ms  load p50 %.1f%% p99 %.1f%% max %.1f%%  callback "
+          "%.0f/%.0f/%.0f us  xruns %" PRId64 "%s  clipped %" PRId64 "%s",
           terminal ? "\r" : "convoy: ", (int)f->block, f->latency_ms, f->p50, f->p99, f->max,
+          live_figures_us(f, f->p50), live_figures_us(f, f->p99), live_figures_us(f, f->max),
           live_figures_xruns(f), detail, f->clipped, terminal ? "\033[K" : "\n");
   fflush(stderr);
 }
@@ -52,9 +57,10 @@ void live_status_summary(const live_figures *f, double seconds) {
   changes_detail(f, changes, sizeof changes);
   fprintf(stderr,
           "convoy: live: %.1f s, %" PRId64 " blocks of %d at %d Hz, latency %.1f ms, load p50 "
-          "%.1f%% p99 %.1f%% max %.1f%%, xruns %" PRId64 "%s, clipped %" PRId64
-          ", IR changes %" PRId64 "%s\n",
+          "%.1f%% p99 %.1f%% max %.1f%%, callback p50/p99/max %.0f/%.0f/%.0f us, xruns %" PRId64
+          "%s, clipped %" PRId64 ", IR changes %" PRId64 "%s\n",
           seconds, f->blocks, (int)f->block, (int)f->rate, f->latency_ms, f->p50, f->p99, f->max,
+          live_figures_us(f, f->p50), live_figures_us(f, f->p99), live_figures_us(f, f->max),
           live_figures_xruns(f), detail, f->clipped, f->ir_changes, changes);
   fflush(stderr);
 }

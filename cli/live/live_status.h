@@ -9,7 +9,8 @@
 
 typedef struct live_figures {
   int32_t block, rate;
-  double latency_ms;    /* PortAudio's input + output latency plus one block */
+  double latency_ms;    /* PortAudio's input + output latency plus one block; JACK's capture
+                           plus playback latency of the connected ports */
   double p50, p99, max; /* load, % of the block period */
   int64_t blocks;       /* blocks the convolver processed */
   int64_t audio_xruns;  /* PortAudio under/overflows */
@@ -24,6 +25,9 @@ typedef struct live_figures {
 /* All xruns: audio_xruns + misses + bad_blocks. */
 int64_t live_figures_xruns(const live_figures *f);
 
+/* A load (% of the block period) as the callback's time per block, in us. */
+double live_figures_us(const live_figures *f, double load);
+
 /* Shows the status line: on a terminal redrawn in place (call often); else
  * as a line of its own, which the caller paces. */
 void live_status_show(const live_figures *f, int terminal);
@@ -33,7 +37,8 @@ void live_status_clear(int terminal);
 
 /* The summary after the stream stopped, one line:
  * "convoy: live: 10.0 s, 3750 blocks of 128 at 48000 Hz, latency 5.3 ms,
- *  load p50 2.1% p99 4.0% max 9.9%, xruns 0, clipped 0, IR changes 0"
+ *  load p50 2.1% p99 4.0% max 9.9%, callback p50/p99/max 56/107/263 us,
+ *  xruns 0, clipped 0, IR changes 0"
  * (with the kinds of xrun in parentheses when there were any, and after the
  * IR changes "(2 merged into the next, 1 pending at the stop)" where there
  * were such). */

@@ -74,7 +74,10 @@ has() {
 
 # Commands.
 expect "a command" "filter" "$(comp 'fi')"
-expect "every command" "filter design live bench info help" "$(comp '')"
+expect "every command" "filter design live ctl bench info help" "$(comp '')"
+expect "ctl PATH COMMAND" "mute" "$(comp ctl /tmp/c.sock mu)"
+expect "ctl: the commands" "gain mute unmute ir reload stats quit" "$(comp ctl --timeout 5 /tmp/c.sock '')"
+expect "live --backend" "auto jack portaudio" "$(comp live --backend '')"
 expect "help COMMAND" "bench" "$(comp help be)"
 expect "convoy's options" "-h --help -V --version" "$(comp -)"
 

@@ -1,10 +1,12 @@
 #!/bin/bash
-# `convoy live` through PortAudio's JACK host API, against a running JACK
-# server: a 10 s run with a 1 s stereo IR on the CPU engine that must end
-# cleanly on SIGINT, IR reloads while it runs (SIGHUP and stdin, also in quick
+# `convoy live` against a running JACK server, as a JACK client of its own
+# (its default there; PortAudio's JACK host API where --backend portaudio):
+# a 10 s run with a 1 s stereo IR on the CPU engine that must end cleanly on
+# SIGINT, IR reloads while it runs (SIGHUP and stdin, also in quick
 # succession), the exact signal path through convoy with the server
-# freewheeling, and the error paths (no such device, IR rate != stream rate,
-# too many channels, a config route naming no channel of a stereo file).
+# freewheeling (through both backends), and the error paths (no such device,
+# IR rate != stream rate, too many channels, a config route naming no channel
+# of a stereo file).
 #
 # Nothing here depends on the machine being idle: lateness, xruns and load
 # are reported, not judged, and the output is checked where no one can be
@@ -12,7 +14,7 @@
 #
 # Why the dummy driver: test machines have no sound card. jackd's dummy
 # driver runs the real JACK graph on a timer instead of a sound card's
-# interrupt, so PortAudio's JACK host API, port connections, the callback and
+# interrupt, so convoy's JACK client, port connections, the callback and
 # JACK's xrun reports are all the real code paths. It runs without realtime
 # scheduling (--no-realtime, no privileges needed). Its timer can then wake
 # late on a busy machine, which the server logs as "JackTimedDriver::Process
@@ -152,7 +154,7 @@ START=$SECONDS
 sleep 2
 if kill -0 "$CONVOY_PID" 2>/dev/null; then
   pass
-  # PortAudio's JACK client is "convoy": its ports must be connected to the device.
+  # The JACK client is "convoy": its ports must be connected to the device.
   jack_lsp -c >ports.txt 2>/dev/null
   check "convoy's output port is connected to system playback ($(tr '\n' ' ' <ports.txt))" \
     connected out system:playback
@@ -298,18 +300,22 @@ rms_ratio() {
 below() { awk -v e="$1" -v lim="$2" 'BEGIN { exit !(e + 0 < lim) }'; }
 # record_through ARGS...: `convoy live --engine cpu ARGS` on the freewheeling
 # server; rec.wav gets 2 s of the signal and of convoy's first output, recorded
-# in the same cycles; convoy's stderr is in signal.err.
+# in the same cycles; convoy's stderr is in signal.err. convoy's own JACK
+# client names its first ports in_1/out_1, PortAudio's (--backend portaudio)
+# in_0/out_0.
 record_through() {
+  local PORT1=1
+  case " $* " in *" --backend portaudio "*) PORT1=0 ;; esac
   $DEFAULT_SIGNALS "$CONVOY" live --engine cpu "$@" </dev/null 2>signal.err &
   CONVOY_PID=$!
   for _ in $(seq 1 200); do
-    [ -n "$(port_of '^convoy[^:]*:out_0$')" ] && break
+    [ -n "$(port_of "^convoy[^:]*:out_$PORT1\$")" ] && break
     kill -0 "$CONVOY_PID" 2>/dev/null || break
     sleep 0.1
   done
   rm -f rec.wav
-  timeout 60 "$TOOLS/jack_signal" rec.wav --to "$(port_of '^convoy[^:]*:in_0$')" \
-    --from "$(port_of '^convoy[^:]*:out_0$')" --seconds 2 --freewheel --name "csig$$" \
+  timeout 60 "$TOOLS/jack_signal" rec.wav --to "$(port_of "^convoy[^:]*:in_$PORT1\$")" \
+    --from "$(port_of "^convoy[^:]*:out_$PORT1\$")" --seconds 2 --freewheel --name "csig$$" \
     >jack_signal.out 2>&1
   local rc=$?
   kill -INT "$CONVOY_PID" 2>/dev/null
@@ -334,6 +340,13 @@ if [ -x "$TOOLS/jack_signal" ]; then
   record_through --ir delay.wav && ERR=$(compare_delayed rec.wav 37 0.5)
   echo "signal path: $(cat jack_signal.out); $(grep '^convoy: live: ' signal.err)"
   check "signal path: convoy's output is the input * IR with no added latency (rel. error $ERR)" \
+    below "$ERR" 1e-5
+
+  # The same through PortAudio's JACK host API.
+  ERR=none
+  record_through --ir delay.wav --backend portaudio && ERR=$(compare_delayed rec.wav 37 0.5)
+  echo "signal path (PortAudio): $(cat jack_signal.out); $(grep '^convoy: live: ' signal.err)"
+  check "signal path, --backend portaudio: the input * IR with no added latency (rel. error $ERR)" \
     below "$ERR" 1e-5
 
   # An IR of the other rate, 0.5 at one frame, resampled: the 1 kHz bursts come
@@ -363,8 +376,8 @@ fi
 
 # ---------------------------------------------------------------- a stalled server
 # A JACK server that stops answering (stopped here with SIGSTOP: a private one,
-# so the shared server is never touched) must not hold convoy: PortAudio waits
-# up to ten minutes for the callback that acknowledges a stop. convoy prints
+# so the shared server is never touched) must not hold convoy: closing a client
+# waits for the server's answer (PortAudio's up to ten minutes). convoy prints
 # its summary, says the server did not answer, and exits 2 about 5 s after
 # --duration.
 STALL="convoy-stall-$$"
@@ -405,7 +418,8 @@ check "true stereo: 4 routes on 2 channels ($(stderr_text))" grep -q '2 channels
 
 printf '# crossover-like routing\nblock 256\n1 1 ir.wav:1\n1 2 ir.wav:2 -6\n2 2 "ir.wav":1\n' \
   >routes.conf
-run live --config routes.conf --duration 1 --engine cpu -v
+# The config's block is not JACK's period: PortAudio, which adapts, runs it.
+run live --config routes.conf --duration 1 --engine cpu -v --backend portaudio
 expect_status 0 "--config with three routes"
 check "--config: block 256 and 3 routes ($(stderr_text))" grep -q 'block 256.*3 routes' stderr.txt
 
@@ -436,7 +450,7 @@ expect_status 2 "IR rate != stream rate"
 expect_one_error_line "IR rate != stream rate" "ir_other.wav: impulse response is $OTHER_RATE Hz but the stream runs at $RATE Hz"
 
 gen mono.wav --frames 480 --channels 1 --rate "$RATE" --signal impulse
-run live --ir mono.wav --channels 3
+run live --ir mono.wav --channels 3 --backend portaudio # a JACK client makes the ports it needs
 expect_status 2 "more channels than the device has"
 expect_one_error_line "more channels than the device has" "the stream needs 3"
 

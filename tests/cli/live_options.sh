@@ -16,6 +16,9 @@ if ! have_live; then
     expect_status 2 "live $args without live audio"
     expect_one_error_line "live $args without live audio" "this build has no live audio"
   done
+  run ctl control.sock stats
+  expect_status 2 "ctl without live audio"
+  expect_one_error_line "ctl without live audio" "this build has no live audio"
   run help live
   expect_status 2 "help live without live audio"
   expect_one_error_line "help live without live audio" "this build has no live audio"

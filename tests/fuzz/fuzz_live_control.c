@@ -16,7 +16,10 @@
  *     command "(a line longer than 4095 bytes)", a line holding a NUL byte
  *     ends there;
  *   - a command's argument is one line; a file of "ir FILE" has no blank at
- *     either end.
+ *     either end; an unknown command is its line as given (blanks inside
+ *     kept), a wrong argument says what is wrong as the model does;
+ *   - "gain DB" gives the number (-200..60) and "mute N" / "unmute N" the
+ *     output (1..1024; none: every output) the line says.
  *
  * Short run: the ctest fuzz_live_control_replay feeds corpus_live_control/
  * and mutations of it (fuzz_replay.c), in the normal and the ASan+UBSan
@@ -31,6 +34,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "argparse.h" /* parse_double, parse_int64, as the parser */
 #include "fuzz_property.h"
 #include "fuzz_tmp.h"
 #include "live_control.h"
@@ -50,11 +54,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char overlong[] = "(a line longer than 4095 bytes)";
 
-/* What one line (len bytes, no newline) means. */
-static live_command model_line(const uint8_t *line, size_t len, char *arg) {
+/* A command word with a wrong argument. */
+static live_command model_bad(live_request *m, const char *what) {
+  snprintf(m->arg, sizeof m->arg, "%s", what);
+  return m->cmd = LIVE_CMD_BAD;
+}
+
+/* What one line (len bytes, no newline) means, in m. */
+static live_command model_line(const uint8_t *line, size_t len, live_request *m) {
+  memset(m, 0, sizeof *m);
   if (len > LINE_MAX_BYTES) {
-    snprintf(arg, ARG_SIZE, "%s", overlong);
-    return LIVE_CMD_UNKNOWN;
+    snprintf(m->arg, sizeof m->arg, "%s", overlong);
+    return m->cmd = LIVE_CMD_UNKNOWN;
   }
   const uint8_t *nul = memchr(line, '\0', len);
   if (nul) len = (size_t)(nul - line);
@@ -64,30 +75,69 @@ static live_command model_line(const uint8_t *line, size_t len, char *arg) {
   char s[ARG_SIZE];
   memcpy(s, line + a, b - a);
   s[b - a] = '\0';
-  if (!s[0]) return LIVE_CMD_NONE;
-  if (!strcmp(s, "reload")) return LIVE_CMD_RELOAD;
-  if (!strcmp(s, "quit") || !strcmp(s, "stop")) return LIVE_CMD_STOP;
-  if (!strncmp(s, "ir ", 3) || !strncmp(s, "ir\t", 3)) {
-    const char *f = s + 3 + strspn(s + 3, " \t");
-    if (*f) {
-      snprintf(arg, ARG_SIZE, "%s", f);
-      return LIVE_CMD_IR;
+  if (!s[0]) return m->cmd = LIVE_CMD_NONE;
+  /* The word, then the rest after its blanks. */
+  const size_t w = strcspn(s, " \t");
+  const char *rest = s + w + strspn(s + w, " \t");
+  char word[16] = "", why[256]; /* no command word is longer */
+  if (w < sizeof word) memcpy(word, s, w), word[w] = '\0';
+  const int bare = !rest[0];
+  static const struct {
+    const char *word;
+    live_command cmd;
+  } bare_words[] = {{"reload", LIVE_CMD_RELOAD},
+                    {"quit", LIVE_CMD_STOP},
+                    {"stop", LIVE_CMD_STOP},
+                    {"stats", LIVE_CMD_STATS}};
+  for (size_t i = 0; i < sizeof bare_words / sizeof bare_words[0]; i++)
+    if (!strcmp(word, bare_words[i].word)) {
+      if (bare) return m->cmd = bare_words[i].cmd;
+      snprintf(why, sizeof why, "%s: takes no argument", word);
+      return model_bad(m, why);
     }
+  if (!strcmp(word, "ir")) {
+    if (bare) return model_bad(m, "ir: give the impulse response's file");
+    snprintf(m->arg, sizeof m->arg, "%s", rest);
+    return m->cmd = LIVE_CMD_IR;
   }
-  snprintf(arg, ARG_SIZE, "%s", s);
-  return LIVE_CMD_UNKNOWN;
+  if (!strcmp(word, "gain")) {
+    if (bare) return model_bad(m, "gain: give the gain in dB, e.g. 'gain -6'");
+    if (parse_double(rest, &m->gain_db) != 0) {
+      snprintf(why, sizeof why, "gain: '%.100s' is not a number of dB", rest);
+      return model_bad(m, why);
+    }
+    if (!(m->gain_db >= -200 && m->gain_db <= 60)) {
+      snprintf(why, sizeof why, "gain: %.100s dB is outside -200..60", rest);
+      return model_bad(m, why);
+    }
+    return m->cmd = LIVE_CMD_GAIN;
+  }
+  if (!strcmp(word, "mute") || !strcmp(word, "unmute")) {
+    const live_command c = word[0] == 'm' ? LIVE_CMD_MUTE : LIVE_CMD_UNMUTE;
+    int64_t n = 0;
+    if (bare) return m->cmd = c;
+    if (parse_int64(rest, &n) != 0 || n < 1 || n > 1024) {
+      snprintf(why, sizeof why, "%s: '%.100s' is not an output number (1, 2, ...)", word, rest);
+      return model_bad(m, why);
+    }
+    m->output = (int32_t)n;
+    return m->cmd = c;
+  }
+  snprintf(m->arg, sizeof m->arg, "%s", s);
+  return m->cmd = LIVE_CMD_UNKNOWN;
 }
 
 /* The next command of the model from *pos on; LIVE_CMD_NONE at the end. */
-static live_command model_next(const uint8_t *data, size_t size, size_t *pos, char *arg) {
+static live_command model_next(const uint8_t *data, size_t size, size_t *pos, live_request *m) {
   while (*pos < size) {
     const uint8_t *line = data + *pos;
     const uint8_t *nl = memchr(line, '\n', size - *pos);
     const size_t len = nl ? (size_t)(nl - line) : size - *pos;
     *pos += len + (nl ? 1 : 0);
-    live_command c = model_line(line, len, arg);
+    live_command c = model_line(line, len, m);
     if (c != LIVE_CMD_NONE) return c;
   }
+  memset(m, 0, sizeof *m);
   return LIVE_CMD_NONE;
 }
 
@@ -108,23 +158,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     abort();
   live_control_install();
   size_t pos = 0;
+  static live_request got, want; /* 4 KiB each: off the stack */
   for (int n = 0;; n++) {
-    char got[ARG_SIZE] = "", want[ARG_SIZE] = "";
-    const live_command c = live_control_wait(0, got, sizeof got);
-    const live_command m = model_next(data, size, &pos, want);
-    if (c != m) {
+    const live_command c = live_control_wait(0, &got);
+    const live_command m = model_next(data, size, &pos, &want);
+    if (c != m || got.cmd != c) {
       char detail[96];
       snprintf(detail, sizeof detail, "command %d is %d, the line says %d", n, (int)c, (int)m);
       fuzz_violated("the commands are those of the lines", detail);
     }
     if (c == LIVE_CMD_NONE) break;
-    if (c == LIVE_CMD_IR || c == LIVE_CMD_UNKNOWN) {
-      if (strcmp(got, want) != 0) fuzz_violated("a command's argument is its line's", got);
-      fuzz_require(!strchr(got, '\n'), "an argument is one line");
+    fuzz_require(got.from == LIVE_FROM_STDIN, "a command line is from stdin");
+    if (c == LIVE_CMD_IR || c == LIVE_CMD_UNKNOWN || c == LIVE_CMD_BAD) {
+      if (strcmp(got.arg, want.arg) != 0)
+        fuzz_violated("a command's argument is its line's", got.arg);
+      fuzz_require(!strchr(got.arg, '\n'), "an argument is one line");
     }
     if (c == LIVE_CMD_IR)
-      fuzz_require(got[0] && !strchr(" \t", got[0]) && !strchr(" \t\r", got[strlen(got) - 1]),
+      fuzz_require(got.arg[0] && !strchr(" \t", got.arg[0]) &&
+                       !strchr(" \t\r", got.arg[strlen(got.arg) - 1]),
                    "a file has no blank at either end");
+    if (c == LIVE_CMD_GAIN)
+      fuzz_require(got.gain_db == want.gain_db, "the gain is the line's number");
+    if (c == LIVE_CMD_MUTE || c == LIVE_CMD_UNMUTE)
+      fuzz_require(got.output == want.output, "the output is the line's number");
   }
   live_control_restore();
   if (dup2(saved_stdin, STDIN_FILENO) < 0) abort();
