@@ -115,10 +115,6 @@ core::core(const core_options &o, const std::vector<gr_complex> &taps)
   reset_state();
 
   set_relative_rate((uint64_t)1, (uint64_t)d_decim);
-  /* Room downstream for a few of the engine's blocks, so that the FFT
-   * engines write straight into GNU Radio's buffer (the output of a block
-   * comes at once); capped, since a GPU stream holds back several
-   * chunks of millions of frames and the scratch path copes anyway. */
   /* Large buffers on both sides, so that a call carries tens of
    * thousands of items when the stream is backlogged: GNU Radio's default
    * (32 KiB) makes calls of a few thousand items, and the per-call cost
@@ -127,8 +123,10 @@ core::core(const core_options &o, const std::vector<gr_complex> &taps)
    * of the blocks reading it (at least twice it), so the block declares a
    * history of its own: the d_hold items before the new ones stay
    * unconsumed and are skipped (the convoy stream keeps its own history).
-   * The output buffer holds two such calls' outputs, and at least two
-   * of the engine's blocks. */
+   * The output buffer holds two such calls' outputs and two of the
+   * engine's blocks (so that an FFT engine writes straight into it),
+   * capped, since a GPU stream holds back chunks of millions of frames
+   * (the scratch path copes with any size). */
   d_hold = hold_items;
   set_history((unsigned)d_hold + 1);
   {
