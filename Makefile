@@ -1,11 +1,12 @@
 # convoy - a thin wrapper over CMake.
 #
 #   make demo          install what is missing, build, filter the bundled recording
-#   make test          install what is missing, build, run the suite, then again
-#                      under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make test          install what is missing (and GNU Radio for its blocks'
+#                      tests), build, run the suite, then again under
+#                      AddressSanitizer + UndefinedBehaviorSanitizer
 #   make build         configure and build only (build/, Release)
 #   make clean         remove the build trees
-#   make format        clang-format the C and CUDA sources in place
+#   make format        clang-format the C, C++ and CUDA sources in place
 #   make format-check  fail when a source is not formatted
 #
 # Variables: BUILD (build/), ASAN_BUILD (build-asan/), JOBS (all cores),
@@ -35,19 +36,25 @@ DEB_PACKAGES := cmake make gcc libc6-dev pkg-config binutils libfftw3-dev libsnd
                 libcjson-dev portaudio19-dev libjack-jackd2-dev libsamplerate0-dev jackd2 mandoc \
                 bash-completion python3 python3-jsonschema python3-numpy python3-scipy python3-cffi \
                 python3-setuptools python3-wheel python3-pip
+# What `make test` adds for optional parts that are large: GNU Radio 3.10 and
+# pybind11 for the GNU Radio blocks in gnuradio/ (CONVOY_GNURADIO=AUTO) and
+# their tests (g++ comes with gnuradio-dev). Installed when running as root;
+# otherwise their tests are left out, with a note.
+DEB_TEST_PACKAGES := gnuradio-dev pybind11-dev g++
 
 DEMO_IN := examples/noisy_speech.wav
 DEMO_OUT := $(BUILD)/demo/clean_speech.wav
 # Keep the voice band, drop the 50/100/150 Hz hum below it and the hiss above it.
 DEMO_FILTER := bandpass:low=200,high=3800,width=100,atten=80
 
-SOURCE_DIRS := include pipeline cpu cuda filters io cli tests examples bench
+SOURCE_DIRS := include pipeline cpu cuda filters io cli tests examples bench gnuradio
 
-.PHONY: all deps configure build demo test test-asan clean format format-check
+.PHONY: all deps deps-test configure build demo test test-asan clean format format-check
 
 all: build
 
-deps:
+# `make test` installs the test-only packages before anything is configured.
+deps: $(if $(filter test,$(MAKECMDGOALS)),deps-test)
 	@if command -v dpkg-query >/dev/null 2>&1; then \
 	  missing=""; \
 	  for p in $(DEB_PACKAGES); do \
@@ -75,6 +82,25 @@ deps:
 	    || { echo "convoy needs FFTW3 (single precision), libsndfile and cJSON development files" >&2; exit 1; }; \
 	  pkg-config --exists portaudio-2.0 samplerate \
 	    || echo "note: without PortAudio and libsamplerate development files, convoy live is left out" >&2; \
+	fi
+
+deps-test:
+	@if command -v dpkg-query >/dev/null 2>&1; then \
+	  missing=""; \
+	  for p in $(DEB_TEST_PACKAGES); do \
+	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" \
+	      || missing="$$missing $$p"; \
+	  done; \
+	  if [ -n "$$missing" ]; then \
+	    if [ "$$(id -u)" = 0 ]; then \
+	      echo "installing for the tests:$$missing"; \
+	      export DEBIAN_FRONTEND=noninteractive; \
+	      apt-get update && apt-get install -y --no-install-recommends $$missing || exit 1; \
+	    else \
+	      echo "note: without$$missing the GNU Radio blocks and their tests are left out" >&2; \
+	      echo "  (sudo apt-get install -y$$missing to include them)" >&2; \
+	    fi; \
+	  fi; \
 	fi
 
 configure: deps
@@ -119,10 +145,10 @@ clean:
 
 format:
 	@command -v clang-format >/dev/null || { echo "make format needs clang-format" >&2; exit 1; }
-	find $(SOURCE_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) \
-	  -exec clang-format -i {} +
+	find $(SOURCE_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cc' -o -name '*.cu' \
+	  -o -name '*.cuh' \) -exec clang-format -i {} +
 
 format-check:
 	@command -v clang-format >/dev/null || { echo "make format-check needs clang-format" >&2; exit 1; }
-	find $(SOURCE_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) \
-	  -exec clang-format --dry-run -Werror {} +
+	find $(SOURCE_DIRS) -type f \( -name '*.c' -o -name '*.h' -o -name '*.cc' -o -name '*.cu' \
+	  -o -name '*.cuh' \) -exec clang-format --dry-run -Werror {} +

@@ -1,0 +1,56 @@
+/*
+ * block_common.h - what the blocks' classes share beside convoy_core: taps
+ * between the blocks' types and the core's complex form, and the getters
+ * of filter_base.
+ */
+#ifndef INCLUDED_CONVOY_GR_BLOCK_COMMON_H
+#define INCLUDED_CONVOY_GR_BLOCK_COMMON_H
+
+#include "convoy_core.h"
+
+#include <gnuradio/gr_complex.h>
+
+#include <vector>
+
+namespace gr {
+namespace convoy {
+
+inline std::vector<gr_complex> to_core_taps(const std::vector<float> &taps) {
+  return std::vector<gr_complex>(taps.begin(), taps.end());
+}
+
+inline std::vector<gr_complex> to_core_taps(const std::vector<gr_complex> &taps) {
+  return taps;
+}
+
+template <class T> std::vector<T> from_core_taps(const std::vector<gr_complex> &taps);
+
+template <> inline std::vector<float> from_core_taps<float>(const std::vector<gr_complex> &taps) {
+  std::vector<float> r(taps.size());
+  for (size_t i = 0; i < taps.size(); i++) r[i] = taps[i].real();
+  return r;
+}
+
+template <>
+inline std::vector<gr_complex> from_core_taps<gr_complex>(const std::vector<gr_complex> &taps) {
+  return taps;
+}
+
+/* A block's class: its public interface Iface, convoy_core, and
+ * filter_base's getters answered by the core. The most derived class
+ * constructs gr::block (a virtual base). */
+template <class Iface> class block_impl : public Iface, public core {
+protected:
+  block_impl(const core_options &opt, const std::vector<gr_complex> &taps) : core(opt, taps) {}
+
+public:
+  std::string engine() const override { return core_engine(); }
+  std::string describe() const override { return core_describe(); }
+  int decimation() const override { return core_decimation(); }
+  long latency() const override { return core_latency(); }
+};
+
+} // namespace convoy
+} // namespace gr
+
+#endif /* INCLUDED_CONVOY_GR_BLOCK_COMMON_H */
