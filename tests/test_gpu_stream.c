@@ -553,6 +553,24 @@ static int cuda_ok(cudaError_t e, const char *what) {
   return e == cudaSuccess;
 }
 
+/* A device convolver of t's filters on engine, for DEVICE_MAX_FRAMES-frame
+ * calls; NULL (the failure counted) when it cannot be made. */
+static convoy_cuda_conv *device_conv(const ts_case *t, convoy_engine engine) {
+  convoy_filter *f[MAX_CH] = {NULL};
+  for (int32_t i = 0; i < t->n_filters; i++)
+    TS_CHECK_OK(convoy_filter_create(&f[i], t->taps[i], t->len[i]));
+  convoy_cuda_config cfg;
+  convoy_cuda_config_init(&cfg);
+  cfg.channels = t->channels;
+  cfg.engine = engine;
+  cfg.max_frames = DEVICE_MAX_FRAMES;
+  convoy_cuda_conv *conv = NULL;
+  convoy_status st = convoy_cuda_conv_create(&conv, &cfg, f, t->n_filters);
+  TS_CHECK(st == CONVOY_OK, "convoy_cuda_conv_create: %s", convoy_last_error());
+  for (int32_t i = 0; i < t->n_filters; i++) convoy_filter_destroy(f[i]);
+  return st == CONVOY_OK ? conv : NULL;
+}
+
 /* Runs t through a device convolver in calls of the given sizes (cycled),
  * in-place when asked (mono float only); returns the output of
  * frames + taps - 1 frames (zeros passed for the ring-out). */
@@ -562,19 +580,9 @@ static float *device_run(const ts_case *t, convoy_engine engine, convoy_sample_f
   const int32_t ch = t->channels;
   const int64_t m = ts_case_longest(t), total = t->frames + m - 1;
   const size_t width = convoy_sample_format_bytes(fmt);
-  convoy_filter *f[MAX_CH] = {NULL};
-  for (int32_t i = 0; i < t->n_filters; i++)
-    TS_CHECK_OK(convoy_filter_create(&f[i], t->taps[i], t->len[i]));
-  convoy_cuda_config cfg;
-  convoy_cuda_config_init(&cfg);
-  cfg.channels = ch;
-  cfg.engine = engine;
-  cfg.max_frames = DEVICE_MAX_FRAMES;
-  convoy_cuda_conv *conv = NULL;
-  convoy_status st = convoy_cuda_conv_create(&conv, &cfg, f, t->n_filters);
-  TS_CHECK(st == CONVOY_OK, "convoy_cuda_conv_create: %s", convoy_last_error());
-  for (int32_t i = 0; i < t->n_filters; i++) convoy_filter_destroy(f[i]);
-  if (st != CONVOY_OK) return NULL;
+  convoy_cuda_conv *conv = device_conv(t, engine);
+  if (!conv) return NULL;
+  convoy_status st;
   *granule = convoy_cuda_conv_granule(conv);
   TS_CHECK(convoy_cuda_conv_engine(conv) == engine || engine == CONVOY_ENGINE_AUTO,
            "device convolver runs %s", convoy_engine_name(convoy_cuda_conv_engine(conv)));
@@ -641,19 +649,9 @@ static float *planar_run(const ts_case *t, convoy_engine engine, int in_place, c
   const int32_t ch = t->channels;
   const int64_t m = ts_case_longest(t), total = t->frames + m - 1;
   const int64_t stride = total + 5;
-  convoy_filter *f[MAX_CH] = {NULL};
-  for (int32_t i = 0; i < t->n_filters; i++)
-    TS_CHECK_OK(convoy_filter_create(&f[i], t->taps[i], t->len[i]));
-  convoy_cuda_config cfg;
-  convoy_cuda_config_init(&cfg);
-  cfg.channels = ch;
-  cfg.engine = engine;
-  cfg.max_frames = DEVICE_MAX_FRAMES;
-  convoy_cuda_conv *conv = NULL;
-  convoy_status st = convoy_cuda_conv_create(&conv, &cfg, f, t->n_filters);
-  TS_CHECK(st == CONVOY_OK, "convoy_cuda_conv_create: %s", convoy_last_error());
-  for (int32_t i = 0; i < t->n_filters; i++) convoy_filter_destroy(f[i]);
-  if (st != CONVOY_OK) return NULL;
+  convoy_cuda_conv *conv = device_conv(t, engine);
+  if (!conv) return NULL;
+  convoy_status st;
 
   const size_t bytes = sizeof(float) * (size_t)(stride * ch);
   float *rows = calloc((size_t)(stride * ch), sizeof(float));

@@ -438,23 +438,29 @@ static void test_random(ts_rng *rng, int cases, int64_t max_len, int have_gpu) {
   }
 }
 
+/* check_case on a filled case of geometry {channels, pulses, pulse_len,
+ * template_len} in mode and layout. */
+static void check_geometry(ts_rng *rng, const int64_t geo[4], convoy_pulse_mode mode,
+                           convoy_pulse_layout layout, int have_gpu) {
+  pcase pc;
+  memset(&pc, 0, sizeof pc);
+  convoy_pulse_config_init(&pc.cfg);
+  pc.cfg.channels = (int32_t)geo[0];
+  pc.cfg.pulses = (int32_t)geo[1];
+  pc.cfg.pulse_len = geo[2];
+  pc.cfg.template_len = geo[3];
+  pc.cfg.mode = mode;
+  pcase_fill(&pc, rng);
+  check_case(&pc, layout, have_gpu);
+  pcase_free(&pc);
+}
+
 /* Geometries whose outputs leave a remainder after whole segments of
  * every fused size that fits, so that plan 3 runs a tail stage. */
 static void test_tail(ts_rng *rng, int have_gpu) {
   static const int64_t geo[][4] = {{2, 3, 3000, 300}, {1, 2, 5000, 700}, {3, 1, 2500, 40}};
-  for (int i = 0; i < 3; i++) {
-    pcase pc;
-    memset(&pc, 0, sizeof pc);
-    convoy_pulse_config_init(&pc.cfg);
-    pc.cfg.channels = (int32_t)geo[i][0];
-    pc.cfg.pulses = (int32_t)geo[i][1];
-    pc.cfg.pulse_len = geo[i][2];
-    pc.cfg.template_len = geo[i][3];
-    pc.cfg.mode = (convoy_pulse_mode)(i % 3);
-    pcase_fill(&pc, rng);
-    check_case(&pc, (convoy_pulse_layout)(i % 2), have_gpu);
-    pcase_free(&pc);
-  }
+  for (int i = 0; i < 3; i++)
+    check_geometry(rng, geo[i], (convoy_pulse_mode)(i % 3), (convoy_pulse_layout)(i % 2), have_gpu);
 }
 
 /* Batches of several MiB, which host runs cut into parts pipelined over
@@ -463,18 +469,8 @@ static void test_tail(ts_rng *rng, int have_gpu) {
 static void test_parts(ts_rng *rng, int have_gpu) {
   static const int64_t geo[][4] = {{5, 61, 9000, 40}, {3, 37, 6001, 300}};
   for (int i = 0; i < 2; i++)
-    for (int layout = 0; layout < 2; layout++) {
-      pcase pc;
-      memset(&pc, 0, sizeof pc);
-      convoy_pulse_config_init(&pc.cfg);
-      pc.cfg.channels = (int32_t)geo[i][0];
-      pc.cfg.pulses = (int32_t)geo[i][1];
-      pc.cfg.pulse_len = geo[i][2];
-      pc.cfg.template_len = geo[i][3];
-      pcase_fill(&pc, rng);
-      check_case(&pc, (convoy_pulse_layout)layout, have_gpu);
-      pcase_free(&pc);
-    }
+    for (int layout = 0; layout < 2; layout++)
+      check_geometry(rng, geo[i], CONVOY_PULSE_FULL, (convoy_pulse_layout)layout, have_gpu);
 }
 
 int main(void) {

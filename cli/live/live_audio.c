@@ -2,16 +2,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "live_audio.h"
 
+#include "live_timed.h"
+
 #include "argparse.h"
 #include "diag.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <fcntl.h>
-#include <math.h>
-#include <pthread.h>
-#include <semaphore.h>
-#include <time.h>
 #include <pa_jack.h>
 #include <string.h>
 #include <unistd.h>
@@ -84,49 +81,23 @@ void live_audio_terminate(void) {
   unhush(saved);
 }
 
-/* The close of live_audio_shutdown, on its own thread. Static: it outlives
- * a shutdown that timed out. */
-static struct {
-  PaStream *stream;
-  sem_t done;
-} shutdown_job;
+/* The close of live_audio_shutdown, run through live_timed_run. Static: it
+ * outlives a shutdown that timed out. */
+static PaStream *shutdown_stream;
 
-static void *shutdown_thread(void *arg) {
-  (void)arg;
-  if (shutdown_job.stream) {
-    Pa_StopStream(shutdown_job.stream);
-    Pa_CloseStream(shutdown_job.stream);
+static void shutdown_close(void *unused) {
+  (void)unused;
+  if (shutdown_stream) {
+    Pa_StopStream(shutdown_stream);
+    Pa_CloseStream(shutdown_stream);
   }
   Pa_Terminate();
-  sem_post(&shutdown_job.done);
-  return NULL;
 }
 
 int live_audio_shutdown(PaStream *stream, double timeout_s) {
   int saved = hush(!quiet_probe);
-  shutdown_job.stream = stream;
-  int done = 0;
-  pthread_t t;
-  if (sem_init(&shutdown_job.done, 0, 0) != 0 ||
-      pthread_create(&t, NULL, shutdown_thread, NULL) != 0) {
-    shutdown_thread(NULL); /* no thread: wait as long as it takes */
-    done = 1;
-  } else {
-    pthread_detach(t);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    const double whole = floor(timeout_s);
-    until.tv_sec += (time_t)whole;
-    until.tv_nsec += (long)((timeout_s - whole) * 1e9);
-    if (until.tv_nsec >= 1000000000L) {
-      until.tv_sec++;
-      until.tv_nsec -= 1000000000L;
-    }
-    int r;
-    while ((r = sem_timedwait(&shutdown_job.done, &until)) != 0 && errno == EINTR) {
-    }
-    done = r == 0;
-  }
+  shutdown_stream = stream;
+  const int done = live_timed_run(shutdown_close, NULL, timeout_s);
   unhush(saved);
   return done;
 }

@@ -334,6 +334,32 @@ static convoy_status enqueue(convoy_cuda_conv *c, convoy_sample_format fmt, cons
   return CONVOY_OK;
 }
 
+/* The checks both process calls share: frames within 0 .. max_frames and,
+ * for any frame at all, both buffers given. */
+static convoy_status check_call(convoy_cuda_conv *c, const char *fn, const void *d_in,
+                                const void *d_out, int64_t frames) {
+  if (frames < 0 || frames > c->max_frames)
+    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
+                               "%s: frames %lld is outside 0 .. max_frames %lld", fn,
+                               (long long)frames, (long long)c->max_frames);
+  if (frames > 0 && (!d_in || !d_out))
+    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT, "%s: %s is NULL",
+                               fn, d_in ? "d_out" : "d_in");
+  return CONVOY_OK;
+}
+
+/* Runs work(msg, msg_size) with the convolver's device current; a failure
+ * becomes the convolver's last error, prefixed by fn. */
+template <class Work>
+static convoy_status on_device(convoy_cuda_conv *c, const char *fn, Work work) {
+  char msg[CONVOY_ERROR_SIZE] = "";
+  gp_device_guard guard;
+  convoy_status st = guard.enter(c->device, msg, sizeof msg);
+  if (st == CONVOY_OK) st = work(msg, sizeof msg);
+  if (st != CONVOY_OK) return convoy_error_format(c->err, sizeof c->err, st, "%s: %s", fn, msg);
+  return CONVOY_OK;
+}
+
 extern "C" convoy_status convoy_cuda_conv_process(convoy_cuda_conv *c, convoy_sample_format fmt,
                                                   const void *d_in, float *d_out, int64_t frames,
                                                   cudaStream_t stream) {
@@ -343,14 +369,8 @@ extern "C" convoy_status convoy_cuda_conv_process(convoy_cuda_conv *c, convoy_sa
   if (width == 0)
     return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
                                "%s: unknown sample format %d", fn, (int)fmt);
-  if (frames < 0 || frames > c->max_frames)
-    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
-                               "%s: frames %lld is outside 0 .. max_frames %lld", fn,
-                               (long long)frames, (long long)c->max_frames);
-  if (frames == 0) return CONVOY_OK;
-  if (!d_in || !d_out)
-    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT, "%s: %s is NULL",
-                               fn, d_in ? "d_out" : "d_in");
+  convoy_status st = check_call(c, fn, d_in, d_out, frames);
+  if (st != CONVOY_OK || frames == 0) return st;
   const size_t in_bytes = width * (size_t)c->channels * (size_t)frames;
   const size_t out_bytes = sizeof(float) * (size_t)c->channels * (size_t)frames;
   const bool in_place = fmt == CONVOY_FORMAT_F32 && (const void *)d_out == d_in;
@@ -358,12 +378,9 @@ extern "C" convoy_status convoy_cuda_conv_process(convoy_cuda_conv *c, convoy_sa
     return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
                                "%s: d_in and d_out overlap without being the same float32 buffer",
                                fn);
-  char msg[CONVOY_ERROR_SIZE] = "";
-  gp_device_guard guard;
-  convoy_status st = guard.enter(c->device, msg, sizeof msg);
-  if (st == CONVOY_OK) st = enqueue(c, fmt, d_in, d_out, frames, stream, msg, sizeof msg);
-  if (st != CONVOY_OK) return convoy_error_format(c->err, sizeof c->err, st, "%s: %s", fn, msg);
-  return CONVOY_OK;
+  return on_device(c, fn, [&](char *msg, size_t msg_size) {
+    return enqueue(c, fmt, d_in, d_out, frames, stream, msg, msg_size);
+  });
 }
 
 extern "C" convoy_status convoy_cuda_conv_process_planar(convoy_cuda_conv *c, const float *d_in,
@@ -377,14 +394,8 @@ extern "C" convoy_status convoy_cuda_conv_process_planar(convoy_cuda_conv *c, co
                                "%s: planar buffers hold real signals; pass complex frames "
                                "interleaved to convoy_cuda_conv_process",
                                fn);
-  if (frames < 0 || frames > c->max_frames)
-    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
-                               "%s: frames %lld is outside 0 .. max_frames %lld", fn,
-                               (long long)frames, (long long)c->max_frames);
-  if (frames == 0) return CONVOY_OK;
-  if (!d_in || !d_out)
-    return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT, "%s: %s is NULL",
-                               fn, d_in ? "d_out" : "d_in");
+  convoy_status st = check_call(c, fn, d_in, d_out, frames);
+  if (st != CONVOY_OK || frames == 0) return st;
   if (c->channels == 1) in_stride = out_stride = frames;
   if (in_stride < frames || out_stride < frames)
     return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
@@ -399,31 +410,22 @@ extern "C" convoy_status convoy_cuda_conv_process_planar(convoy_cuda_conv *c, co
                                "%s: d_in and d_out overlap without being the same buffer with "
                                "the same stride",
                                fn);
-  char msg[CONVOY_ERROR_SIZE] = "";
-  gp_device_guard guard;
-  convoy_status st = guard.enter(c->device, msg, sizeof msg);
-  if (st == CONVOY_OK)
-    st = filter_rows(c, d_in, in_stride, d_out, out_stride, frames, in_place, stream, msg,
-                     sizeof msg);
-  if (st != CONVOY_OK) return convoy_error_format(c->err, sizeof c->err, st, "%s: %s", fn, msg);
-  return CONVOY_OK;
+  return on_device(c, fn, [&](char *msg, size_t msg_size) {
+    return filter_rows(c, d_in, in_stride, d_out, out_stride, frames, in_place, stream, msg,
+                       msg_size);
+  });
 }
 
 extern "C" convoy_status convoy_cuda_conv_reset(convoy_cuda_conv *c, cudaStream_t stream) {
   const char *fn = "convoy_cuda_conv_reset";
   if (!c) return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "%s: conv is NULL", fn);
   if (c->hist == 0) return CONVOY_OK;
-  char msg[CONVOY_ERROR_SIZE] = "";
-  gp_device_guard guard;
-  convoy_status st = guard.enter(c->device, msg, sizeof msg);
-  if (st == CONVOY_OK) {
+  return on_device(c, fn, [&](char *msg, size_t msg_size) {
     const size_t pitch = sizeof(float) * (size_t)c->stride;
     cudaError_t e = cudaMemset2DAsync(c->work[c->cur], pitch, 0, sizeof(float) * (size_t)c->hist,
                                       (size_t)c->channels, stream);
-    if (e != cudaSuccess) st = gp_cuda_fail(e, "history reset", msg, sizeof msg);
-  }
-  if (st != CONVOY_OK) return convoy_error_format(c->err, sizeof c->err, st, "%s: %s", fn, msg);
-  return CONVOY_OK;
+    return e == cudaSuccess ? CONVOY_OK : gp_cuda_fail(e, "history reset", msg, msg_size);
+  });
 }
 
 extern "C" int64_t convoy_cuda_conv_granule(const convoy_cuda_conv *c) {

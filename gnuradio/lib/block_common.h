@@ -10,6 +10,7 @@
 
 #include <gnuradio/gr_complex.h>
 
+#include <string>
 #include <vector>
 
 namespace gr {
@@ -34,6 +35,32 @@ template <> inline std::vector<float> from_core_taps<float>(const std::vector<gr
 template <>
 inline std::vector<gr_complex> from_core_taps<gr_complex>(const std::vector<gr_complex> &taps) {
   return taps;
+}
+
+/* The core's options from what every block's make() takes; a
+ * frequency-translating block adds its frequencies. */
+inline core_options block_options(bool complex_items, bool complex_taps, int decimation,
+                                  const std::string &engine, int device, const std::string &tag_key,
+                                  int nthreads) {
+  core_options o;
+  o.complex_items = complex_items;
+  o.complex_taps = complex_taps;
+  o.decimation = decimation;
+  o.engine = engine;
+  o.device = device;
+  o.tag_key = tag_key;
+  o.nthreads = nthreads;
+  return o;
+}
+
+inline core_options xlating_options(bool complex_taps, int decimation, double center_freq,
+                                    double sampling_freq, const std::string &engine, int device,
+                                    const std::string &tag_key, int nthreads) {
+  core_options o = block_options(true, complex_taps, decimation, engine, device, tag_key, nthreads);
+  o.xlating = true;
+  o.center_freq = center_freq;
+  o.sampling_freq = sampling_freq;
+  return o;
 }
 
 /* A block's class: its public interface Iface, convoy_core, and

@@ -9,23 +9,6 @@
 namespace gr {
 namespace convoy {
 
-namespace {
-
-core_options fir_filter_ccc_options(int decimation, const std::string &engine, int device,
-                                    const std::string &tag_key, int nthreads) {
-  core_options o;
-  o.complex_items = true;
-  o.complex_taps = true;
-  o.decimation = decimation;
-  o.engine = engine;
-  o.device = device;
-  o.tag_key = tag_key;
-  o.nthreads = nthreads;
-  return o;
-}
-
-} // namespace
-
 class fir_filter_ccc_impl : public block_impl<fir_filter_ccc> {
 public:
   fir_filter_ccc_impl(int decimation, const std::vector<gr_complex> &taps,
@@ -33,7 +16,7 @@ public:
                       int nthreads)
       : gr::block("convoy_fir_filter_ccc", gr::io_signature::make(1, 1, sizeof(gr_complex)),
                   gr::io_signature::make(1, 1, sizeof(gr_complex))),
-        block_impl(fir_filter_ccc_options(decimation, engine, device, tag_key, nthreads),
+        block_impl(block_options(true, true, decimation, engine, device, tag_key, nthreads),
                    to_core_taps(taps)) {}
 
   void set_taps(const std::vector<gr_complex> &taps) override { request_taps(to_core_taps(taps)); }

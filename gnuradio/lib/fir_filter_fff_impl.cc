@@ -9,30 +9,13 @@
 namespace gr {
 namespace convoy {
 
-namespace {
-
-core_options fir_filter_fff_options(int decimation, const std::string &engine, int device,
-                                    const std::string &tag_key, int nthreads) {
-  core_options o;
-  o.complex_items = false;
-  o.complex_taps = false;
-  o.decimation = decimation;
-  o.engine = engine;
-  o.device = device;
-  o.tag_key = tag_key;
-  o.nthreads = nthreads;
-  return o;
-}
-
-} // namespace
-
 class fir_filter_fff_impl : public block_impl<fir_filter_fff> {
 public:
   fir_filter_fff_impl(int decimation, const std::vector<float> &taps, const std::string &engine,
                       int device, const std::string &tag_key, int nthreads)
       : gr::block("convoy_fir_filter_fff", gr::io_signature::make(1, 1, sizeof(float)),
                   gr::io_signature::make(1, 1, sizeof(float))),
-        block_impl(fir_filter_fff_options(decimation, engine, device, tag_key, nthreads),
+        block_impl(block_options(false, false, decimation, engine, device, tag_key, nthreads),
                    to_core_taps(taps)) {}
 
   void set_taps(const std::vector<float> &taps) override { request_taps(to_core_taps(taps)); }

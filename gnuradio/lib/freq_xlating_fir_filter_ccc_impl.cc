@@ -10,28 +10,6 @@
 namespace gr {
 namespace convoy {
 
-namespace {
-
-core_options freq_xlating_fir_filter_ccc_options(int decimation, double center_freq,
-                                                 double sampling_freq, const std::string &engine,
-                                                 int device, const std::string &tag_key,
-                                                 int nthreads) {
-  core_options o;
-  o.complex_items = true;
-  o.complex_taps = true;
-  o.xlating = true;
-  o.center_freq = center_freq;
-  o.sampling_freq = sampling_freq;
-  o.decimation = decimation;
-  o.engine = engine;
-  o.device = device;
-  o.tag_key = tag_key;
-  o.nthreads = nthreads;
-  return o;
-}
-
-} // namespace
-
 class freq_xlating_fir_filter_ccc_impl : public block_impl<freq_xlating_fir_filter_ccc> {
 public:
   freq_xlating_fir_filter_ccc_impl(int decimation, const std::vector<gr_complex> &taps,
@@ -41,8 +19,8 @@ public:
       : gr::block("convoy_freq_xlating_fir_filter_ccc",
                   gr::io_signature::make(1, 1, sizeof(gr_complex)),
                   gr::io_signature::make(1, 1, sizeof(gr_complex))),
-        block_impl(freq_xlating_fir_filter_ccc_options(decimation, center_freq, sampling_freq,
-                                                       engine, device, tag_key, nthreads),
+        block_impl(xlating_options(true, decimation, center_freq, sampling_freq, engine, device,
+                                   tag_key, nthreads),
                    to_core_taps(taps)) {}
 
   void set_taps(const std::vector<gr_complex> &taps) override { request_taps(to_core_taps(taps)); }

@@ -93,19 +93,6 @@ std::vector<gr_complex> matched_taps(const std::vector<gr_complex> &waveform, co
   return h;
 }
 
-core_options matched_options(int decimation, const std::string &engine, int device,
-                             const std::string &tag_key, int nthreads) {
-  core_options o;
-  o.complex_items = true;
-  o.complex_taps = true;
-  o.decimation = decimation;
-  o.engine = engine;
-  o.device = device;
-  o.tag_key = tag_key;
-  o.nthreads = nthreads;
-  return o;
-}
-
 } // namespace
 
 class matched_filter_cc_impl : public block_impl<matched_filter_cc> {
@@ -115,7 +102,7 @@ public:
                          const std::string &tag_key, int nthreads)
       : gr::block("convoy_matched_filter_cc", gr::io_signature::make(1, 1, sizeof(gr_complex)),
                   gr::io_signature::make(1, 1, sizeof(gr_complex))),
-        block_impl(matched_options(decimation, engine, device, tag_key, nthreads),
+        block_impl(block_options(true, true, decimation, engine, device, tag_key, nthreads),
                    matched_taps(waveform, parse_window(window), normalize)),
         d_window(parse_window(window)), d_normalize(normalize), d_waveform(waveform) {}
 
