@@ -38,9 +38,10 @@ DEB_PACKAGES := cmake make gcc libc6-dev pkg-config binutils libfftw3-dev libsnd
                 python3-setuptools python3-wheel python3-pip
 # What `make test` adds for optional parts that are large: GNU Radio 3.10 and
 # pybind11 for the GNU Radio blocks in gnuradio/ (CONVOY_GNURADIO=AUTO) and
-# their tests (g++ comes with gnuradio-dev). Installed when running as root;
+# their tests (g++ comes with gnuradio-dev); Open MPI for `mpirun convoy
+# filter` (CONVOY_MPI=AUTO) and its tests. Installed when running as root;
 # otherwise their tests are left out, with a note.
-DEB_TEST_PACKAGES := gnuradio-dev pybind11-dev g++
+DEB_TEST_PACKAGES := gnuradio-dev pybind11-dev g++ libopenmpi-dev openmpi-bin
 
 DEMO_IN := examples/noisy_speech.wav
 DEMO_OUT := $(BUILD)/demo/clean_speech.wav

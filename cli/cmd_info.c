@@ -4,6 +4,7 @@
 #include "convoy.h"
 #include "diag.h"
 #include "help.h"
+#include "scale_world.h"
 
 #include <fftw3.h>
 #include <sndfile.h>
@@ -51,6 +52,15 @@ static void print_live(void) {
 #endif
 }
 
+/* `mpirun -np N convoy filter`: the MPI library, or that the build has none. */
+static void print_mpi(void) {
+  char lib[256];
+  if (scale_world_library(lib, sizeof lib))
+    printf("  %-18s yes (%s)\n", "MPI", lib);
+  else
+    printf("  %-18s no (built without MPI)\n", "MPI");
+}
+
 static void print_gpus(void) {
   int n = convoy_gpu_count();
   if (n <= 0) {
@@ -93,6 +103,7 @@ int cmd_info(int argc, char **argv) {
   printf("  %-18s %s\n", "libsndfile", sf_version_string());
   printf("  %-18s %s\n", "CUDA engines", convoy_built_with_cuda() ? "yes" : "no");
   print_live();
+  print_mpi();
   printf("Engines:\n");
   for (int32_t i = 0; i < convoy_engine_count(); i++) {
     convoy_engine e = convoy_engine_at(i);

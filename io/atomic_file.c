@@ -283,9 +283,9 @@ static int named_forced(void) {
  * Returns the descriptor, -1 with errno set when the directory cannot take
  * files at all, or -2 when unnamed files are not to be had here (the file
  * system or kernel lacks O_TMPFILE, or /proc is not there to link one). */
-static int open_unnamed(const char *target) {
+static int open_unnamed(const char *target, int shared) {
 #ifdef O_TMPFILE
-  if (named_forced()) return -2;
+  if (shared || named_forced()) return -2;
   char dir[PATH_MAX];
   dir_of(target, dir, sizeof dir);
   int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0666);
@@ -303,12 +303,13 @@ static int open_unnamed(const char *target) {
   return fd;
 #else
   (void)target;
+  (void)shared;
   return -2;
 #endif
 }
 
-convoy_status atomic_file_create(atomic_file **out, const char *path, int overwrite, int *fd,
-                                 char *err, size_t err_size) {
+static convoy_status create_file(atomic_file **out, const char *path, int overwrite, int shared,
+                                 int *fd, char *err, size_t err_size) {
   *out = NULL;
   *fd = -1;
   if (!path || !*path) {
@@ -363,7 +364,7 @@ convoy_status atomic_file_create(atomic_file **out, const char *path, int overwr
   }
 
   remove_stale_temps(af->target);
-  int rc = open_unnamed(af->target);
+  int rc = open_unnamed(af->target, shared);
   if (rc >= 0) {
     af->fd = rc;
     af->unnamed = 1;
@@ -392,6 +393,23 @@ oom:
   io_errorf(err, err_size, "%s: out of memory", path);
   if (af) free_file(af);
   return CONVOY_ERR_OUT_OF_MEMORY;
+}
+
+convoy_status atomic_file_create(atomic_file **out, const char *path, int overwrite, int *fd,
+                                 char *err, size_t err_size) {
+  return create_file(out, path, overwrite, 0, fd, err, err_size);
+}
+
+convoy_status atomic_file_create_shared(atomic_file **out, const char *path, int overwrite, int *fd,
+                                        char *err, size_t err_size) {
+  return create_file(out, path, overwrite, 1, fd, err, err_size);
+}
+
+const char *atomic_file_reopen_path(const atomic_file *af, char *buf, size_t size) {
+  if (!af || af->fd < 0) return NULL;
+  if (af->temp && !af->unnamed) return af->temp;
+  proc_fd_path(af->fd, buf, size);
+  return buf;
 }
 
 /* Renames temp to target without replacing an existing target. Preferred:

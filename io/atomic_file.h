@@ -47,6 +47,19 @@ typedef struct atomic_file atomic_file;
 convoy_status atomic_file_create(atomic_file **af, const char *path, int overwrite, int *fd,
                                  char *err, size_t err_size);
 
+/* As atomic_file_create, always with the named scheme (below), so that
+ * other processes, on this host or on others sharing the file system, can
+ * open the temporary by its name (atomic_file_reopen_path) and write their
+ * parts of it. Only this object commits or discards it. */
+convoy_status atomic_file_create_shared(atomic_file **af, const char *path, int overwrite, int *fd,
+                                        char *err, size_t err_size);
+
+/* A path that opens the temporary (open(2) with O_WRONLY): the named
+ * temporary's name, or for an unnamed one "/proc/self/fd/N", valid in this
+ * process only. buf (64 bytes or more) holds the latter. NULL once
+ * committed or discarded. */
+const char *atomic_file_reopen_path(const atomic_file *af, char *buf, size_t size);
+
 /* Starts writing what the temporary holds so far to disk, without waiting
  * (Linux sync_file_range; a no-op elsewhere), so that the fsync at commit
  * has little left to wait for. Best effort. */

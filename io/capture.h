@@ -267,6 +267,9 @@ typedef struct capture_writer_options {
   int32_t channels;        /* 1 .. CONVOY_MAX_CHANNELS */
   capture_scaling scaling; /* scale 0: the default of type */
   int overwrite;           /* 1: an existing file may be replaced */
+  int shared;              /* 1: the temporary is named (io/atomic_file.h,
+                              atomic_file_create_shared), so that other processes
+                              can write parts of it through capture_writer_open_at */
 } capture_writer_options;
 
 /* Creates a temporary beside path (io/atomic_file.h); path itself appears only
@@ -284,6 +287,24 @@ convoy_status capture_writer_open_fd(capture_writer **writer, int fd, const char
                                      const capture_writer_options *options, char *err,
                                      size_t err_size);
 
+/* A writer of part of a file being written by another writer (the
+ * "owner"): it opens path, which must exist (the owner's
+ * capture_writer_reopen_path), and writes its frames in place from frame
+ * first_frame on (pwrite), so that several writers, on threads or in other
+ * processes, fill one output. name names the output in messages. Commit
+ * flushes the part to disk and closes it; only the owner's commit puts the
+ * file in place, and its discard removes it. options->overwrite and
+ * ->shared are ignored. */
+convoy_status capture_writer_open_at(capture_writer **writer, const char *path, const char *name,
+                                     const capture_writer_options *options, int64_t first_frame,
+                                     char *err, size_t err_size);
+
+/* A path through which capture_writer_open_at reaches this writer's
+ * temporary (buf, 64 bytes or more, may hold it): valid in this process, and
+ * in every process when the writer was opened shared. NULL for a writer
+ * without a temporary (open_fd, open_at). */
+const char *capture_writer_reopen_path(const capture_writer *writer, char *buf, size_t size);
+
 /* Converts and appends frames (frames * channels * components floats). */
 convoy_status capture_writer_write(capture_writer *writer, const float *x, int64_t frames,
                                    char *err, size_t err_size);
@@ -291,6 +312,11 @@ convoy_status capture_writer_write(capture_writer *writer, const float *x, int64
 /* Appends frames already in the stored format (frames * frame bytes). */
 convoy_status capture_writer_write_raw(capture_writer *writer, const void *bytes, int64_t frames,
                                        char *err, size_t err_size);
+
+/* Counts `frames` written into this writer's temporary by its parts
+ * (capture_writer_open_at), so that capture_writer_frames, and the SigMF
+ * metadata made from it, count the whole file. */
+void capture_writer_add_parts(capture_writer *writer, int64_t frames);
 
 /* Frames written so far and the clipping tally of capture_writer_write. */
 int64_t capture_writer_frames(const capture_writer *writer);

@@ -8,6 +8,7 @@
 #include "io_message.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,10 @@
 #define WRITER_STAGE_BYTES (1 << 20)
 
 struct capture_writer {
-  atomic_file *file; /* NULL for a descriptor of the caller's (open_fd) */
+  atomic_file *file; /* NULL for a descriptor of the caller's (open_fd) or a part (open_at) */
   int fd;
+  int own_fd;       /* 1: a part's descriptor, closed at commit or discard */
+  int64_t position; /* a part's next byte offset (pwrite); -1: write in sequence */
   char *path;
   capture_writer_options opt;
   int64_t frame_bytes;
@@ -69,6 +72,7 @@ static convoy_status writer_new(capture_writer **out, const char *path,
     return CONVOY_ERR_OUT_OF_MEMORY;
   }
   w->opt = o;
+  w->position = -1;
   w->values_per_frame = (int64_t)capture_datatype_components(o.type) * o.channels;
   w->frame_bytes = (int64_t)capture_datatype_sample_bytes(o.type) * o.channels;
   w->stage_frames = WRITER_STAGE_BYTES / w->frame_bytes;
@@ -93,7 +97,9 @@ convoy_status capture_writer_open(capture_writer **out, const char *path,
   capture_writer *w = NULL;
   convoy_status st = writer_new(&w, path, options, err, err_size);
   if (st != CONVOY_OK) return st;
-  st = atomic_file_create(&w->file, path, w->opt.overwrite, &w->fd, err, err_size);
+  st = w->opt.shared
+           ? atomic_file_create_shared(&w->file, path, w->opt.overwrite, &w->fd, err, err_size)
+           : atomic_file_create(&w->file, path, w->opt.overwrite, &w->fd, err, err_size);
   if (st != CONVOY_OK) {
     free_writer(w);
     return st;
@@ -118,12 +124,45 @@ convoy_status capture_writer_open_fd(capture_writer **out, int fd, const char *n
   return CONVOY_OK;
 }
 
+convoy_status capture_writer_open_at(capture_writer **out, const char *path, const char *name,
+                                     const capture_writer_options *options, int64_t first_frame,
+                                     char *err, size_t err_size) {
+  if (!out || !path || !name || !options || first_frame < 0) {
+    io_errorf(err, err_size, "capture_writer_open_at: invalid argument");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  *out = NULL;
+  capture_writer *w = NULL;
+  convoy_status st = writer_new(&w, name, options, err, err_size);
+  if (st != CONVOY_OK) return st;
+  if (first_frame > INT64_MAX / w->frame_bytes) {
+    io_errorf(err, err_size, "%s: frame %" PRId64 " is past any file's end", name, first_frame);
+    free_writer(w);
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  w->fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (w->fd < 0) {
+    io_errorf(err, err_size, "%s: cannot open its temporary file: %s", name, strerror(errno));
+    free_writer(w);
+    return CONVOY_ERR_IO;
+  }
+  w->own_fd = 1;
+  w->position = first_frame * w->frame_bytes;
+  *out = w;
+  return CONVOY_OK;
+}
+
+const char *capture_writer_reopen_path(const capture_writer *w, char *buf, size_t size) {
+  return w ? atomic_file_reopen_path(w->file, buf, size) : NULL;
+}
+
 static convoy_status write_fully(capture_writer *w, const void *src, int64_t bytes, char *err,
                                  size_t err_size) {
   const unsigned char *p = src;
   while (bytes > 0) {
     size_t want = bytes > (int64_t)1 << 30 ? (size_t)1 << 30 : (size_t)bytes;
-    ssize_t put = write(w->fd, p, want);
+    ssize_t put =
+        w->position >= 0 ? pwrite(w->fd, p, want, (off_t)w->position) : write(w->fd, p, want);
     if (put < 0) {
       if (errno == EINTR) continue;
       io_errorf(err, err_size, "%s: write error: %s", w->path, strerror(errno));
@@ -131,6 +170,7 @@ static convoy_status write_fully(capture_writer *w, const void *src, int64_t byt
     }
     p += put;
     bytes -= put;
+    if (w->position >= 0) w->position += put;
   }
   return CONVOY_OK;
 }
@@ -171,6 +211,10 @@ convoy_status capture_writer_write(capture_writer *w, const float *x, int64_t fr
   return CONVOY_OK;
 }
 
+void capture_writer_add_parts(capture_writer *w, int64_t frames) {
+  if (w && frames > 0) w->frames += frames;
+}
+
 int64_t capture_writer_frames(const capture_writer *w) {
   return w ? w->frames : 0;
 }
@@ -186,6 +230,13 @@ convoy_status capture_writer_commit(capture_writer *w, char *err, size_t err_siz
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
   convoy_status st = w->file ? atomic_file_commit(w->file, err, err_size) : CONVOY_OK;
+  if (w->own_fd) {
+    if (fsync(w->fd) != 0) {
+      io_errorf(err, err_size, "%s: cannot flush to disk: %s", w->path, strerror(errno));
+      st = CONVOY_ERR_IO;
+    }
+    close(w->fd);
+  }
   free_writer(w);
   return st;
 }
@@ -193,5 +244,6 @@ convoy_status capture_writer_commit(capture_writer *w, char *err, size_t err_siz
 void capture_writer_discard(capture_writer *w) {
   if (!w) return;
   if (w->file) atomic_file_discard(w->file);
+  if (w->own_fd) close(w->fd);
   free_writer(w);
 }

@@ -277,7 +277,7 @@ static void test_all_types_bytes(ts_rng *rng) {
              want[0]);
     capture_reader_close(r);
 
-    capture_writer_options wo = {t, 1, {0, 0}, 1};
+    capture_writer_options wo = {t, 1, {0, 0}, 1, 0};
     capture_writer *w = NULL;
     TS_CHECK(capture_writer_open(&w, out, &wo, err, sizeof err) == CONVOY_OK, "%s", err);
     if (w) {
@@ -647,7 +647,7 @@ static void test_writer_atomic(void) {
   char p[300];
   path_in(p, sizeof p, "out.cs16");
   unlink(p);
-  capture_writer_options wo = {type_of("ci16_le"), 2, {0, 0}, 0};
+  capture_writer_options wo = {type_of("ci16_le"), 2, {0, 0}, 0, 0};
   capture_writer *w = NULL;
   const float x[8] = {0.5f, -0.5f, 0.25f, 0, 0, 0, 0, 0};
   TS_CHECK(capture_writer_open(&w, p, &wo, err, sizeof err) == CONVOY_OK, "%s", err);

@@ -501,7 +501,7 @@ static void test_writer_pair(void) {
                y[4] == 0.125f && y[5] == 0,
            "samples between header and trailer");
 
-  capture_writer_options wo = {{1, CAPTURE_KIND_FLOAT, 4, 0}, 1, {0, 0}, 0};
+  capture_writer_options wo = {{1, CAPTURE_KIND_FLOAT, 4, 0}, 1, {0, 0}, 0, 0};
   sigmf_writer *w = NULL;
   TS_CHECK(sigmf_writer_open(&w, out_base, &wo, err, sizeof err) == CONVOY_OK, "%s", err);
   if (!w) return;
@@ -574,7 +574,7 @@ static void test_low_rate(void) {
                         "\"annotations\": []}");
   if (!m) return;
   TS_CHECK(sigmf_meta_decimate(m, 4, 0, err, sizeof err) == CONVOY_OK, "%s", err);
-  capture_writer_options wo = {{1, CAPTURE_KIND_FLOAT, 4, 0}, 1, {0, 0}, 0};
+  capture_writer_options wo = {{1, CAPTURE_KIND_FLOAT, 4, 0}, 1, {0, 0}, 0, 0};
   sigmf_writer *w = NULL;
   TS_CHECK(sigmf_writer_open(&w, base, &wo, err, sizeof err) == CONVOY_OK, "%s", err);
   if (w) TS_CHECK(sigmf_writer_commit(w, m, err, sizeof err) == CONVOY_OK, "%s", err);

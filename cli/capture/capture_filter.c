@@ -7,22 +7,21 @@
 #include "capture_meta.h"
 #include "capture_pulses.h"
 #include "capture_run.h"
+#include "capture_split.h"
+#include "capture_stream.h"
 #include "capture_taps.h"
 #include "capture_xlate.h"
 #include "commands.h"
 #include "diag.h"
 #include "pass_warm.h"
 #include "progress.h"
+#include "scale_world.h"
 #include "summary.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Values (floats) per read: large enough that per-call costs vanish, small
- * enough that the rings of chunks stay in the caches. */
-#define CHUNK_VALUES (1 << 17)
 
 typedef struct capture_job {
   const filter_options *o;
@@ -35,6 +34,7 @@ typedef struct capture_job {
   int64_t drop_end; /* frames dropped at the end (--matched --mode valid) */
   pass_window window;
   pass_warm reads; /* what the pass reads around a warm selection */
+  convoy_engine engine_used;
   capture_run_result result;
   progress prog;
 } capture_job;
@@ -59,39 +59,32 @@ int capture_filter_check(const filter_options *o, int is_capture) {
   return CLI_EXIT_OK;
 }
 
-/* After capture_out_open: the stream quantizes to the output's codes when it can. */
+static capture_stream_spec stream_spec(const capture_job *j, convoy_engine engine,
+                                       int32_t threads) {
+  capture_stream_spec spec;
+  memset(&spec, 0, sizeof spec);
+  spec.o = j->o;
+  spec.in = &j->in;
+  spec.taps = &j->taps;
+  spec.output_format = capture_run_output_format(j->out.wo.type, j->out.wo.scaling);
+  spec.align_skip = j->align_skip;
+  spec.engine = engine;
+  spec.threads = threads;
+  return spec;
+}
+
 /* Where the kept frames of a decimating run sit: from the stream's first
  * output (of_window 0: the pass window's phase, before --align's frames are
- * dropped) or from the first frame of the window (of_window 1). The stream
- * keeps the aligned signal's frames at multiples of D; a warm selection
- * counts them from the input's frame 0, a cold one from the skip point. */
+ * dropped) or from the first frame of the window (of_window 1). */
 static int64_t window_phase(const capture_job *j, int of_window) {
-  const int64_t d = capture_xlate_factor(&j->o->capture.xlate);
-  const int64_t first = j->in.warm ? j->in.skip : 0;
-  const int64_t p = (of_window ? -first : j->align_skip - first) % d;
-  return p < 0 ? p + d : p;
+  return capture_stream_phase(j->o, of_window ? 0 : j->align_skip, j->in.warm ? j->in.skip : 0);
 }
 
 static int make_stream(capture_job *j, convoy_engine engine, int32_t threads) {
-  convoy_stream_config cfg;
-  convoy_stream_config_init(&cfg);
-  cfg.channels = j->in.ro.channels;
-  cfg.sample = j->in.ro.type.is_complex ? CONVOY_SAMPLE_CF32 : CONVOY_SAMPLE_F32;
-  cfg.engine = engine;
-  cfg.threads = threads;
-  cfg.fft_size = j->o->fft_size;
-  cfg.device = j->o->device;
-  cfg.output_format = capture_run_output_format(j->out.wo.type, j->out.wo.scaling);
-  cfg.first_sample = j->in.warm ? j->in.skip : 0;
-  int rc = capture_xlate_config(j->o, j->in.name, j->in.ro.type.is_complex, j->in.rate,
-                                j->align_skip, &cfg);
+  const capture_stream_spec spec = stream_spec(j, engine, threads);
+  int rc = capture_stream_make(&spec, j->in.warm ? j->in.skip : 0, -1, &j->stream);
   if (rc != CLI_EXIT_OK) return rc;
-  convoy_status st = convoy_stream_create(&j->stream, &cfg, j->taps.filters, j->taps.count);
-  if (st != CONVOY_OK) {
-    diag_error("%s: cannot set up the filter: %s", j->in.name,
-               convoy_last_error()[0] ? convoy_last_error() : convoy_strerror(st));
-    return CLI_EXIT_FAIL;
-  }
+  j->engine_used = convoy_stream_engine(j->stream);
   if (j->o->verbose) {
     char plan[512];
     convoy_stream_describe(j->stream, plan, sizeof plan);
@@ -153,7 +146,7 @@ static int set_window(capture_job *j) {
 }
 
 static int64_t chunk_frames(const capture_job *j) {
-  return pass_chunk_frames(j->stream, CHUNK_VALUES,
+  return pass_chunk_frames(j->stream, CAPTURE_CHUNK_VALUES,
                            (int64_t)j->in.ro.channels * capture_datatype_components(j->in.ro.type),
                            j->in.frames);
 }
@@ -203,7 +196,7 @@ static int commit(capture_job *j) {
     mi.in = &j->in;
     mi.out = &j->out;
     mi.taps = &j->taps;
-    mi.engine = convoy_engine_name(convoy_stream_engine(j->stream));
+    mi.engine = convoy_engine_name(j->engine_used);
     mi.delay = j->taps.delay - j->align_skip;
     mi.clipped = j->result.tally.clipped;
     if (capture_meta_make(&mi, &meta) != CLI_EXIT_OK) return CLI_EXIT_FAIL;
@@ -227,8 +220,7 @@ static void summary(const capture_job *j, capture_tally tally, double elapsed) {
     fprintf(stderr, "  samples  %lld, %d channel%s, %s\n", (long long)frames, (int)ch,
             ch == 1 ? "" : "s", capture_datatype_name(j->out.wo.type));
   fprintf(stderr, "  filter   %lld %s taps, engine %s%s\n", (long long)j->taps.max_taps,
-          j->taps.complex_taps ? "complex" : "real",
-          convoy_engine_name(convoy_stream_engine(j->stream)),
+          j->taps.complex_taps ? "complex" : "real", convoy_engine_name(j->engine_used),
           j->result.direct ? "" : " (input converted on the host)");
   summary_capture_level(tally.peak, tally.clipped);
   double msps = elapsed > 0 ? (double)j->result.in_frames * ch / elapsed / 1e6 : 0.0;
@@ -241,8 +233,9 @@ static void summary(const capture_job *j, capture_tally tally, double elapsed) {
   fflush(stderr);
 }
 
-static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
-  double t0 = progress_clock();
+/* Opens the input and makes the taps and the output window: every rank of
+ * a split job does the same. */
+static int job_setup(capture_job *j) {
   int rc = capture_in_open(j->o, &j->in);
   if (rc == CLI_EXIT_OK && j->o->capture.matched.template_path)
     rc = capture_matched_taps(j->o, j->in.name, j->in.ro.type.is_complex, j->in.rate, &j->taps);
@@ -250,7 +243,13 @@ static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
     rc = capture_taps_make(j->o, j->in.name, j->in.ro.channels, j->in.rate,
                            j->in.ro.type.is_complex, &j->taps);
   if (rc == CLI_EXIT_OK) rc = set_window(j);
-  if (rc == CLI_EXIT_OK) rc = capture_out_open(j->o, &j->in, &j->out);
+  return rc;
+}
+
+static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
+  double t0 = progress_clock();
+  int rc = job_setup(j);
+  if (rc == CLI_EXIT_OK) rc = capture_out_open(j->o, &j->in, 0, &j->out);
   if (rc == CLI_EXIT_OK) rc = make_stream(j, engine, threads);
   if (rc == CLI_EXIT_OK) rc = plan_window(j);
   if (rc != CLI_EXIT_OK) return rc;
@@ -262,12 +261,124 @@ static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
   return rc;
 }
 
+/* A split job reads its input at any place, and writes its output so. */
+static int split_check(const capture_job *j) {
+  if (capture_reader_frames(j->in.reader) < 0 || strcmp(j->o->out_path, "-") == 0)
+    return diag_usage("filter", "%s needs IN and OUT to be files, not pipes",
+                      j->o->devices.given ? "--devices" : "a run over several processes (mpirun)");
+  return CLI_EXIT_OK;
+}
+
+/* This process's pipelines: the GPUs of --devices; else one, on --device,
+ * or under MPI on the GPU its place on the host picks (local rank mod the
+ * GPUs; -1 there means --device's or the default). */
+static int split_devices(const capture_job *j, convoy_engine engine, scale_devices *d) {
+  *d = j->o->devices;
+  if (d->given) return scale_devices_resolve(d);
+  d->count = 1;
+  d->index[0] = -1;
+  const int gpus = convoy_engine_family(engine) == CONVOY_FAMILY_CPU ? 0 : convoy_gpu_count();
+  if (j->o->device < 0 && gpus > 0) d->index[0] = scale_world_get()->local_rank % gpus;
+  return CLI_EXIT_OK;
+}
+
+/* Rank 0 makes the output's temporary (shared with the other ranks under
+ * MPI); every rank learns how to open it. */
+static int split_output(capture_job *j, char *path, size_t size) {
+  const scale_world *w = scale_world_get();
+  int rc = CLI_EXIT_OK;
+  path[0] = '\0';
+  if (w->rank != 0) {
+    rc = capture_out_plan(j->o, &j->in, 1, &j->out);
+  } else {
+    rc = capture_out_open(j->o, &j->in, w->size > 1, &j->out);
+    char proc[64];
+    const char *p =
+        rc == CLI_EXIT_OK ? capture_writer_reopen_path(j->out.writer, proc, sizeof proc) : NULL;
+    if (p && strlen(p) < size) {
+      strcpy(path, p);
+    } else if (rc == CLI_EXIT_OK) {
+      diag_error("%s: its temporary file cannot be shared", j->out.name);
+      rc = CLI_EXIT_FAIL;
+    }
+  }
+  rc = scale_world_agree(rc);
+  scale_world_share(path, size);
+  return rc;
+}
+
+/* Every range's results added up over the ranks, as one run's. */
+static void split_totals(capture_job *j) {
+  int64_t sums[3] = {j->result.in_frames, j->result.out_frames, j->result.tally.clipped};
+  scale_world_sum(sums, 3);
+  j->result.in_frames = sums[0];
+  j->result.out_frames = sums[1];
+  j->result.tally.clipped = sums[2];
+  j->result.tally.peak = scale_world_max(j->result.tally.peak);
+}
+
+/* The job cut into ranges over --devices' GPUs and MPI's ranks
+ * (capture_split.h). Each step ends with every rank agreeing on its status,
+ * so that all stop together, and only rank 0 puts OUT in place. */
+static int job_run_split(capture_job *j, convoy_engine engine, int32_t threads) {
+  const scale_world *w = scale_world_get();
+  double t0 = progress_clock();
+  int rc = job_setup(j);
+  if (rc == CLI_EXIT_OK) rc = split_check(j);
+  scale_devices devices;
+  memset(&devices, 0, sizeof devices);
+  if (rc == CLI_EXIT_OK) rc = split_devices(j, engine, &devices);
+  rc = scale_world_agree(rc);
+  if (rc != CLI_EXIT_OK) return rc;
+  char path[4096];
+  rc = split_output(j, path, sizeof path);
+  if (rc != CLI_EXIT_OK) return rc;
+
+  capture_split_config sc;
+  memset(&sc, 0, sizeof sc);
+  sc.stream = stream_spec(j, engine, threads);
+  sc.out_type = j->out.wo.type;
+  sc.out_scaling = j->out.wo.scaling;
+  sc.out_name = j->o->out_path;
+  sc.out_path = path;
+  sc.tail = j->tail;
+  sc.drop_end = j->drop_end;
+  sc.devices = devices.index;
+  sc.pipelines = devices.count;
+  sc.rank = w->rank;
+  sc.ranks = w->size;
+  sc.progress = &j->prog;
+  j->prog.enabled = w->rank == 0 && isatty(STDERR_FILENO) && !j->o->quiet;
+  if (j->o->verbose)
+    diag_notice("split: %d range%s over %d process%s of %d pipeline%s each",
+                w->size * devices.count, w->size * devices.count == 1 ? "" : "s", w->size,
+                w->size == 1 ? "" : "es", devices.count, devices.count == 1 ? "" : "s");
+  int own = capture_split_run(&sc, &j->result, &j->engine_used);
+  rc = scale_world_agree(own);
+  split_totals(j);
+  if (rc != CLI_EXIT_OK) {
+    if (w->rank == 0 && own == CLI_EXIT_OK)
+      diag_error("%s: not written: another process of the run failed", j->out.name);
+    return rc;
+  }
+  if (j->o->verbose) pass_print_times(&j->result.pass);
+  capture_tally tally = j->result.tally;
+  if (w->rank == 0) {
+    capture_writer_add_parts(j->out.writer, j->result.out_frames);
+    rc = commit(j);
+  }
+  rc = scale_world_agree(rc);
+  if (rc == CLI_EXIT_OK && w->rank == 0) summary(j, tally, progress_clock() - t0);
+  return rc;
+}
+
 int capture_filter(const filter_options *o, convoy_engine engine, int32_t threads) {
   if (o->capture.matched.pulse_len > 0) return capture_pulses(o, engine, threads);
   capture_job j;
   memset(&j, 0, sizeof j);
   j.o = o;
-  int rc = job_run(&j, engine, threads);
+  const int split = j.o->devices.given || scale_world_get()->size > 1;
+  int rc = split ? job_run_split(&j, engine, threads) : job_run(&j, engine, threads);
   capture_out_discard(&j.out); /* nothing left after a commit */
   convoy_stream_destroy(j.stream);
   capture_taps_free(&j.taps);

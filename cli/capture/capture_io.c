@@ -184,7 +184,7 @@ static int out_type(const filter_options *o, const capture_in *in, capture_datat
   return 0;
 }
 
-int capture_out_open(const filter_options *o, const capture_in *in, capture_out *out) {
+int capture_out_plan(const filter_options *o, const capture_in *in, int shared, capture_out *out) {
   memset(out, 0, sizeof *out);
   const int to_stdout = is_std(o->out_path);
   out->name = to_stdout ? "stdout" : o->out_path;
@@ -234,13 +234,20 @@ int capture_out_open(const filter_options *o, const capture_in *in, capture_out 
   out->wo.type = t;
   out->wo.channels = in->ro.channels;
   out->wo.overwrite = o->overwrite;
+  out->wo.shared = shared;
   if (memcmp(&t, &in->ro.type, sizeof t) == 0)
     out->wo.scaling = in->ro.scaling;
   else
     out->wo.scaling = capture_scaling_default(t);
   if (o->capture.has_out_scale) out->wo.scaling.scale = o->capture.out_scale;
   if (o->capture.has_out_offset) out->wo.scaling.offset = o->capture.out_offset;
+  return CLI_EXIT_OK;
+}
 
+int capture_out_open(const filter_options *o, const capture_in *in, int shared, capture_out *out) {
+  int rc = capture_out_plan(o, in, shared, out);
+  if (rc != CLI_EXIT_OK) return rc;
+  const int to_stdout = is_std(o->out_path);
   char err[512] = "";
   convoy_status st;
   if (out->sigmf) {

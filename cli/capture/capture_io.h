@@ -72,8 +72,14 @@ typedef struct capture_out {
 } capture_out;
 
 /* Decides OUT's form, datatype and scaling for the input `in` and opens the
- * writer (a temporary; nothing appears at OUT before commit). */
-int capture_out_open(const filter_options *o, const capture_in *in, capture_out *out);
+ * writer (a temporary; nothing appears at OUT before commit). shared: the
+ * samples' temporary is named, so that other processes can write parts of
+ * it (capture_writer_open_at). */
+int capture_out_open(const filter_options *o, const capture_in *in, int shared, capture_out *out);
+
+/* capture_out_open's decisions and checks alone, opening nothing: what the
+ * processes of a split run that write into another's temporary need. */
+int capture_out_plan(const filter_options *o, const capture_in *in, int shared, capture_out *out);
 
 /* Puts OUT in place: the raw file, or the SigMF pair with `meta` (edited as
  * sigmf_writer_commit() says). Frees the writers in every case. */

@@ -255,7 +255,7 @@ static int job_run(pulse_job *j) {
     rc = capture_template_load(j->o, j->in.name, j->in.ro.type.is_complex, j->in.rate, &j->tmpl);
   if (rc == CLI_EXIT_OK) rc = geometry(j);
   if (rc == CLI_EXIT_OK) rc = setup(j);
-  if (rc == CLI_EXIT_OK) rc = capture_out_open(j->o, &j->in, &j->out);
+  if (rc == CLI_EXIT_OK) rc = capture_out_open(j->o, &j->in, 0, &j->out);
   if (rc == CLI_EXIT_OK) rc = run(j);
   if (rc != CLI_EXIT_OK) return rc;
   capture_tally tally = capture_writer_tally(j->out.writer);

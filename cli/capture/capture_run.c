@@ -85,7 +85,8 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
   const capture_reader_options *ro = capture_reader_get_options(cfg->reader);
   const int direct_format = capture_run_direct_format(ro->type, ro->scaling);
   cp.direct = direct_format >= 0;
-  cp.int_out = capture_run_output_format(cfg->out_type, cfg->out_scaling) != CONVOY_FORMAT_F32;
+  cp.int_out = !cfg->float_output &&
+               capture_run_output_format(cfg->out_type, cfg->out_scaling) != CONVOY_FORMAT_F32;
   const size_t values = (size_t)ro->channels * capture_datatype_components(ro->type);
   const size_t stored_frame_bytes = (size_t)ro->channels * capture_datatype_sample_bytes(ro->type);
 

@@ -45,6 +45,8 @@ typedef struct capture_run_config {
   capture_datatype out_type; /* the writer's datatype and scaling */
   capture_scaling out_scaling;
   int64_t chunk_frames; /* frames per read, >= 1 */
+  int float_output;     /* 1: the stream writes float32 even where it could write out_type's
+                           codes (capture_run_output_format), and the writer quantizes */
   pass_window window;   /* skip, tail, drop_end (a valid-mode correlation), count and
                            the stream's config.decimation */
   pass_warm warm;       /* frames read around the selection (pass_warm.h) */
@@ -73,7 +75,8 @@ int capture_run_direct_format(capture_datatype t, capture_scaling s);
  * integer format when the stream can quantize to t's codes itself (native
  * byte order, default scaling; a gain is in the taps), so that a GPU engine
  * moves the output in its stored width and the host only copies it; else
- * F32. capture_run() expects a stream made with this as its output_format. */
+ * F32. capture_run() expects a stream made with this as its output_format,
+ * or with F32 and float_output set. */
 convoy_sample_format capture_run_output_format(capture_datatype t, capture_scaling s);
 
 /* Runs the pass to the end of the reader's range. On failure returns the

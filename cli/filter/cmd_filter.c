@@ -14,6 +14,7 @@
 #include "out_check.h"
 #include "pass_warm.h"
 #include "progress.h"
+#include "scale_world.h"
 #include "summary.h"
 
 #include <math.h>
@@ -50,28 +51,39 @@ static const char *display_name(const char *path, const char *dash) {
   return strcmp(path, "-") == 0 ? dash : path;
 }
 
+/* Why no GPU engine can run here. */
+static const char *no_gpu_reason(void) {
+  if (!convoy_built_with_cuda()) return "convoy was built without CUDA";
+  convoy_gpu_count();
+  return convoy_last_error()[0] ? convoy_last_error() : "no usable GPU";
+}
+
 /* A GPU engine asked for where none can run falls back to its CPU twin. */
 static convoy_engine resolve_engine(convoy_engine wanted) {
   if (convoy_engine_family(wanted) != CONVOY_FAMILY_GPU) return wanted;
   if (convoy_engine_available(wanted)) return wanted;
   convoy_engine cpu = convoy_engine_cpu_fallback(wanted);
-  const char *why;
-  if (!convoy_built_with_cuda()) {
-    why = "convoy was built without CUDA";
-  } else {
-    convoy_gpu_count();
-    why = convoy_last_error()[0] ? convoy_last_error() : "no usable GPU";
-  }
-  diag_notice("%s engine not available (%s); using %s", convoy_engine_name(wanted), why,
+  diag_notice("%s engine not available (%s); using %s", convoy_engine_name(wanted), no_gpu_reason(),
               convoy_engine_name(cpu));
   return cpu;
+}
+
+/* --devices runs GPU engines (any of them with the default engine), with
+ * no fallback: the GPUs were asked for by name. */
+static int devices_engine(filter_options *o) {
+  if (!o->devices.given) return CLI_EXIT_OK;
+  if (o->engine == CONVOY_ENGINE_AUTO) o->engine = CONVOY_ENGINE_GPU;
+  if (convoy_engine_available(o->engine)) return CLI_EXIT_OK;
+  diag_error("--devices: the %s engine cannot run here (%s)", convoy_engine_name(o->engine),
+             no_gpu_reason());
+  return CLI_EXIT_FAIL;
 }
 
 /* All CPU threads but one: the reader and writer threads need a core of their
  * own, or the filter's worker threads (which spin while they wait) and the
  * I/O slow each other down several times over. */
 static int32_t default_threads(void) {
-  int n = convoy_cpu_threads();
+  int n = convoy_cpu_threads() / scale_world_get()->local_size; /* the processes on this host */
   return n > 1 ? n - 1 : 1;
 }
 
@@ -340,7 +352,7 @@ static int filter_job_run(filter_job *j) {
   return CLI_EXIT_OK;
 }
 
-int cmd_filter(int argc, char **argv) {
+static int filter_command(int argc, char **argv) {
   filter_job j;
   memset(&j, 0, sizeof j);
   int rc = filter_options_parse(argc, argv, &j.opt);
@@ -349,10 +361,15 @@ int cmd_filter(int argc, char **argv) {
     help_filter(stdout);
     return CLI_EXIT_OK;
   }
-  diag_set_quiet(j.opt.quiet);
+  if (scale_world_get()->rank == 0) diag_set_quiet(j.opt.quiet);
   int is_capture = capture_is_input(&j.opt);
   rc = capture_filter_check(&j.opt, is_capture);
+  if (rc == CLI_EXIT_OK && !is_capture && (j.opt.devices.given || scale_world_get()->size > 1))
+    rc = diag_usage("filter", "%s is for captures (raw I/Q or SigMF), and %s is not one",
+                    j.opt.devices.given ? "--devices" : "a run over several processes (mpirun)",
+                    j.opt.in_path);
   if (rc == CLI_EXIT_OK) rc = out_check_free("filter", j.opt.out_path, j.opt.overwrite);
+  if (rc == CLI_EXIT_OK) rc = devices_engine(&j.opt);
   if (rc != CLI_EXIT_OK) return rc;
   audio_install_signal_cleanup();
   if (is_capture)
@@ -367,5 +384,12 @@ int cmd_filter(int argc, char **argv) {
   convoy_stream_destroy(j.stream);
   filter_set_free(&j.filters);
   if (j.src) audio_source_close(j.src);
+  return rc;
+}
+
+int cmd_filter(int argc, char **argv) {
+  if (scale_world_start(&argc, &argv) != 0) return CLI_EXIT_FAIL;
+  int rc = filter_command(argc, argv);
+  scale_world_end();
   return rc;
 }

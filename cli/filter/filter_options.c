@@ -21,6 +21,7 @@ enum {
   OPT_THREADS,
   OPT_FFT_SIZE,
   OPT_DEVICE,
+  OPT_DEVICES,
   OPT_TYPE,
   OPT_ALIGN,
   OPT_FORMAT,
@@ -61,6 +62,7 @@ static const arg_option filter_opts[] = {
     {"threads", 0, ARG_REQUIRED, OPT_THREADS, ARG_STORE_NONE, 0, 0},
     {"fft-size", 0, ARG_REQUIRED, OPT_FFT_SIZE, ARG_STORE_NONE, 0, 0},
     {"device", 0, ARG_REQUIRED, OPT_DEVICE, ARG_STORE_NONE, 0, 0},
+    {"devices", 0, ARG_REQUIRED, OPT_DEVICES, ARG_STORE_NONE, 0, 0},
     {"type", 0, ARG_REQUIRED, OPT_TYPE, ARG_STORE_NONE, 0, 0},
     ARG_FLAG("help", 'h', filter_options, help, 1),
     {"format", 0, ARG_REQUIRED, OPT_FORMAT, ARG_STORE_NONE, 0, 0},
@@ -203,6 +205,8 @@ static int handle(arg_parser *p, int id, const char *val, void *target) {
     if (arg_int64(p, val, 0, 1023, &n)) return CLI_EXIT_USAGE;
     o->device = (int32_t)n;
     return CLI_EXIT_OK;
+  case OPT_DEVICES:
+    return scale_devices_parse(p->cmd, val, &o->devices);
   case OPT_ALIGN:
     if (!val) {
       o->align = ALIGN_DELAY;
@@ -249,6 +253,11 @@ int filter_options_parse(int argc, char **argv, filter_options *o) {
     return diag_usage(p.cmd, "--normalize reads the input twice, so IN cannot be stdin");
   if (o->out_type && strcmp(o->out_path, "-") != 0)
     return diag_usage(p.cmd, "--type is for OUT '-' (stdout); a file's type comes from its name");
+  if (o->devices.given && o->device >= 0)
+    return diag_usage(p.cmd, "--device and --devices exclude each other");
+  if (o->devices.given && convoy_engine_family(o->engine) == CONVOY_FAMILY_CPU)
+    return diag_usage(p.cmd, "--devices runs GPU engines; --engine %s is a CPU one",
+                      convoy_engine_name(o->engine));
   if (o->quiet && o->verbose) o->verbose = 0;
   return CLI_EXIT_OK;
 }

@@ -7,6 +7,7 @@
 #include "audio_file.h"
 #include "capture_args.h"
 #include "convoy.h"
+#include "scale_devices.h"
 
 #include <stdint.h>
 
@@ -45,9 +46,10 @@ typedef struct filter_options {
   int32_t threads;    /* 0 = library default */
   int64_t fft_size;   /* 0 = cost model */
   int32_t device;     /* --device: GPU index, -1 = default */
-  const char *out_type; /* --type: container of OUT when it is "-" (extension, e.g. "flac") */
-  int help;             /* --help: print help and exit 0 */
-  capture_args capture; /* raw I/Q and SigMF options (cli/capture/capture_args.h) */
+  scale_devices devices; /* --devices: one pipeline per GPU named (captures) */
+  const char *out_type;  /* --type: container of OUT when it is "-" (extension, e.g. "flac") */
+  int help;              /* --help: print help and exit 0 */
+  capture_args capture;  /* raw I/Q and SigMF options (cli/capture/capture_args.h) */
 } filter_options;
 
 /* Parses argv (argv[0] = "filter"). Returns CLI_EXIT_OK, or CLI_EXIT_USAGE
