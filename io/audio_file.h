@@ -111,6 +111,17 @@ typedef struct audio_sink_stats {
 convoy_status audio_output_format(const char *path, int32_t input_format, audio_subtype subtype,
                                   int32_t *format, char *err, size_t err_size);
 
+/* Bytes of samples a file of `format` can hold: WAV, AIFF and AU count
+ * their sizes in 32 bits, so about 4 GiB (less room for the header); 0 for
+ * containers without such a limit (RF64, W64, CAF, FLAC, Ogg). The
+ * environment variable CONVOY_IO_TEST_SIZE_LIMIT (bytes) lowers a nonzero
+ * limit: a test hook, read here only. */
+int64_t audio_container_limit(int32_t format);
+
+/* Bytes one sample of format's subtype takes in the file: 1 .. 8 for PCM and
+ * float subtypes, 0 for compressed ones (whose size is not known). */
+int audio_subtype_bytes(int32_t format);
+
 /* Opens a temporary file in path's directory (io/atomic_file.h: unnamed, or
  * ".NAME.convoy-PID-XXXXXX" where the file system lacks O_TMPFILE). Refuses
  * an existing path unless overwrite (checked now and again, atomically, at
@@ -124,12 +135,13 @@ convoy_status audio_sink_open(audio_sink **sink, const char *path, const audio_s
                               int overwrite, char *err, size_t err_size);
 
 /* Writes interleaved float frames: integer subtypes saturate (never wrap),
- * with TPDF dither at <= 16 bits when enabled; clips and peak are counted
- * (the exact rule is in io/quantize.h: x = +1.0 counts as clipped in integer
- * output, -1.0 does not). Float and double subtypes take samples unchanged,
- * beyond +-1.0 too, and count no clips; Vorbis and Opus clamp to +-1.0 and
- * count what they clamp. After a failed write the temporary is already
- * removed and only commit (which then fails) or abort may follow. */
+ * and a write that would take the samples past audio_container_limit fails
+ * (CONVOY_ERR_UNSUPPORTED, the output removed) rather than leave a file
+ * whose size fields are wrong; with TPDF dither at <= 16 bits when enabled; clips and peak are
+ * counted (the exact rule is in io/quantize.h: x = +1.0 counts as clipped in integer output, -1.0
+ * does not). Float and double subtypes take samples unchanged, beyond +-1.0 too, and count no
+ * clips; Vorbis and Opus clamp to +-1.0 and count what they clamp. After a failed write the
+ * temporary is already removed and only commit (which then fails) or abort may follow. */
 convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_frames, char *err,
                                size_t err_size);
 

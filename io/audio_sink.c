@@ -29,6 +29,7 @@ struct audio_sink {
   int channels;
   int failed; /* a write failed: the temporary is gone */
   int64_t frames;
+  int64_t max_frames;      /* frames the container holds; 0: no limit */
   int64_t since_writeback; /* samples written since writeback last started */
   int64_t chunk_frames;    /* frames per libsndfile call */
   void *buf;               /* chunk_frames * channels shorts, ints or floats */
@@ -112,6 +113,9 @@ convoy_status audio_sink_open(audio_sink **out, const char *path, const audio_si
     return system ? CONVOY_ERR_IO : CONVOY_ERR_UNSUPPORTED;
   }
   if (sink->path.kind == SAMPLE_PATH_LOSSY) sf_command(sink->sf, SFC_SET_CLIPPING, NULL, SF_TRUE);
+  const int64_t limit = audio_container_limit(opt->format);
+  const int bytes = audio_subtype_bytes(opt->format);
+  if (limit > 0 && bytes > 0) sink->max_frames = limit / ((int64_t)bytes * opt->channels);
   *out = sink;
   return CONVOY_OK;
 
@@ -213,6 +217,15 @@ static convoy_status write_frames(audio_sink *sink, const void *data, int64_t n_
   if (sink->failed) {
     io_errorf(err, err_size, "%s: an earlier write failed; the output was removed", sink->name);
     return CONVOY_ERR_STATE;
+  }
+  if (sink->max_frames > 0 && n_frames > sink->max_frames - sink->frames) {
+    io_errorf(err, err_size,
+              "%s: the output outgrows the 4 GiB its container's size fields can count; name "
+              "it .rf64 or .w64",
+              sink->name);
+    drop_output(sink);
+    sink->failed = 1;
+    return CONVOY_ERR_UNSUPPORTED;
   }
   const size_t encoded = audio_sink_encoded_bytes(sink);
   const size_t frame_bytes =

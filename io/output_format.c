@@ -6,6 +6,7 @@
 
 #include <sndfile.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -190,4 +191,37 @@ convoy_status audio_output_format(const char *path, int32_t input_format, audio_
   }
   *format = c->format | sub;
   return CONVOY_OK;
+}
+
+int64_t audio_container_limit(int32_t format) {
+  const int32_t c = format & SF_FORMAT_TYPEMASK;
+  if (c != SF_FORMAT_WAV && c != SF_FORMAT_AIFF && c != SF_FORMAT_AU) return 0;
+  int64_t limit = (int64_t)0xFFFFFFFF - 65536; /* the header's chunks fit in the rest */
+  const char *test = getenv("CONVOY_IO_TEST_SIZE_LIMIT");
+  if (test && *test) {
+    const long long v = strtoll(test, NULL, 10);
+    if (v > 0 && v < limit) limit = v;
+  }
+  return limit;
+}
+
+int audio_subtype_bytes(int32_t format) {
+  switch (format & SF_FORMAT_SUBMASK) {
+  case SF_FORMAT_PCM_S8:
+  case SF_FORMAT_PCM_U8:
+  case SF_FORMAT_ULAW:
+  case SF_FORMAT_ALAW:
+    return 1;
+  case SF_FORMAT_PCM_16:
+    return 2;
+  case SF_FORMAT_PCM_24:
+    return 3;
+  case SF_FORMAT_PCM_32:
+  case SF_FORMAT_FLOAT:
+    return 4;
+  case SF_FORMAT_DOUBLE:
+    return 8;
+  default:
+    return 0;
+  }
 }

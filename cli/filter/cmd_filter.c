@@ -110,6 +110,32 @@ static int make_stream(filter_job *j) {
   return CLI_EXIT_OK;
 }
 
+/* WAV, AIFF and AU count their sizes in 32 bits. An output known to need
+ * more is written as RF64 where WAV was asked for (as ffmpeg's -rf64 auto
+ * does; libsndfile, sox and ffmpeg read it), and refused for the others
+ * before anything is written. An input of unknown length (stdin) is stopped
+ * by the sink when it gets there. */
+static int fit_container(filter_job *j) {
+  const int64_t limit = audio_container_limit(j->out_format);
+  const int bytes = audio_subtype_bytes(j->out_format);
+  if (limit <= 0 || bytes <= 0 || j->info.frames < 0) return CLI_EXIT_OK;
+  const int64_t frames = j->info.frames + (j->opt.tail ? j->filters.max_taps - 1 : 0);
+  const double need = (double)frames * j->info.channels * bytes;
+  if (need <= (double)limit) return CLI_EXIT_OK;
+  const double gib = need / (double)(1 << 30);
+  if ((j->out_format & SF_FORMAT_TYPEMASK) == SF_FORMAT_WAV) {
+    j->out_format = SF_FORMAT_RF64 | (j->out_format & SF_FORMAT_SUBMASK);
+    diag_notice("%s: %.1f GiB of samples is more than WAV's 4 GiB; writing RF64 (which "
+                "libsndfile, sox and ffmpeg read)",
+                j->out_name, gib);
+    return CLI_EXIT_OK;
+  }
+  diag_error("%s: %.1f GiB of samples is more than this container's 4 GiB; name it .rf64, .w64 "
+             "or .caf",
+             j->out_name, gib);
+  return CLI_EXIT_FAIL;
+}
+
 static int open_output(filter_job *j) {
   char err[512] = "";
   char typed[256];
@@ -130,6 +156,7 @@ static int open_output(filter_job *j) {
   if (st == CONVOY_OK && j->opt.subtype == AUDIO_SUBTYPE_SAME && in_sub != out_sub)
     diag_notice("%s: the output cannot hold %s's %s samples; writing %s", j->out_name, j->in_name,
                 summary_subtype_name(j->info.format), summary_subtype_name(j->out_format));
+  if (st == CONVOY_OK && fit_container(j) != CLI_EXIT_OK) return CLI_EXIT_FAIL;
   if (st == CONVOY_OK) {
     audio_sink_options so;
     memset(&so, 0, sizeof so);
