@@ -8,6 +8,8 @@
 #include "convoy.h"
 #include "diag.h"
 #include "filter_options.h"
+#include "audio_split.h"
+#include "filter_job.h"
 #include "filter_run.h"
 #include "filter_taps.h"
 #include "help.h"
@@ -22,30 +24,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Frames per read: large enough that per-call costs vanish, small enough
- * that a ring of buffers stays in the caches. */
-#define CHUNK_SAMPLES 65536
-/* Fixed so that runs are reproducible (sox's -R habit is the default here). */
-#define DITHER_SEED 0x636f6e766f79ull
-
-typedef struct filter_job {
-  filter_options opt;
-  const char *in_name, *out_name;
-  audio_source *src;
-  audio_info info;
-  filter_set filters;
-  convoy_stream *stream;
-  audio_sink *sink;
-  int32_t out_format;
-  int64_t skip;                /* output frames --align drops */
-  int64_t sel_skip, sel_count; /* --skip, --count in frames (count -1: to the end) */
-  int warm;                    /* the selection is filtered as part of IN (no --cold-start) */
-  pass_window window;          /* the output window of every pass */
-  pass_warm reads;             /* what a pass reads around the selection */
-  double gain_db;
-  progress prog;
-} filter_job;
 
 static const char *display_name(const char *path, const char *dash) {
   return strcmp(path, "-") == 0 ? dash : path;
@@ -82,32 +60,38 @@ static int devices_engine(filter_options *o) {
 /* All CPU threads but one: the reader and writer threads need a core of their
  * own, or the filter's worker threads (which spin while they wait) and the
  * I/O slow each other down several times over. */
-static int32_t default_threads(void) {
+int32_t filter_job_default_threads(void) {
   int n = convoy_cpu_threads() / scale_world_get()->local_size; /* the processes on this host */
   return n > 1 ? n - 1 : 1;
 }
 
-static int make_stream(filter_job *j) {
+int filter_job_make_stream(const filter_job *j, int64_t first_sample, int32_t device,
+                           convoy_stream **stream) {
   convoy_stream_config cfg;
   convoy_stream_config_init(&cfg);
   cfg.channels = j->filters.true_stereo ? 4 : j->info.channels;
-  cfg.engine = resolve_engine(j->opt.engine);
-  cfg.threads = j->opt.threads > 0 ? j->opt.threads : default_threads();
+  cfg.engine = j->engine;
+  cfg.threads = j->opt.threads > 0 ? j->opt.threads : filter_job_default_threads();
   cfg.fft_size = j->opt.fft_size;
-  cfg.device = j->opt.device;
-  cfg.first_sample = j->warm ? j->sel_skip : 0;
-  convoy_status st = convoy_stream_create(&j->stream, &cfg, j->filters.filters, j->filters.count);
+  cfg.device = device >= 0 ? device : j->opt.device;
+  cfg.first_sample = first_sample;
+  convoy_status st = convoy_stream_create(stream, &cfg, j->filters.filters, j->filters.count);
   if (st != CONVOY_OK) {
     diag_error("%s: cannot set up the filter: %s", j->in_name,
                convoy_last_error()[0] ? convoy_last_error() : convoy_strerror(st));
     return CLI_EXIT_FAIL;
   }
-  if (j->opt.verbose) {
+  return CLI_EXIT_OK;
+}
+
+static int make_stream(filter_job *j) {
+  int rc = filter_job_make_stream(j, j->warm ? j->sel_skip : 0, -1, &j->stream);
+  if (rc == CLI_EXIT_OK && j->opt.verbose) {
     char plan[512];
     convoy_stream_describe(j->stream, plan, sizeof plan);
     diag_notice("plan: %s", plan);
   }
-  return CLI_EXIT_OK;
+  return rc;
 }
 
 /* WAV, AIFF and AU count their sizes in 32 bits. An output known to need
@@ -136,7 +120,7 @@ static int fit_container(filter_job *j) {
   return CLI_EXIT_FAIL;
 }
 
-static int open_output(filter_job *j) {
+int filter_job_output_format(filter_job *j) {
   char err[512] = "";
   char typed[256];
   const char *format_path = j->opt.out_path;
@@ -151,22 +135,35 @@ static int open_output(filter_job *j) {
   }
   convoy_status st = audio_output_format(format_path, j->info.format, j->opt.subtype,
                                          &j->out_format, err, sizeof err);
+  if (st != CONVOY_OK) {
+    diag_error("%s", err[0] ? err : convoy_strerror(st));
+    return CLI_EXIT_FAIL;
+  }
   const int32_t in_sub = j->info.format & SF_FORMAT_SUBMASK,
                 out_sub = j->out_format & SF_FORMAT_SUBMASK;
-  if (st == CONVOY_OK && j->opt.subtype == AUDIO_SUBTYPE_SAME && in_sub != out_sub)
+  if (j->opt.subtype == AUDIO_SUBTYPE_SAME && in_sub != out_sub)
     diag_notice("%s: the output cannot hold %s's %s samples; writing %s", j->out_name, j->in_name,
                 summary_subtype_name(j->info.format), summary_subtype_name(j->out_format));
-  if (st == CONVOY_OK && fit_container(j) != CLI_EXIT_OK) return CLI_EXIT_FAIL;
-  if (st == CONVOY_OK) {
-    audio_sink_options so;
-    memset(&so, 0, sizeof so);
-    so.format = j->out_format;
-    so.channels = j->info.channels;
-    so.rate = j->info.rate;
-    so.dither = j->opt.dither;
-    so.seed = DITHER_SEED;
-    st = audio_sink_open(&j->sink, j->opt.out_path, &so, j->opt.overwrite, err, sizeof err);
-  }
+  return fit_container(j);
+}
+
+void filter_job_sink_options(const filter_job *j, audio_sink_options *so) {
+  memset(so, 0, sizeof *so);
+  so->format = j->out_format;
+  so->channels = j->info.channels;
+  so->rate = j->info.rate;
+  so->dither = j->opt.dither;
+  so->seed = FILTER_DITHER_SEED;
+}
+
+static int open_output(filter_job *j) {
+  int rc = filter_job_output_format(j);
+  if (rc != CLI_EXIT_OK) return rc;
+  char err[512] = "";
+  audio_sink_options so;
+  filter_job_sink_options(j, &so);
+  convoy_status st =
+      audio_sink_open(&j->sink, j->opt.out_path, &so, j->opt.overwrite, err, sizeof err);
   if (st != CONVOY_OK) {
     diag_error("%s", err[0] ? err : convoy_strerror(st));
     return CLI_EXIT_FAIL;
@@ -204,7 +201,8 @@ static int run_pass(filter_job *j, const char *label, float gain, audio_sink *si
   rc.stream = j->stream;
   rc.channels = j->info.channels;
   rc.true_stereo = j->filters.true_stereo;
-  rc.chunk_frames = pass_chunk_frames(j->stream, CHUNK_SAMPLES, j->info.channels, j->info.frames);
+  rc.chunk_frames =
+      pass_chunk_frames(j->stream, FILTER_CHUNK_SAMPLES, j->info.channels, j->info.frames);
   rc.window = j->window;
   rc.warm = j->reads;
   rc.gain = gain;
@@ -252,11 +250,11 @@ static int measure_gain(filter_job *j, float *gain) {
   return CLI_EXIT_OK;
 }
 
-static void set_window(filter_job *j) {
+void filter_job_set_align(filter_job *j) {
   j->skip = 0;
   if (!j->opt.align) return;
   if (j->opt.align == ALIGN_SOX) { /* sox's fir: floor((T - 1) / 2), whatever the taps */
-    j->skip = (convoy_stream_taps(j->stream) - 1) / 2;
+    j->skip = (j->filters.max_taps - 1) / 2;
     if (j->opt.verbose)
       diag_notice("--align=sox: removing %lld frames, as sox's fir does", (long long)j->skip);
     return;
@@ -327,8 +325,7 @@ static int select_range(filter_job *j) {
   return CLI_EXIT_OK;
 }
 
-static int filter_job_run(filter_job *j) {
-  double t0 = progress_clock();
+int filter_job_open_input(filter_job *j) {
   char err[512] = "";
   convoy_status st = audio_source_open(&j->src, j->opt.in_path, &j->info, err, sizeof err);
   if (st != CONVOY_OK) {
@@ -338,10 +335,17 @@ static int filter_job_run(filter_job *j) {
   int rc = select_range(j);
   if (rc == CLI_EXIT_OK)
     rc = filter_set_make(&j->opt, j->in_name, j->info.channels, j->info.rate, &j->filters);
+  return rc;
+}
+
+static int filter_job_run(filter_job *j) {
+  double t0 = progress_clock();
+  char err[512] = "";
+  int rc = filter_job_open_input(j);
   if (rc == CLI_EXIT_OK) rc = make_stream(j);
   if (rc == CLI_EXIT_OK) rc = open_output(j);
   if (rc != CLI_EXIT_OK) return rc;
-  set_window(j);
+  filter_job_set_align(j);
   if ((rc = plan_window(j)) != CLI_EXIT_OK) return rc;
 
   float gain = (float)pow(10.0, j->opt.gain_db / 20.0);
@@ -354,7 +358,7 @@ static int filter_job_run(filter_job *j) {
   audio_sink_get_stats(j->sink, &stats);
   audio_sink *sink = j->sink;
   j->sink = NULL; /* commit frees it, whatever the outcome */
-  st = audio_sink_commit(sink, err, sizeof err);
+  convoy_status st = audio_sink_commit(sink, err, sizeof err);
   if (st != CONVOY_OK) {
     diag_error("%s", err[0] ? err : convoy_strerror(st));
     return CLI_EXIT_FAIL;
@@ -391,21 +395,19 @@ static int filter_command(int argc, char **argv) {
   if (scale_world_get()->rank == 0) diag_set_quiet(j.opt.quiet);
   int is_capture = capture_is_input(&j.opt);
   rc = capture_filter_check(&j.opt, is_capture);
-  if (rc == CLI_EXIT_OK && !is_capture && (j.opt.devices.given || scale_world_get()->size > 1))
-    rc = diag_usage("filter", "%s is for captures (raw I/Q or SigMF), and %s is not one",
-                    j.opt.devices.given ? "--devices" : "a run over several processes (mpirun)",
-                    j.opt.in_path);
   if (rc == CLI_EXIT_OK) rc = out_check_free("filter", j.opt.out_path, j.opt.overwrite);
   if (rc == CLI_EXIT_OK) rc = devices_engine(&j.opt);
   if (rc != CLI_EXIT_OK) return rc;
   audio_install_signal_cleanup();
   if (is_capture)
     return capture_filter(&j.opt, resolve_engine(j.opt.engine),
-                          j.opt.threads > 0 ? j.opt.threads : default_threads());
+                          j.opt.threads > 0 ? j.opt.threads : filter_job_default_threads());
   j.in_name = display_name(j.opt.in_path, "stdin");
   j.out_name = display_name(j.opt.out_path, "stdout");
+  j.engine = resolve_engine(j.opt.engine);
 
-  rc = filter_job_run(&j);
+  rc =
+      j.opt.devices.given || scale_world_get()->size > 1 ? audio_split_run(&j) : filter_job_run(&j);
 
   audio_sink_abort(j.sink); /* NULL after a commit */
   convoy_stream_destroy(j.stream);

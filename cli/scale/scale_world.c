@@ -79,6 +79,10 @@ void scale_world_sum(int64_t *values, int n) {
   if (world.mpi) MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
 }
 
+void scale_world_min(int64_t *values, int n) {
+  if (world.mpi) MPI_Allreduce(MPI_IN_PLACE, values, n, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+}
+
 double scale_world_max(double value) {
   double out = value;
   if (world.mpi) MPI_Allreduce(&value, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -127,6 +131,11 @@ int scale_world_agree(int status) {
 }
 
 void scale_world_sum(int64_t *values, int n) {
+  (void)values;
+  (void)n;
+}
+
+void scale_world_min(int64_t *values, int n) {
   (void)values;
   (void)n;
 }

@@ -43,6 +43,9 @@ int scale_world_agree(int status);
 /* Sums (in place) n counters over the ranks. */
 void scale_world_sum(int64_t *values, int n);
 
+/* The smallest (in place) of n values over the ranks. */
+void scale_world_min(int64_t *values, int n);
+
 /* The largest of value over the ranks. */
 double scale_world_max(double value);
 

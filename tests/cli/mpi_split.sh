@@ -1,11 +1,13 @@
 #!/bin/bash
 # `mpirun -np N convoy filter` (the CPU engines here): each rank filters a
-# contiguous range of the capture, warm-started, into its place in one
+# contiguous range of the input, warm-started, into its place in one
 # output, and the output is bit for bit the single-process run's: raw cf32,
-# rf32 and ci16 (clip counts summed), SigMF cu8 (metadata too), lengths
-# that no rank count divides, 2 and 3 ranks, with --decimate, --shift,
-# --align, --tail, --skip/--count (warm and --cold-start), a valid-mode
-# matched filter, and taps longer than a rank's range. A failure every rank
+# rf32 and ci16 (clip counts summed), SigMF cu8 (metadata too), audio (WAV,
+# RF64 and W64; PCM 16, 24 and 32 bits, and float, whose PEAK chunk differs
+# only in its time stamp), lengths that no rank count divides, 2 and 3
+# ranks, with --decimate, --shift, --align, --tail, --gain, --skip/--count
+# (warm and --cold-start), a valid-mode matched filter, and taps longer than
+# a rank's range. What cannot be split (--normalize, FLAC out) is refused. A failure every rank
 # meets is reported once; a rank killed mid-run leaves no output and no
 # temporary. Skipped (77) without mpirun or a build with MPI.
 source "$(dirname "$0")/common.bash"
@@ -92,6 +94,52 @@ for n in 2 3; do
   same $n "1500 taps over 1000 samples" cf32 small.cf32 --taps long.txt --tail -q
   same $n "1500 taps over 1000 samples, decimated" cf32 small.cf32 --taps long.txt --decimate 3 -q
 done
+
+# Audio: the file as one process writes it. A float WAV's PEAK chunk holds
+# the time it was written (bytes 61-64 here): only those may differ.
+gen st.wav --frames 100003 --channels 2 --subtype pcm16 --signal noise --amp 0.9
+gen st3.wav --frames 70001 --channels 3 --subtype pcm24 --signal noise --amp 0.9
+echo 1 >identity.txt
+# RF64 content under a .wav name, as recorders write it (.rf64 names the
+# raw float64 capture datatype on input).
+"$CONVOY" filter st3.wav st3.rf64 --taps identity.txt -q && mv st3.rf64 rf64_in.wav ||
+  fail "making an RF64 input"
+check "the RF64 input is RF64" test "$(head -c 4 rf64_in.wav)" = RF64
+same_audio() { # N DESCRIPTION IN OUT ARGS...
+  local n=$1 desc=$2 in=$3 out=$4
+  shift 4
+  rm -f "one.$out" "split.$out"
+  if ! "$CONVOY" filter "$in" "one.$out" "$@" -q 2>one.txt ||
+    ! "${MPIRUN[@]}" -np "$n" "$CONVOY" filter "$in" "split.$out" "$@" -q >mpi.txt 2>&1; then
+    fail "$desc, $n ranks: a run failed: $(head -c 300 one.txt mpi.txt | tr '\n' '|')"
+  elif [ -n "$(cmp -l "one.$out" "split.$out" | awk '$1 < 61 || $1 > 64')" ] ||
+    [ "$(stat -c %s "one.$out")" != "$(stat -c %s "split.$out")" ]; then
+    fail "$desc, $n ranks: the file differs from one process's: $(cmp "one.$out" "split.$out")"
+  else
+    pass
+  fi
+}
+for n in 2 3; do
+  for ops in "" "--subtype float" "--subtype pcm24 --tail" "--align --gain 6" \
+    "--skip 1000 --count 50001" "--skip 1000 --count 50001 --cold-start" "--subtype pcm32"; do
+    # shellcheck disable=SC2086
+    same_audio $n "WAV $ops" st.wav wav --taps taps.txt $ops
+  done
+  same_audio $n "RF64 in, W64 out" rf64_in.wav w64 --taps taps.txt --tail
+  same_audio $n "WAV in, RF64 float out" st.wav rf64 --taps taps.txt --subtype float
+done
+rm -rf out && mkdir out
+"${MPIRUN[@]}" -np 2 "$CONVOY" filter st.wav out/n.wav --taps taps.txt --normalize >mpi.txt 2>&1
+status=$?
+if [ "$status" -eq 1 ] && grep -q 'runs in one process' mpi.txt; then pass; else
+  fail "--normalize over two ranks: status $status: $(head -c 300 mpi.txt)"
+fi
+"${MPIRUN[@]}" -np 2 "$CONVOY" filter st.wav out/f.flac --taps taps.txt >mpi.txt 2>&1
+status=$?
+if [ "$status" -eq 2 ] && [ "$(grep -c '^convoy: ' mpi.txt)" -eq 1 ]; then pass; else
+  fail "FLAC over two ranks: status $status: $(head -c 300 mpi.txt)"
+fi
+expect_dir_empty out "audio that cannot be split"
 
 # A failure every rank meets: one error line, exit 2, nothing written.
 rm -rf out && mkdir out

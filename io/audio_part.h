@@ -1,0 +1,70 @@
+/*
+ * audio_part.h - an audio file written in parts at once, by threads or by
+ * the processes of an MPI job: each part quantizes its frames as
+ * audio_sink would at their place in the file (the same codes, dither
+ * placed by the sample's position) and writes them in place (pwrite) into
+ * a file that exists; the file's header, made through libsndfile for the
+ * whole length and the parts' peaks, goes in last. The bytes are those
+ * audio_sink writes for the same frames (a float file's PEAK chunk carries
+ * libsndfile's time stamp, as any). Internal to convoy_io.
+ *
+ * Containers: WAV, RF64 and W64 (one data chunk after the header, nothing
+ * after it); subtypes PCM 8 (unsigned in WAV), 16, 24 and 32 bits and
+ * float (double is left out: libsndfile's PEAK of a double file follows its
+ * own conversion). Little-endian hosts. Not thread-safe per part; distinct parts may
+ * be used from distinct threads.
+ */
+#ifndef CONVOY_AUDIO_PART_H
+#define CONVOY_AUDIO_PART_H
+
+#include "audio_file.h"
+#include "convoy.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* 1 when audio files of `format` can be written in parts (above). */
+int audio_part_supported(int32_t format);
+
+/* The header libsndfile writes for a file of opt's format holding `frames`
+ * frames; for the float subtype, with channel c's PEAK value peak[c] at
+ * frame peak_frame[c] (NULL: silence). *header (malloc'd, the caller frees
+ * it) holds the *header_bytes bytes before the samples, which start there
+ * whatever their number; *file_bytes is the whole file's length (a chunk
+ * of odd size is padded after the samples: extend the file to it). */
+convoy_status audio_part_header(const audio_sink_options *opt, int64_t frames, const double *peak,
+                                const int64_t *peak_frame, unsigned char **header,
+                                size_t *header_bytes, int64_t *file_bytes, char *err,
+                                size_t err_size);
+
+typedef struct audio_part audio_part;
+
+/* Opens path (which must exist) to write frames from first_frame on,
+ * data_offset bytes (the header's) into the file; name names the output in
+ * messages. */
+convoy_status audio_part_open(audio_part **part, const char *path, const char *name,
+                              const audio_sink_options *opt, int64_t data_offset,
+                              int64_t first_frame, char *err, size_t err_size);
+
+/* Quantizes n interleaved frames and writes them after the part's last. */
+convoy_status audio_part_write(audio_part *part, const float *frames, int64_t n, char *err,
+                               size_t err_size);
+
+/* What the part wrote: frames, clipped samples, largest |sample|, and per
+ * channel (arrays of the file's channels) the largest |sample| and the
+ * first frame (of the file) where it occurs, as libsndfile's PEAK chunk
+ * counts them. */
+typedef struct audio_part_stats {
+  int64_t frames, clipped;
+  double peak;
+} audio_part_stats;
+void audio_part_get_stats(const audio_part *part, audio_part_stats *stats, double *channel_peak,
+                          int64_t *channel_peak_frame);
+
+/* Flushes the part to disk and closes it; frees part in every case. */
+convoy_status audio_part_close(audio_part *part, char *err, size_t err_size);
+
+/* Closes without flushing (the output is being discarded). NULL-safe. */
+void audio_part_abort(audio_part *part);
+
+#endif /* CONVOY_AUDIO_PART_H */
