@@ -18,7 +18,7 @@ void live_meter_init(live_meter *m) {
   for (int s = 0; s < 2; s++)
     for (int i = 0; i < LIVE_METER_PEAKS; i++) {
       atomic_init(&m->peak[s][i], 0);
-      atomic_init(&m->level_sq[s][i], 0.0);
+      atomic_init(&m->level_sq[s][i], 0); /* the bits of +0.0 */
     }
 }
 
@@ -35,8 +35,10 @@ int64_t live_meter_levels(const live_meter *m, int32_t channels, double sq[2][LI
     uint32_t s1 = atomic_load_explicit(&m->level_seq, memory_order_acquire);
     int64_t frames = atomic_load_explicit(&m->level_frames, memory_order_relaxed);
     for (int s = 0; s < 2; s++)
-      for (int32_t c = 0; c < channels; c++)
-        sq[s][c] = atomic_load_explicit(&m->level_sq[s][c], memory_order_relaxed);
+      for (int32_t c = 0; c < channels; c++) {
+        uint64_t bits = atomic_load_explicit(&m->level_sq[s][c], memory_order_relaxed);
+        memcpy(&sq[s][c], &bits, sizeof bits);
+      }
     atomic_thread_fence(memory_order_acquire);
     if (!(s1 & 1) && atomic_load_explicit(&m->level_seq, memory_order_relaxed) == s1) return frames;
     /* The callback is writing: it is brief, unless it was preempted. */

@@ -36,7 +36,8 @@ typedef struct live_meter {
    * that the callback never waits and the main thread reads them whole). */
   _Atomic uint32_t level_seq;
   _Atomic int64_t level_frames;
-  _Atomic double level_sq[2][LIVE_METER_PEAKS];
+  _Atomic uint64_t level_sq[2][LIVE_METER_PEAKS]; /* the bits of doubles: lock-free wherever
+                                                     64-bit integers are */
 } live_meter;
 
 /* Zeroes the meter. Before the stream starts. */
@@ -78,9 +79,13 @@ static inline void live_meter_levels_begin(live_meter *m) {
 
 /* Real-time safe: adds sq to the sum of squares of channel c of side. */
 static inline void live_meter_add_sq(live_meter *m, int side, int32_t c, double sq) {
-  _Atomic double *t = &m->level_sq[side][c];
-  atomic_store_explicit(t, atomic_load_explicit(t, memory_order_relaxed) + sq,
-                        memory_order_relaxed);
+  _Atomic uint64_t *t = &m->level_sq[side][c];
+  uint64_t bits = atomic_load_explicit(t, memory_order_relaxed);
+  double sum;
+  memcpy(&sum, &bits, sizeof sum);
+  sum += sq;
+  memcpy(&bits, &sum, sizeof bits);
+  atomic_store_explicit(t, bits, memory_order_relaxed);
 }
 
 /* Real-time safe: counts frames more and publishes the totals. */
