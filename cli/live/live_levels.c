@@ -20,9 +20,9 @@ static void span_add(live_level_span *s, int side, int32_t c, double sq, float p
 }
 
 void live_levels_drain(live_levels *l, live_meter *m) {
+  /* Peaks and totals are read apart: a block's peak may fall in this span
+   * and its squares in the next, nothing is lost. */
   double now[2][LIVE_METER_PEAKS];
-  /* The peaks first: a block whose peak is taken then has its squares in
-   * these totals or the next, never lost. */
   float peak[2][LIVE_METER_PEAKS];
   for (int s = 0; s < 2; s++)
     for (int32_t c = 0; c < l->channels; c++) peak[s][c] = live_meter_take_peak(m, s, c);
