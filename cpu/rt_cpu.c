@@ -156,6 +156,7 @@ static convoy_status cpu_create(const rt_layout *l, void **impl, char *err, size
     for (int j = 0; j < rt->n_levels; j++)
       rt->level[j].worker = j < rt->n_workers ? j : rt->n_workers - 1;
   }
+  atomic_init(&rt->caller_prio, -1);
   if (st == CONVOY_OK && rt->n_workers > 0) {
     st = rt_workers_start(rt, err, err_size);
     if (st != CONVOY_OK) {

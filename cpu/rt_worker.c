@@ -108,14 +108,32 @@ void rt_level_run(rt_cpu *rt, rt_level *lv, int64_t seq) {
   if (atomic_exchange(&lv->waiting, 0)) sem_post(&lv->done_sem);
 }
 
-/* REALTIME mode: the workers ask for the lowest SCHED_FIFO priorities,
- * the smallest level's thread highest: above every ordinary thread (a busy
- * machine delays them less) and below any audio thread. Without the
- * permission they stay ordinary threads. */
-static void raise_priority(const rt_cpu *rt, int me) {
-  if (rt->l.mode != CONVOY_RT_REALTIME) return;
-  int lo = sched_get_priority_min(SCHED_FIFO);
-  struct sched_param sp = {.sched_priority = lo + rt->n_workers - 1 - me};
+void rt_workers_note_caller(rt_cpu *rt) {
+  int policy = SCHED_OTHER, prio = 0;
+  struct sched_param sp;
+  if (pthread_getschedparam(pthread_self(), &policy, &sp) == 0 &&
+      (policy == SCHED_FIFO || policy == SCHED_RR))
+    prio = sp.sched_priority;
+  atomic_store_explicit(&rt->caller_prio, prio, memory_order_release);
+}
+
+/* REALTIME mode, once the caller's scheduling is known: a realtime caller
+ * gets the workers right below it (SCHED_FIFO, the smallest level's thread
+ * highest), above every ordinary thread, so that a busy machine delays them
+ * less, and never level with the audio thread, which they would then hold
+ * off. Under an ordinary caller (a JACK server without realtime
+ * scheduling, say) they stay ordinary too: above it they would preempt it.
+ * So do they without the permission. */
+static void place(rt_cpu *rt, rt_worker *w, int me) {
+  if (w->placed || rt->l.mode != CONVOY_RT_REALTIME) return;
+  const int caller = atomic_load_explicit(&rt->caller_prio, memory_order_acquire);
+  if (caller < 0) return;
+  w->placed = 1;
+  const int lo = sched_get_priority_min(SCHED_FIFO);
+  int prio = caller - 1 - me;
+  if (prio < lo) prio = lo;
+  if (caller == 0 || prio >= caller) return;
+  struct sched_param sp = {.sched_priority = prio};
   (void)pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 }
 
@@ -123,10 +141,10 @@ static void *worker_main(void *arg) {
   rt_worker *w = arg;
   rt_cpu *rt = w->rt;
   int me = (int)(w - rt->workers);
-  raise_priority(rt, me);
   for (;;) {
     sem_wait_retry(&w->wake);
     if (atomic_load(&rt->stop)) break;
+    place(rt, w, me);
     int progress = 1;
     while (progress) {
       progress = 0;
