@@ -197,6 +197,9 @@ static void cpu_reset(void *impl) {
   }
   rt->k = 0;
   atomic_store(&rt->k_shared, 0);
+  /* The next block may come from another thread (a warm-up runs on the
+   * thread that creates the convolver, the audio comes later). */
+  atomic_store(&rt->caller_prio, -1);
 }
 
 static void cpu_describe(const void *impl, char *buf, size_t buf_size) {

@@ -2,7 +2,9 @@
  * scheduled (convoy_rt.h, threads): right below a SCHED_FIFO caller, never
  * level with or above it, and ordinary under an ordinary caller, whom
  * realtime workers would preempt. The realtime half needs the permission
- * to use SCHED_FIFO and is skipped without it. */
+ * to use SCHED_FIFO and is skipped without it. The caller is the thread
+ * of the first block since create or reset: a warm-up on another thread
+ * does not count once the convolver is reset. */
 #define _DEFAULT_SOURCE /* syscall(SYS_gettid) */
 #define _POSIX_C_SOURCE 200809L
 
@@ -69,9 +71,26 @@ static void others(int *n_rt, int *top) {
   closedir(d);
 }
 
-/* A REALTIME convolver of a long response, run for long enough that every
- * worker has had a job; then the scheduling of the process's other threads. */
-static void run_and_look(int *n_rt, int *top) {
+/* Blocks enough for every worker to have had a job, then a pause for them
+ * to place themselves (at their next wake-up). */
+static void run_blocks(convoy_rt *rt) {
+  float in[BLOCK], out[BLOCK];
+  const float *ip = in;
+  float *op = out;
+  ts_fill_uniform(&rng, in, BLOCK);
+  for (int64_t k = 0; k < 2 * TAPS / BLOCK; k++) convoy_rt_process(rt, &ip, &op, BLOCK);
+  struct timespec pause = {0, 50 * 1000 * 1000};
+  nanosleep(&pause, NULL);
+}
+
+static int set_fifo(int prio, int *old_policy, struct sched_param *old_sp) {
+  struct sched_param sp = {.sched_priority = prio};
+  pthread_getschedparam(pthread_self(), old_policy, old_sp);
+  return pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+
+int main(void) {
+  ts_rng_init(&rng, ts_seed("test_rt_priority"));
   float *h = malloc(TAPS * sizeof *h);
   ts_fill_uniform(&rng, h, TAPS);
   convoy_rt_route route = {0, 0, h, TAPS, 1.0f};
@@ -81,47 +100,42 @@ static void run_and_look(int *n_rt, int *top) {
   cfg.engine = CONVOY_ENGINE_CPU;
   cfg.mode = CONVOY_RT_REALTIME;
   convoy_rt *rt = NULL;
-  *n_rt = *top = -1;
   TS_CHECK_OK(convoy_rt_create(&rt, &cfg, &route, 1));
-  if (rt) {
-    float in[BLOCK], out[BLOCK];
-    const float *ip = in;
-    float *op = out;
-    ts_fill_uniform(&rng, in, BLOCK);
-    for (int64_t k = 0; k < 2 * TAPS / BLOCK; k++) convoy_rt_process(rt, &ip, &op, BLOCK);
-    /* A worker places itself when it wakes for its first job. */
-    struct timespec pause = {0, 50 * 1000 * 1000};
-    nanosleep(&pause, NULL);
-    others(n_rt, top);
-    char plan[512];
-    convoy_rt_describe(rt, plan, sizeof plan);
-    printf("plan: %s\n", plan);
-    convoy_rt_destroy(rt);
-  }
-  free(h);
-}
-
-int main(void) {
-  ts_rng_init(&rng, ts_seed("test_rt_priority"));
+  if (!rt) return ts_finish();
+  char plan[512];
+  convoy_rt_describe(rt, plan, sizeof plan);
+  printf("plan: %s\n", plan);
   int n_rt, top;
 
-  run_and_look(&n_rt, &top);
+  /* An ordinary caller, as a warm-up on the thread that made the
+   * convolver is. */
+  run_blocks(rt);
+  others(&n_rt, &top);
   printf("ordinary caller: %d realtime threads besides it\n", n_rt);
   TS_CHECK(n_rt == 0, "ordinary caller: %d worker threads are realtime above it", n_rt);
 
-  struct sched_param sp = {.sched_priority = CALLER_PRIO}, old_sp;
+  /* Reset, then the audio: a realtime caller from then on. */
+  TS_CHECK_OK(convoy_rt_reset(rt));
   int old_policy;
-  pthread_getschedparam(pthread_self(), &old_policy, &old_sp);
-  if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp) != 0) {
+  struct sched_param old_sp;
+  if (set_fifo(CALLER_PRIO, &old_policy, &old_sp) != 0) {
     printf("no permission for SCHED_FIFO: the realtime caller is skipped\n");
-    return ts_finish();
+  } else {
+    run_blocks(rt);
+    pthread_setschedparam(pthread_self(), old_policy, &old_sp);
+    others(&n_rt, &top);
+    printf("SCHED_FIFO %d caller after a reset: %d realtime threads besides it, highest %d\n",
+           CALLER_PRIO, n_rt, top);
+    TS_CHECK(n_rt > 0, "SCHED_FIFO caller: no worker is realtime");
+    TS_CHECK(top == CALLER_PRIO - 1, "SCHED_FIFO %d caller: the highest worker is at %d, want %d",
+             CALLER_PRIO, top, CALLER_PRIO - 1);
+    /* And back to an ordinary caller after the next reset. */
+    TS_CHECK_OK(convoy_rt_reset(rt));
+    run_blocks(rt);
+    others(&n_rt, &top);
+    TS_CHECK(n_rt == 0, "ordinary caller after a reset: %d workers are still realtime", n_rt);
   }
-  run_and_look(&n_rt, &top);
-  pthread_setschedparam(pthread_self(), old_policy, &old_sp);
-  printf("SCHED_FIFO %d caller: %d realtime threads besides it, highest %d\n", CALLER_PRIO, n_rt,
-         top);
-  TS_CHECK(n_rt > 0, "SCHED_FIFO caller: no worker is realtime");
-  TS_CHECK(top == CALLER_PRIO - 1, "SCHED_FIFO %d caller: the highest worker is at %d, want %d",
-           CALLER_PRIO, top, CALLER_PRIO - 1);
+  convoy_rt_destroy(rt);
+  free(h);
   return ts_finish();
 }
