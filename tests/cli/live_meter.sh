@@ -34,9 +34,11 @@ KILL_PIDS="$KILL_PIDS $PID"
 wait_port '^mt:out_2$' "$PID" || fail "convoy live --meter did not start: $(tr '\n' '|' <tty.txt)"
 
 # play NAME PORT AMP: jack_signal --square into PORT until the end.
+PLAYERS=""
 play() {
   "$TOOLS/jack_signal" --play --square --name "$1" --to "$2" --amp "$3" >"$1.out" 2>&1 &
   KILL_PIDS="$KILL_PIDS $!"
+  PLAYERS="$PLAYERS $!"
   disown $!
   for _ in $(seq 1 200); do
     grep -q '^playing$' "$1.out" && return 0
@@ -98,6 +100,15 @@ check "--meter: the status line below the bars" bars | grep -q '^block 128 '
 
 ctl "$SOCK" quit
 wait_exit "$PID" 15
+# The players close their clients on SIGTERM (SIGKILL at the cleanup would
+# leave their semaphores behind in /dev/shm).
+for p in $PLAYERS; do kill -TERM "$p" 2>/dev/null; done
+for p in $PLAYERS; do
+  for _ in $(seq 1 50); do
+    kill -0 "$p" 2>/dev/null || break
+    sleep 0.1
+  done
+done
 check "quit: status 0" test "$STATUS" = 0
 check "the summary after the bars are gone" grep -q 'convoy: live: ' tty.txt
 
