@@ -11,15 +11,18 @@
 # --seconds the script asks convoy for its figures (`convoy ctl ... stats`),
 # stops everything and prints one row of a Markdown table:
 #
-#   | server | period | s | jackd xruns | late: convoy (running) | late: BruteFIR (running) |
+#   | server | period | s | jackd xruns | unfinished: convoy (running) |
+#   | unfinished: BruteFIR (running) | unfinished: jack_metro |
 #   | convoy's xruns (server, late, failed) | convoy load p50/p99/max % |
 #   | callback p50/p99/max us | load average |
 #
 # jackd xruns: the cycles jackd's log reports as failed ("Process error",
-# a driver wake-up too late: "Process XRun"); late: convoy / BruteFIR: the
-# failed cycles in which jackd found the client unfinished ("client = NAME
-# was not finished"), and in parentheses those where it was running at the
-# deadline rather than still waiting for the CPU or for a client before it.
+# a driver wake-up too late: "Process XRun"); unfinished: the failed
+# cycles in which jackd found the client unfinished ("client = NAME was
+# not finished"), and in parentheses those where it was running at the
+# deadline rather than still waiting for the CPU or for a client before it
+# (jack_metro, the click, comes first: when it is unfinished, the machine
+# stalled rather than a filter).
 # convoy's xruns: what its JACK xrun callback counted (the server's xruns,
 # whoever caused them), the blocks its convolver missed, the blocks it
 # failed. BruteFIR keeps no count of its own under JACK. Everything is
@@ -69,7 +72,7 @@ while [ $# -gt 0 ]; do
   --name) name=$2; shift 2 ;;
   --keep) keep=$2; shift 2 ;;
   --header) header=1; shift ;;
-  -h | --help) sed -n '2,42p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,46p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -194,15 +197,16 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 log_end=$(wc -l <"$work/jackd.log")
 sed -n "$((log_start + 1)),${log_end}p" "$work/jackd.log" >"$work/jackd-soak.log"
 xruns=$(grep -c -E 'Process error|RefNum error|Process XRun' "$work/jackd-soak.log" || true)
-# late CLIENT: "N (M)": the failed cycles jackd found CLIENT unfinished in,
+# unfinished CLIENT: "N (M)": the failed cycles jackd found CLIENT unfinished in,
 # and of those the ones where it was running (not still waiting to run).
-late() {
+unfinished() {
   awk -v c="client = $1 was" '
     index($0, c) { n++; if (/state = Running/) r++ }
     END { printf "%d (%d)", n, r }' "$work/jackd-soak.log"
 }
-convoy_late=$(late convoy)
-brutefir_late=$(late brutefir)
+metro_late=$(unfinished click | cut -d' ' -f1)
+convoy_late=$(unfinished convoy)
+brutefir_late=$(unfinished brutefir)
 [ "$brutefir" = 1 ] || brutefir_late=-
 echo "$stats" >"$work/stats.log"
 
@@ -217,9 +221,9 @@ mine=$(fig '"%d (%d, %d, %d)" % (r["xruns"], *(r["total"][k] - f["total"][k] for
 secs=$(fig '"%.0f" % r["seconds"]')
 
 if [ "$header" = 1 ]; then
-  echo "| server | period | s | jackd xruns | late: convoy (running) | late: BruteFIR (running) | convoy's xruns (server, late, failed) | convoy load p50 / p99 / max % | callback p50 / p99 / max us | load average (start; end) |"
-  echo "|---|---:|---:|---:|---:|---:|---|---|---|---|"
+  echo "| server | period | s | jackd xruns | unfinished: convoy (running) | unfinished: BruteFIR (running) | unfinished: jack_metro | convoy's xruns (server, late, failed) | convoy load p50 / p99 / max % | callback p50 / p99 / max us | load average (start; end) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---|---|---|---|"
 fi
 server=non-realtime
 [ "$rt" = 1 ] && server="realtime (-R)"
-echo "| $server | $period | $secs | $xruns | $convoy_late | $brutefir_late | $mine | $load | $us | $load_start; $load_end |"
+echo "| $server | $period | $secs | $xruns | $convoy_late | $brutefir_late | $metro_late | $mine | $load | $us | $load_start; $load_end |"
