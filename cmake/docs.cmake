@@ -4,7 +4,7 @@
 include(GNUInstallDirs)
 
 install(FILES man/convoy.1 man/convoy-filter.1 man/convoy-design.1 man/convoy-live.1
-              man/convoy-bench.1
+              man/convoy-bench.1 man/convoy-ctl.1
         DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 install(FILES man/libconvoy.3 DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)
 

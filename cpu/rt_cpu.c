@@ -156,6 +156,7 @@ static convoy_status cpu_create(const rt_layout *l, void **impl, char *err, size
     for (int j = 0; j < rt->n_levels; j++)
       rt->level[j].worker = j < rt->n_workers ? j : rt->n_workers - 1;
   }
+  atomic_init(&rt->caller_prio, -1);
   if (st == CONVOY_OK && rt->n_workers > 0) {
     st = rt_workers_start(rt, err, err_size);
     if (st != CONVOY_OK) {
@@ -196,6 +197,9 @@ static void cpu_reset(void *impl) {
   }
   rt->k = 0;
   atomic_store(&rt->k_shared, 0);
+  /* The next block may come from another thread (a warm-up runs on the
+   * thread that creates the convolver, the audio comes later). */
+  atomic_store(&rt->caller_prio, -1);
 }
 
 static void cpu_describe(const void *impl, char *buf, size_t buf_size) {

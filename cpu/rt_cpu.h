@@ -101,6 +101,7 @@ typedef struct rt_worker {
   pthread_t thread;
   sem_t wake;
   int started;
+  int placed_for; /* the caller_prio its scheduling follows; -1 none yet (the worker's own) */
   struct rt_cpu *rt;
 } rt_worker;
 
@@ -122,6 +123,11 @@ typedef struct rt_cpu {
   int n_workers;
   rt_worker *workers;
   atomic_int stop;
+  /* REALTIME mode: the SCHED_FIFO or SCHED_RR priority of the thread that
+   * calls process(), as it was at its first block since create or reset,
+   * for the workers to place themselves below it; 0 when that thread is
+   * not realtime, -1 before that block. */
+  atomic_int caller_prio;
   /* process() thread state */
   int64_t k;                /* next block */
   _Atomic int64_t k_shared; /* k, for workers to tell whether their input is still there */
@@ -153,6 +159,10 @@ void rt_ring_read(const rt_cpu *rt, int32_t in, int64_t first, int64_t n, float 
 convoy_status rt_workers_start(rt_cpu *rt, char *err, size_t err_size);
 /* Stops and joins them. */
 void rt_workers_stop(rt_cpu *rt);
+/* REALTIME mode, on the process() thread, at its first block since create
+ * or reset: records its scheduling in caller_prio (two system calls that do
+ * not block). */
+void rt_workers_note_caller(rt_cpu *rt);
 /* Hands job to level lv's worker (done >= job->seq - 2 must hold). */
 void rt_level_post(rt_cpu *rt, rt_level *lv, const rt_job *job);
 /* Takes job seq (posted, not yet taken by anyone, the one before it taken)

@@ -120,6 +120,9 @@ convoy_status rt_cpu_process(void *impl, const float *const *in, float *const *o
   result->switch_done = 0;
   if (!rt->active)
     return convoy_error_format(err, err_size, CONVOY_ERR_STATE, "real-time CPU engine: no routes");
+  if (rt->l.mode == CONVOY_RT_REALTIME &&
+      atomic_load_explicit(&rt->caller_prio, memory_order_relaxed) < 0)
+    rt_workers_note_caller(rt);
 
   /* Published before this block's input is written: a worker that reads
    * any of it (rt_ring.c) then also sees k (the fences pair up). */

@@ -108,25 +108,50 @@ void rt_level_run(rt_cpu *rt, rt_level *lv, int64_t seq) {
   if (atomic_exchange(&lv->waiting, 0)) sem_post(&lv->done_sem);
 }
 
-/* REALTIME mode: the workers ask for the lowest SCHED_FIFO priorities,
- * the smallest level's thread highest: above every ordinary thread (a busy
- * machine delays them less) and below any audio thread. Without the
- * permission they stay ordinary threads. */
-static void raise_priority(const rt_cpu *rt, int me) {
+/* The kernel's word, not pthread_getschedparam's: that takes a lock and
+ * answers from a cache that misses a change made by other means (libjack
+ * makes its process thread realtime after starting it). */
+void rt_workers_note_caller(rt_cpu *rt) {
+  const int policy = sched_getscheduler(0);
+  struct sched_param sp;
+  int prio = 0;
+  if ((policy == SCHED_FIFO || policy == SCHED_RR) && sched_getparam(0, &sp) == 0)
+    prio = sp.sched_priority;
+  atomic_store_explicit(&rt->caller_prio, prio, memory_order_release);
+}
+
+/* REALTIME mode, whenever the caller's scheduling is newly known: a
+ * realtime caller gets the workers right below it (SCHED_FIFO, the smallest
+ * level's thread highest), above every ordinary thread, so that a busy
+ * machine delays them less, and never level with the audio thread, which
+ * they would then hold off. Under an ordinary caller (a JACK server without
+ * realtime scheduling, say) they are ordinary too: above it they would
+ * preempt it. So are they without the permission. */
+static void place(rt_cpu *rt, rt_worker *w, int me) {
   if (rt->l.mode != CONVOY_RT_REALTIME) return;
-  int lo = sched_get_priority_min(SCHED_FIFO);
-  struct sched_param sp = {.sched_priority = lo + rt->n_workers - 1 - me};
-  (void)pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+  const int caller = atomic_load_explicit(&rt->caller_prio, memory_order_acquire);
+  if (caller < 0 || caller == w->placed_for) return;
+  w->placed_for = caller;
+  const int lo = sched_get_priority_min(SCHED_FIFO);
+  int prio = caller - 1 - me;
+  if (prio < lo) prio = lo;
+  struct sched_param sp = {.sched_priority = 0};
+  int policy = SCHED_OTHER;
+  if (caller > 0 && prio < caller) {
+    policy = SCHED_FIFO;
+    sp.sched_priority = prio;
+  }
+  (void)pthread_setschedparam(pthread_self(), policy, &sp);
 }
 
 static void *worker_main(void *arg) {
   rt_worker *w = arg;
   rt_cpu *rt = w->rt;
   int me = (int)(w - rt->workers);
-  raise_priority(rt, me);
   for (;;) {
     sem_wait_retry(&w->wake);
     if (atomic_load(&rt->stop)) break;
+    place(rt, w, me);
     int progress = 1;
     while (progress) {
       progress = 0;
@@ -148,6 +173,7 @@ convoy_status rt_workers_start(rt_cpu *rt, char *err, size_t err_size) {
   for (int t = 0; t < rt->n_workers; t++) {
     rt_worker *w = &rt->workers[t];
     w->rt = rt;
+    w->placed_for = -1;
     if (sem_init(&w->wake, 0, 0) != 0)
       return convoy_error_format(err, err_size, CONVOY_ERR_BACKEND,
                                  "real-time worker: sem_init failed");

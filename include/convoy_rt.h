@@ -67,9 +67,12 @@ typedef struct convoy_rt_config {
                             0 = one per partition size (the OS then lets a
                             short partition's job preempt a long one's);
                             n > 0: at most n, the largest sizes sharing the
-                            last thread. REALTIME mode asks for the lowest
-                            SCHED_FIFO priorities for them (kept ordinary
-                            without the permission) */
+                            last thread. REALTIME mode, from the first
+                            block on, puts them right below the thread that
+                            calls process() when that thread is SCHED_FIFO
+                            or SCHED_RR (SCHED_FIFO, the smallest partition's
+                            highest); under an ordinary caller, or without
+                            the permission, they stay ordinary threads */
   int32_t max_partition; /* CPU: largest partition in frames, a power of two
                             >= block; 0 = chosen by cost model. Setting it to
                             block_frames gives uniform partitions. */

@@ -5,6 +5,7 @@
 #include "diag.h"
 #include "live_help.h"
 #include "live_audio.h"
+#include "live_bars.h"
 #include "live_callback.h"
 #include "live_control.h"
 #include "live_engine.h"
@@ -22,8 +23,9 @@
 #include <unistd.h>
 
 #define DEFAULT_BLOCK 128
-#define WAIT_MS 100           /* main loop tick: commands, meter draining */
+#define WAIT_MS 100           /* main loop tick: commands, meter draining, bars */
 #define TERMINAL_STATUS_S 0.5 /* status redraw on a terminal */
+#define METER_S 0.1           /* redraw with --meter */
 #define VERBOSE_STATUS_S 5.0  /* a status line with -v when not a terminal */
 #define SHUTDOWN_S 5.0        /* most seconds to wait for the audio server at exit */
 
@@ -124,14 +126,49 @@ static int still_running(live_run *r) {
   return CLI_EXIT_FAIL;
 }
 
+/* What the loop redraws on stderr: the status line, with --meter on a
+ * terminal the level bars above it. */
+typedef struct screen {
+  int terminal;
+  live_bars *bars; /* NULL: no bars */
+} screen;
+
+static void screen_clear(const screen *s) {
+  if (s->bars)
+    live_bars_clear(s->bars);
+  else
+    live_status_clear(s->terminal);
+}
+
+static void screen_show(const screen *s, live_run *r) {
+  live_figures f;
+  live_run_figures(r, 0, &f);
+  if (!s->bars) {
+    live_status_show(&f, s->terminal);
+    return;
+  }
+  char status[LIVE_STATUS_MAX];
+  live_status_format(&f, status, sizeof status);
+  live_bars_draw(s->bars, &r->levels.bars, r->levels.channels, status, live_run_now());
+}
+
 static int run_loop(live_run *r) {
-  int terminal = !r->opt.quiet && isatty(STDERR_FILENO);
-  double every = terminal ? TERMINAL_STATUS_S : r->opt.verbose ? VERBOSE_STATUS_S : 0;
+  screen scr = {!r->opt.quiet && isatty(STDERR_FILENO), NULL};
+  if (scr.terminal && r->opt.meter) scr.bars = calloc(1, sizeof *scr.bars);
+  double every = scr.bars         ? METER_S
+                 : scr.terminal   ? TERMINAL_STATUS_S
+                 : r->opt.verbose ? VERBOSE_STATUS_S
+                                  : 0;
   double start = live_run_now(), next_status = start + every;
   int rc = CLI_EXIT_OK;
   live_request *q = malloc(sizeof *q);
-  if (!q) return fail("out of memory");
+  if (!q || (scr.terminal && r->opt.meter && !scr.bars)) {
+    free(q);
+    free(scr.bars);
+    return fail("out of memory");
+  }
   r->started = r->mark_s = start;
+  live_levels_init(&r->levels, &r->engine->meter, r->reload.channels);
   for (;;) {
     int wait = WAIT_MS;
     if (r->opt.duration > 0) {
@@ -140,24 +177,24 @@ static int run_loop(live_run *r) {
       if (left * 1000 < wait) wait = (int)(left * 1000) + 1;
     }
     live_command c = live_control_wait(wait, q);
-    if (c != LIVE_CMD_NONE) live_status_clear(terminal);
+    if (c != LIVE_CMD_NONE) screen_clear(&scr);
     if (c != LIVE_CMD_NONE && live_exec(r, q)) break;
     rc = still_running(r);
     if (rc != CLI_EXIT_OK) {
-      live_status_clear(terminal);
+      screen_clear(&scr);
       break;
     }
     live_load_drain(&r->load, &r->engine->meter);
+    live_levels_drain(&r->levels, &r->engine->meter);
     if (every > 0 && live_run_now() >= next_status) {
-      live_figures f;
-      live_run_figures(r, 0, &f);
-      live_status_show(&f, terminal);
+      screen_show(&scr, r);
       next_status = live_run_now() + every;
     }
   }
   free(q);
   r->seconds = live_run_now() - start;
-  live_status_clear(terminal);
+  screen_clear(&scr);
+  free(scr.bars);
   return rc;
 }
 

@@ -34,7 +34,8 @@ static inline convoy_rt *live_engine_take(live_engine *e) {
 
 /* One period of frames through rt (from live_engine_take; NULL: silence):
  * output samples beyond +-1 are counted (not clipped: the device or the
- * server's conversion does that) and each output's peak kept. A period
+ * server's conversion does that) and each input's and output's peak and sum
+ * of squares kept (the first LIVE_METER_PEAKS channels). A period
  * whose frame count is not a multiple of rt's block, or that the convolver
  * fails, is output as silence and counted as a bad block. Pushes the time
  * per block into the meter. */

@@ -106,6 +106,15 @@ static cJSON *triple(double p50, double p99, double max) {
   return t;
 }
 
+/* Each channel's peak (rms = 0) or RMS (rms = 1) over span s, linear. */
+static cJSON *level_list(const live_run *r, const live_level_span *s, int side, int rms) {
+  cJSON *a = cJSON_CreateArray();
+  for (int32_t c = 0; c < r->levels.channels; c++)
+    cJSON_AddItemToArray(
+        a, cJSON_CreateNumber(rms ? live_level_rms(s, side, c) : (double)s->peak[side][c]));
+  return a;
+}
+
 /* Figures since the last stats (or the start), and the run's totals. */
 static void stats(live_run *r, const live_request *q) {
   live_figures f, span;
@@ -128,10 +137,13 @@ static void stats(live_run *r, const live_request *q) {
   cJSON_AddNumberToObject(j, "xruns",
                           (double)(live_figures_xruns(&f) - live_figures_xruns(&r->mark)));
   cJSON_AddNumberToObject(j, "clipped", (double)(f.clipped - r->mark.clipped));
-  cJSON *peak = cJSON_CreateArray();
-  for (int32_t c = 0; c < r->engine->channels && c < LIVE_METER_PEAKS; c++)
-    cJSON_AddItemToArray(peak, cJSON_CreateNumber(live_meter_take_peak(&r->engine->meter, c)));
-  cJSON_AddItemToObject(j, "peak", peak);
+  live_levels_drain(&r->levels, &r->engine->meter);
+  const live_level_span *lv = &r->levels.stats;
+  cJSON_AddItemToObject(j, "peak", level_list(r, lv, LIVE_OUT, 0));
+  cJSON_AddItemToObject(j, "rms", level_list(r, lv, LIVE_OUT, 1));
+  cJSON_AddItemToObject(j, "in_peak", level_list(r, lv, LIVE_IN, 0));
+  cJSON_AddItemToObject(j, "in_rms", level_list(r, lv, LIVE_IN, 1));
+  live_level_span_reset(&r->levels.stats);
   cJSON *total = cJSON_CreateObject();
   cJSON_AddNumberToObject(total, "seconds", now - r->started);
   cJSON_AddNumberToObject(total, "blocks", (double)f.blocks);

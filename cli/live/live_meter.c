@@ -1,8 +1,11 @@
-/* live_meter.c - load figures from the callback's compute times. */
+/* live_meter.c - load figures from the callback's compute times; the level
+ * totals read whole. */
+#define _POSIX_C_SOURCE 200809L
 #include "live_meter.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void live_meter_init(live_meter *m) {
   atomic_init(&m->head, 0);
@@ -10,14 +13,37 @@ void live_meter_init(live_meter *m) {
   atomic_init(&m->audio_xruns, 0);
   atomic_init(&m->bad_blocks, 0);
   atomic_init(&m->clipped, 0);
-  for (int i = 0; i < LIVE_METER_PEAKS; i++) atomic_init(&m->peak[i], 0);
+  atomic_init(&m->level_seq, 0);
+  atomic_init(&m->level_frames, 0);
+  for (int s = 0; s < 2; s++)
+    for (int i = 0; i < LIVE_METER_PEAKS; i++) {
+      atomic_init(&m->peak[s][i], 0);
+      atomic_init(&m->level_sq[s][i], 0); /* the bits of +0.0 */
+    }
 }
 
-float live_meter_take_peak(live_meter *m, int32_t c) {
-  uint32_t bits = atomic_exchange_explicit(&m->peak[c], 0, memory_order_relaxed);
+float live_meter_take_peak(live_meter *m, int side, int32_t c) {
+  uint32_t bits = atomic_exchange_explicit(&m->peak[side][c], 0, memory_order_relaxed);
   float v;
   memcpy(&v, &bits, sizeof v);
   return v;
+}
+
+int64_t live_meter_levels(const live_meter *m, int32_t channels, double sq[2][LIVE_METER_PEAKS]) {
+  if (channels > LIVE_METER_PEAKS) channels = LIVE_METER_PEAKS;
+  for (int tries = 1;; tries++) {
+    uint32_t s1 = atomic_load_explicit(&m->level_seq, memory_order_acquire);
+    int64_t frames = atomic_load_explicit(&m->level_frames, memory_order_relaxed);
+    for (int s = 0; s < 2; s++)
+      for (int32_t c = 0; c < channels; c++) {
+        uint64_t bits = atomic_load_explicit(&m->level_sq[s][c], memory_order_relaxed);
+        memcpy(&sq[s][c], &bits, sizeof bits);
+      }
+    atomic_thread_fence(memory_order_acquire);
+    if (!(s1 & 1) && atomic_load_explicit(&m->level_seq, memory_order_relaxed) == s1) return frames;
+    /* The callback is writing: it is brief, unless it was preempted. */
+    if (tries % 64 == 0) nanosleep(&(struct timespec){0, 100 * 1000}, NULL);
+  }
 }
 
 void live_load_set_period(live_load *l, int32_t block, int32_t rate) {

@@ -3,10 +3,11 @@
  * main thread's view of it.
  *
  * live_meter is shared: the callback (the only writer) pushes each block's
- * compute time into a lock-free ring and bumps counters; the main thread
- * reads them while the stream runs. live_load is the main thread's own:
- * the times drained from the ring, as load (compute time / block period)
- * percentiles over a recent window and over the whole run.
+ * compute time into a lock-free ring, bumps counters and adds up each
+ * channel's level; the main thread reads them while the stream runs.
+ * live_load is the main thread's own: the times drained from the ring, as
+ * load (compute time / block period) percentiles over a recent window and
+ * over the whole run.
  */
 #ifndef CONVOY_CLI_LIVE_METER_H
 #define CONVOY_CLI_LIVE_METER_H
@@ -16,17 +17,27 @@
 #include <string.h>
 
 #define LIVE_METER_RING 8192  /* blocks; a power of two */
-#define LIVE_METER_PEAKS 1024 /* channels with a peak meter (CONVOY_RT_MAX_CHANNELS) */
+#define LIVE_METER_PEAKS 1024 /* channels with a level meter (CONVOY_RT_MAX_CHANNELS) */
+
+enum { LIVE_IN = 0, LIVE_OUT = 1 }; /* the side of a level: the inputs, the outputs */
 
 typedef struct live_meter {
-  _Atomic uint64_t head;                   /* blocks pushed so far */
-  _Atomic uint32_t ns[LIVE_METER_RING];    /* compute time of block k at k % RING */
-  _Atomic int64_t audio_xruns;             /* callbacks PortAudio flagged under/overflow */
-  _Atomic int64_t bad_blocks;              /* blocks output as silence: process() failed or an
-                                              unexpected frame count */
-  _Atomic int64_t clipped;                 /* output samples beyond +-1 */
-  _Atomic uint32_t peak[LIVE_METER_PEAKS]; /* largest |output| of each channel since the main
-                                              thread took it, as the bits of a float */
+  _Atomic uint64_t head;                      /* blocks pushed so far */
+  _Atomic uint32_t ns[LIVE_METER_RING];       /* compute time of block k at k % RING */
+  _Atomic int64_t audio_xruns;                /* callbacks PortAudio flagged under/overflow */
+  _Atomic int64_t bad_blocks;                 /* blocks output as silence: process() failed or an
+                                                 unexpected frame count */
+  _Atomic int64_t clipped;                    /* output samples beyond +-1 */
+  _Atomic uint32_t peak[2][LIVE_METER_PEAKS]; /* largest |sample| of each input and output
+                                                 since the main thread took it, as the bits
+                                                 of a float */
+  /* The run's totals, frames and each channel's sum of squares, published
+   * as one: level_seq is odd while the callback writes them (a seqlock, so
+   * that the callback never waits and the main thread reads them whole). */
+  _Atomic uint32_t level_seq;
+  _Atomic int64_t level_frames;
+  _Atomic uint64_t level_sq[2][LIVE_METER_PEAKS]; /* the bits of doubles: lock-free wherever
+                                                     64-bit integers are */
 } live_meter;
 
 /* Zeroes the meter. Before the stream starts. */
@@ -45,19 +56,55 @@ static inline void live_meter_add(_Atomic int64_t *counter, int64_t n) {
                         memory_order_relaxed);
 }
 
-/* Real-time safe: raises channel c's peak to v (>= 0). The main thread may
- * take the peak meanwhile (live_meter_take_peak), hence the compare and
- * swap; the bits of non-negative floats order as the floats do. */
-static inline void live_meter_peak(live_meter *m, int32_t c, float v) {
-  uint32_t bits, cur = atomic_load_explicit(&m->peak[c], memory_order_relaxed);
+/* Real-time safe: raises the peak of channel c of side (LIVE_IN or
+ * LIVE_OUT) to v (>= 0). The main thread may take the peak meanwhile
+ * (live_meter_take_peak), hence the compare and swap; the bits of
+ * non-negative floats order as the floats do. */
+static inline void live_meter_peak(live_meter *m, int side, int32_t c, float v) {
+  _Atomic uint32_t *p = &m->peak[side][c];
+  uint32_t bits, cur = atomic_load_explicit(p, memory_order_relaxed);
   memcpy(&bits, &v, sizeof bits);
-  while (bits > cur && !atomic_compare_exchange_weak_explicit(
-                           &m->peak[c], &cur, bits, memory_order_relaxed, memory_order_relaxed)) {
+  while (bits > cur && !atomic_compare_exchange_weak_explicit(p, &cur, bits, memory_order_relaxed,
+                                                              memory_order_relaxed)) {
   }
 }
 
-/* Channel c's peak since the last call, and starts it again from 0. */
-float live_meter_take_peak(live_meter *m, int32_t c);
+/* Real-time safe: opens the callback's update of the level totals, which
+ * live_meter_levels_end closes; between them, live_meter_add_sq. */
+static inline void live_meter_levels_begin(live_meter *m) {
+  uint32_t s = atomic_load_explicit(&m->level_seq, memory_order_relaxed);
+  atomic_store_explicit(&m->level_seq, s + 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
+}
+
+/* Real-time safe: adds sq to the sum of squares of channel c of side. */
+static inline void live_meter_add_sq(live_meter *m, int side, int32_t c, double sq) {
+  _Atomic uint64_t *t = &m->level_sq[side][c];
+  uint64_t bits = atomic_load_explicit(t, memory_order_relaxed);
+  double sum;
+  memcpy(&sum, &bits, sizeof sum);
+  sum += sq;
+  memcpy(&bits, &sum, sizeof bits);
+  atomic_store_explicit(t, bits, memory_order_relaxed);
+}
+
+/* Real-time safe: counts frames more and publishes the totals. */
+static inline void live_meter_levels_end(live_meter *m, int64_t frames) {
+  atomic_store_explicit(&m->level_frames,
+                        atomic_load_explicit(&m->level_frames, memory_order_relaxed) + frames,
+                        memory_order_relaxed);
+  uint32_t s = atomic_load_explicit(&m->level_seq, memory_order_relaxed);
+  atomic_store_explicit(&m->level_seq, s + 1, memory_order_release);
+}
+
+/* The peak of channel c of side since the last call, and starts it again
+ * from 0. Main thread. */
+float live_meter_take_peak(live_meter *m, int side, int32_t c);
+
+/* The level totals as one consistent set: the frames so far (returned) and
+ * the sums of squares of the first channels channels of each side into
+ * sq[side][c]. Main thread; it retries while the callback writes. */
+int64_t live_meter_levels(const live_meter *m, int32_t channels, double sq[2][LIVE_METER_PEAKS]);
 
 #define LIVE_LOAD_WINDOW 16384 /* most recent blocks kept for the window figures */
 #define LIVE_LOAD_BINS 4000    /* whole-run histogram: 0.05 % per bin up to 200 % */

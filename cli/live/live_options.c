@@ -50,6 +50,7 @@ static const arg_option live_opts[] = {
     {"connect", 0, ARG_REQUIRED, OPT_CONNECT, ARG_STORE_NONE, 0, 0},
     ARG_FLAG("no-connect", 0, live_options, no_connect, 1),
     {"control", 0, ARG_REQUIRED, OPT_CONTROL, ARG_STORE_NONE, 0, 0},
+    ARG_FLAG("meter", 0, live_options, meter, 1),
     ARG_FLAG("quiet", 'q', live_options, quiet, 1),
     ARG_FLAG("verbose", 'v', live_options, verbose, 1),
     ARG_FLAG("help", 'h', live_options, help, 1),
@@ -216,5 +217,6 @@ int live_options_parse(int argc, char **argv, live_options *o) {
     return diag_usage(p.cmd, "give the filter: --ir FILE, --taps FILE, --design SPEC or "
                              "--config FILE");
   if (o->quiet && o->verbose) return diag_usage(p.cmd, "-q and -v exclude each other");
+  if (o->quiet && o->meter) return diag_usage(p.cmd, "-q and --meter exclude each other");
   return check_backend(p.cmd, o);
 }

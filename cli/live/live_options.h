@@ -45,6 +45,7 @@ typedef struct live_options {
   const char *control; /* --control PATH: the control socket; NULL = none */
   int list_devices;    /* --list-devices: print the devices and exit */
   int resample_ir;     /* --resample-ir: resample IRs of another rate */
+  int meter;           /* --meter: level bars above the status line (a terminal only) */
   int quiet, verbose, help;
 } live_options;
 

@@ -10,6 +10,7 @@
 #include "live_callback.h"
 #include "live_ctl_server.h"
 #include "live_jack.h"
+#include "live_levels.h"
 #include "live_meter.h"
 #include "live_options.h"
 #include "live_reload.h"
@@ -29,10 +30,11 @@ typedef struct live_run {
   live_jack *jack;           /* JACK */
   live_ctl_server *ctl;      /* --control */
   live_load load;
-  live_figures mark; /* the counters at the last "stats" */
-  double started;    /* when the stream started (now_s) */
-  double mark_s;     /* when the last "stats" was answered (now_s) */
-  double seconds;    /* how long the stream ran; < 0 until the main loop ends */
+  live_levels levels; /* each channel's peak and RMS, for --meter and "stats" */
+  live_figures mark;  /* the counters at the last "stats" */
+  double started;     /* when the stream started (now_s) */
+  double mark_s;      /* when the last "stats" was answered (now_s) */
+  double seconds;     /* how long the stream ran; < 0 until the main loop ends */
 } live_run;
 
 /* Seconds on the monotonic clock. */

@@ -21,15 +21,21 @@ static void xrun_detail(const live_figures *f, char *buf, size_t n) {
            f->misses, f->bad_blocks);
 }
 
-void live_status_show(const live_figures *f, int terminal) {
+void live_status_format(const live_figures *f, char *buf, size_t n) {
   char detail[96];
   xrun_detail(f, detail, sizeof detail);
-  fprintf(stderr,
-          "%sblock %d  latency %.1f ms  load p50 %.1f%% p99 %.1f%% max %.1f%%  callback "
-          "%.0f/%.0f/%.0f us  xruns %" PRId64 "%s  clipped %" PRId64 "%s",
-          terminal ? "\r" : "convoy: ", (int)f->block, f->latency_ms, f->p50, f->p99, f->max,
-          live_figures_us(f, f->p50), live_figures_us(f, f->p99), live_figures_us(f, f->max),
-          live_figures_xruns(f), detail, f->clipped, terminal ? "\033[K" : "\n");
+  snprintf(buf, n,
+           "block %d  latency %.1f ms  load p50 %.1f%% p99 %.1f%% max %.1f%%  callback "
+           "%.0f/%.0f/%.0f us  xruns %" PRId64 "%s  clipped %" PRId64,
+           (int)f->block, f->latency_ms, f->p50, f->p99, f->max, live_figures_us(f, f->p50),
+           live_figures_us(f, f->p99), live_figures_us(f, f->max), live_figures_xruns(f), detail,
+           f->clipped);
+}
+
+void live_status_show(const live_figures *f, int terminal) {
+  char line[LIVE_STATUS_MAX];
+  live_status_format(f, line, sizeof line);
+  fprintf(stderr, "%s%s%s", terminal ? "\r" : "convoy: ", line, terminal ? "\033[K" : "\n");
   fflush(stderr);
 }
 

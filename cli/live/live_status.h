@@ -5,7 +5,10 @@
 #ifndef CONVOY_CLI_LIVE_STATUS_H
 #define CONVOY_CLI_LIVE_STATUS_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#define LIVE_STATUS_MAX 256 /* room for a status line */
 
 typedef struct live_figures {
   int32_t block, rate;
@@ -27,6 +30,9 @@ int64_t live_figures_xruns(const live_figures *f);
 
 /* A load (% of the block period) as the callback's time per block, in us. */
 double live_figures_us(const live_figures *f, double load);
+
+/* The status line's text: "block 128  latency 5.3 ms  load p50 ...". */
+void live_status_format(const live_figures *f, char *buf, size_t n);
 
 /* Shows the status line: on a terminal redrawn in place (call often); else
  * as a line of its own, which the caller paces. */

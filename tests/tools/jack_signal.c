@@ -4,7 +4,8 @@
  * (tests/cli/live_jack.sh).
  *
  *   jack_signal OUT.wav --to PORT --from PORT [--seconds S] [--freewheel]
- *               [--name NAME] [--amp A] [--freq HZ]
+ *               [--name NAME] [--amp A] [--freq HZ] [--square]
+ *   jack_signal --play --to PORT [--name NAME] [--amp A] [--freq HZ] [--square]
  *
  * Two clients, NAME-src (default name "csig") and NAME-rec: the first plays
  * bursts of a sine (A, default 0.5, at HZ, default 1000, 20 ms out of every
@@ -20,11 +21,18 @@
  * and stays active meanwhile (a client that closes while the server
  * freewheels leaves jackd2 waiting for it). Exit status 0 when recorded, 2
  * on any error (one line on stderr).
+ *
+ * --square plays, instead of the bursts, +A and -A in turn on every frame:
+ * every sample has magnitude A, so that any stretch of it has peak and RMS
+ * A, however the cycles fall. --play only plays, from client NAME-src into
+ * --to, prints "playing" once connected and goes on until SIGINT or
+ * SIGTERM.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <jack/jack.h>
 #include <math.h>
+#include <signal.h>
 #include <sndfile.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -39,6 +47,7 @@
 typedef struct state {
   jack_port_t *out, *ref, *in;
   double amp, freq;
+  int square;
   jack_nframes_t rate;
   long long played; /* frames of signal played so far */
   atomic_int armed; /* connections made: count cycles, then record */
@@ -56,6 +65,10 @@ static int play(jack_nframes_t n, void *arg) {
   const long long burst = st.rate / 50, every = st.rate / 10; /* 20 ms of 100 ms */
   for (jack_nframes_t i = 0; i < n; i++, st.played++) {
     long long k = st.played;
+    if (st.square) {
+      y[i] = (float)(k % 2 ? -st.amp : st.amp);
+      continue;
+    }
     y[i] = k % every < burst ? (float)(st.amp * sin(2 * PI * st.freq * (double)k / st.rate)) : 0;
   }
   return 0;
@@ -88,6 +101,36 @@ static int fail(const char *what) {
   return 2;
 }
 
+static volatile sig_atomic_t stop;
+static void on_stop(int sig) {
+  (void)sig;
+  stop = 1;
+}
+
+/* --play: the source alone, into to, until a signal. */
+static int play_only(const char *name, const char *to) {
+  char src_name[64], port[160];
+  snprintf(src_name, sizeof src_name, "%s-src", name);
+  jack_client_t *src = jack_client_open(src_name, JackNoStartServer | JackUseExactName, NULL);
+  if (!src) return fail("cannot open the JACK client (is a server running?)");
+  st.rate = jack_get_sample_rate(src);
+  st.out = jack_port_register(src, "out", JACK_DEFAULT_AUDIO_TYPE, JackPortIsOutput, 0);
+  if (!st.out) return fail("cannot register the port");
+  jack_set_process_callback(src, play, NULL);
+  if (jack_activate(src)) return fail("cannot activate the client");
+  snprintf(port, sizeof port, "%s:out", src_name);
+  if (jack_connect(src, port, to)) return fail("cannot connect the signal to --to");
+  signal(SIGINT, on_stop);
+  signal(SIGTERM, on_stop);
+  printf("playing\n");
+  fflush(stdout);
+  struct timespec tick = {0, 10 * 1000 * 1000};
+  while (!stop) nanosleep(&tick, NULL);
+  jack_deactivate(src);
+  jack_client_close(src);
+  return 0;
+}
+
 static int write_wav(const char *path) {
   SF_INFO info;
   memset(&info, 0, sizeof info);
@@ -113,13 +156,17 @@ static int write_wav(const char *path) {
 int main(int argc, char **argv) {
   const char *path = NULL, *to = NULL, *from = NULL, *name = "csig";
   double seconds = 2;
-  int freewheel = 0;
+  int freewheel = 0, play_mode = 0;
   st.amp = 0.5;
   st.freq = 1000;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--freewheel")) {
       freewheel = 1;
+    } else if (!strcmp(a, "--square")) {
+      st.square = 1;
+    } else if (!strcmp(a, "--play")) {
+      play_mode = 1;
     } else if (a[0] == '-' && a[1] == '-' && !v) {
       return fail("an option without its value");
     } else if (!strcmp(a, "--to")) {
@@ -138,9 +185,12 @@ int main(int argc, char **argv) {
       path = a;
     } else {
       return fail("usage: jack_signal OUT.wav --to PORT --from PORT [--seconds S] "
-                  "[--freewheel] [--name NAME] [--amp A] [--freq HZ]");
+                  "[--freewheel] [--name NAME] [--amp A] [--freq HZ] [--square]\n"
+                  "       jack_signal --play --to PORT [--name NAME] [--amp A] [--freq HZ] "
+                  "[--square]");
     }
   }
+  if (play_mode) return to ? play_only(name, to) : fail("need --to");
   if (!path || !to || !from || seconds <= 0) return fail("need OUT.wav, --to, --from");
 
   char src_name[64], rec_name[64], port[160];
