@@ -347,9 +347,12 @@ int audio_split_run(filter_job *j) {
   }
   scale_world_sum(sums, 2);
   peak = scale_world_max(peak);
-  if (jobs) merge_peaks(ch, jobs, mine, peaks, frames_at);
+  /* Every rank takes part in the reductions, whatever failed here. */
+  static double peak_of[CONVOY_MAX_CHANNELS];
+  static int64_t frame_of[CONVOY_MAX_CHANNELS];
+  merge_peaks(ch, jobs, jobs ? mine : 0, peak_of, frame_of);
   if (rc == CLI_EXIT_OK && w->rank == 0)
-    rc = commit_out(j, &o, frames, peaks, frames_at);
+    rc = commit_out(j, &o, frames, peak_of, frame_of);
   else if (rc != CLI_EXIT_OK && w->rank == 0 && own == CLI_EXIT_OK)
     diag_error("%s: not written: another process of the run failed", j->out_name);
   atomic_file_discard(o.file); /* NULL after a commit */
