@@ -41,6 +41,7 @@ typedef struct range_job {
   double *peak; /* per channel, and the frame of each */
   int64_t *peak_frame;
   convoy_engine engine;
+  pass_result pass; /* its threads' times */
   int status;
 } range_job;
 
@@ -126,8 +127,7 @@ static int run_range(range_job *rj) {
     fc.consume = consume_part;
     fc.consume_ctx = part;
     fc.progress = rj->progress;
-    pass_result res;
-    st = filter_run(&fc, &res, err, sizeof err);
+    st = filter_run(&fc, &rj->pass, err, sizeof err);
     if (st != CONVOY_OK) rc = fail(err, st);
   }
   if (part) {
@@ -347,6 +347,14 @@ int audio_split_run(filter_job *j) {
   }
   scale_world_sum(sums, 2);
   peak = scale_world_max(peak);
+  if (j->opt.verbose && mine > 0) { /* the slowest range of this process bounds it */
+    int slowest = 0;
+    for (int i = 1; i < mine; i++)
+      if (jobs[i].pass.run_s > jobs[slowest].pass.run_s) slowest = i;
+    diag_notice("split: %d range%s in this process; the slowest one's threads:", mine,
+                mine == 1 ? "" : "s");
+    pass_print_times(&jobs[slowest].pass);
+  }
   /* Every rank takes part in the reductions, whatever failed here. */
   static double peak_of[CONVOY_MAX_CHANNELS];
   static int64_t frame_of[CONVOY_MAX_CHANNELS];
