@@ -1,5 +1,7 @@
 #include "header_frames.h"
 
+#include "audio_file.h"
+
 #include <ctype.h>
 #include <sndfile.h>
 #include <stdlib.h>
@@ -34,27 +36,6 @@ static int64_t log_value(const char *log, const char *key) {
   return -1;
 }
 
-static int bytes_per_sample(int format) {
-  switch (format & SF_FORMAT_SUBMASK) {
-  case SF_FORMAT_PCM_S8:
-  case SF_FORMAT_PCM_U8:
-  case SF_FORMAT_ULAW:
-  case SF_FORMAT_ALAW:
-    return 1;
-  case SF_FORMAT_PCM_16:
-    return 2;
-  case SF_FORMAT_PCM_24:
-    return 3;
-  case SF_FORMAT_PCM_32:
-  case SF_FORMAT_FLOAT:
-    return 4;
-  case SF_FORMAT_DOUBLE:
-    return 8;
-  default:
-    return 0;
-  }
-}
-
 int64_t header_declared_frames(const char *log, int format, int channels) {
   if (!log || channels < 1) return -1;
   int64_t bytes;
@@ -83,7 +64,7 @@ int64_t header_declared_frames(const char *log, int format, int channels) {
     return -1;
   }
   if (bytes < 0 || (!wide && bytes >= PLACEHOLDER_MIN) || bytes < header) return -1;
-  int width = bytes_per_sample(format);
+  int width = audio_subtype_bytes(format);
   if (width == 0) return -1;
   return (bytes - header) / ((int64_t)width * channels);
 }
@@ -91,7 +72,8 @@ int64_t header_declared_frames(const char *log, int format, int channels) {
 int header_wav_unsized(const char *log, int format) {
   const int type = format & SF_FORMAT_TYPEMASK;
   if (!log || (type != SF_FORMAT_WAV && type != SF_FORMAT_WAVEX)) return 0;
-  return log_value(log, "RIFF") >= 0 && log_value(log, "data") == 0 ? bytes_per_sample(format) : 0;
+  return log_value(log, "RIFF") >= 0 && log_value(log, "data") == 0 ? audio_subtype_bytes(format)
+                                                                    : 0;
 }
 
 int header_log_says_cut_short(const char *log) {

@@ -269,19 +269,6 @@ static int split_check(const capture_job *j) {
   return CLI_EXIT_OK;
 }
 
-/* This process's pipelines: the GPUs of --devices; else one, on --device,
- * or under MPI on the GPU its place on the host picks (local rank mod the
- * GPUs; -1 there means --device's or the default). */
-static int split_devices(const capture_job *j, convoy_engine engine, scale_devices *d) {
-  *d = j->o->devices;
-  if (d->given) return scale_devices_resolve(d);
-  d->count = 1;
-  d->index[0] = -1;
-  const int gpus = convoy_engine_family(engine) == CONVOY_FAMILY_CPU ? 0 : convoy_gpu_count();
-  if (j->o->device < 0 && gpus > 0) d->index[0] = scale_world_get()->local_rank % gpus;
-  return CLI_EXIT_OK;
-}
-
 /* Rank 0 makes the output's temporary (shared with the other ranks under
  * MPI); every rank learns how to open it. */
 static int split_output(capture_job *j, char *path, size_t size) {
@@ -327,7 +314,8 @@ static int job_run_split(capture_job *j, convoy_engine engine, int32_t threads) 
   if (rc == CLI_EXIT_OK) rc = split_check(j);
   scale_devices devices;
   memset(&devices, 0, sizeof devices);
-  if (rc == CLI_EXIT_OK) rc = split_devices(j, engine, &devices);
+  if (rc == CLI_EXIT_OK)
+    rc = scale_devices_for_process(&j->o->devices, j->o->device, engine, &devices);
   rc = scale_world_agree(rc);
   if (rc != CLI_EXIT_OK) return rc;
   char path[4096];

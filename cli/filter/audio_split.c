@@ -281,18 +281,6 @@ static int run_ranges(filter_job *j, const split_out *o, const scale_devices *de
   return rc;
 }
 
-/* The pipelines of this process: --devices' GPUs, else one (on the GPU its
- * place on the host picks, for a GPU engine under MPI). */
-static int pipelines(const filter_job *j, scale_devices *d) {
-  *d = j->opt.devices;
-  if (d->given) return scale_devices_resolve(d);
-  d->count = 1;
-  d->index[0] = -1;
-  const int gpus = convoy_engine_family(j->engine) == CONVOY_FAMILY_CPU ? 0 : convoy_gpu_count();
-  if (j->opt.device < 0 && gpus > 0) d->index[0] = scale_world_get()->local_rank % gpus;
-  return CLI_EXIT_OK;
-}
-
 int audio_split_run(filter_job *j) {
   const scale_world *w = scale_world_get();
   const double t0 = progress_clock();
@@ -309,7 +297,8 @@ int audio_split_run(filter_job *j) {
   }
   scale_devices dev;
   memset(&dev, 0, sizeof dev);
-  if (rc == CLI_EXIT_OK) rc = pipelines(j, &dev);
+  if (rc == CLI_EXIT_OK)
+    rc = scale_devices_for_process(&j->opt.devices, j->opt.device, j->engine, &dev);
   if (rc == CLI_EXIT_OK) filter_job_set_align(j);
   rc = scale_world_agree(rc);
   if (rc != CLI_EXIT_OK) return rc;

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "convoy.h"
 #include "diag.h"
+#include "scale_world.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -44,5 +45,16 @@ int scale_devices_resolve(scale_devices *d) {
   }
   d->count = n < SCALE_MAX_DEVICES ? n : SCALE_MAX_DEVICES;
   for (int i = 0; i < d->count; i++) d->index[i] = i;
+  return CLI_EXIT_OK;
+}
+
+int scale_devices_for_process(const scale_devices *given, int32_t device, convoy_engine engine,
+                              scale_devices *d) {
+  *d = *given;
+  if (d->given) return scale_devices_resolve(d);
+  d->count = 1;
+  d->index[0] = -1;
+  const int gpus = convoy_engine_family(engine) == CONVOY_FAMILY_CPU ? 0 : convoy_gpu_count();
+  if (device < 0 && gpus > 0) d->index[0] = scale_world_get()->local_rank % gpus;
   return CLI_EXIT_OK;
 }

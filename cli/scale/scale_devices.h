@@ -6,6 +6,8 @@
 #ifndef CONVOY_CLI_SCALE_DEVICES_H
 #define CONVOY_CLI_SCALE_DEVICES_H
 
+#include "convoy.h"
+
 #include <stdint.h>
 
 /* Most pipelines --devices names. */
@@ -25,5 +27,13 @@ int scale_devices_parse(const char *cmd, const char *value, scale_devices *d);
 /* Makes `all` the machine's GPUs. Prints one error line and returns
  * CLI_EXIT_FAIL where there is none, else CLI_EXIT_OK. */
 int scale_devices_resolve(scale_devices *d);
+
+/* The pipelines of this process for a run with `engine`: --devices' GPUs
+ * (resolved), else one, on --device (`device` >= 0, kept as -1 here), or for
+ * a GPU engine on the GPU this process's place on its host picks (local
+ * rank mod the host's GPUs). Prints one error line and returns
+ * CLI_EXIT_FAIL where --devices all finds no GPU, else CLI_EXIT_OK. */
+int scale_devices_for_process(const scale_devices *given, int32_t device, convoy_engine engine,
+                              scale_devices *d);
 
 #endif /* CONVOY_CLI_SCALE_DEVICES_H */
