@@ -6,9 +6,9 @@
 #include "commands.h"
 #include "diag.h"
 #include "pass_warm.h"
+#include "scale_threads.h"
 #include "split_plan.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,11 +165,9 @@ int capture_split_run(const capture_split_config *cfg, capture_run_result *res,
   const split_job job = job_of(cfg);
   split_range *ranges = calloc(SPLIT_MAX_RANGES, sizeof *ranges);
   range_job *jobs = calloc((size_t)cfg->pipelines, sizeof *jobs);
-  pthread_t *threads = calloc((size_t)cfg->pipelines, sizeof *threads);
-  if (!ranges || !jobs || !threads) {
+  if (!ranges || !jobs) {
     free(ranges);
     free(jobs);
-    free(threads);
     diag_error("%s: out of memory", cfg->out_name);
     return CLI_EXIT_FAIL;
   }
@@ -188,15 +186,9 @@ int capture_split_run(const capture_split_config *cfg, capture_run_result *res,
     progress_start(cfg->progress, cfg->progress->enabled, "filtering", jobs[0].range.frames,
                    cfg->stream.in->rate, cfg->stream.in->ro.channels);
   }
-  int started = 0;
-  for (; started < mine - 1; started++)
-    if (pthread_create(&threads[started], NULL, range_thread, &jobs[started]) != 0) break;
-  for (int i = started; i < mine; i++)
-    range_thread(&jobs[i]); /* the last here, or those
-                               without a thread */
+  scale_threads_run(range_thread, jobs, mine, sizeof *jobs);
   int rc = CLI_EXIT_OK;
   for (int i = 0; i < mine; i++) {
-    if (i < started) pthread_join(threads[i], NULL);
     if (jobs[i].status > rc) rc = jobs[i].status;
     add_result(res, &jobs[i].res);
   }
@@ -204,6 +196,5 @@ int capture_split_run(const capture_split_config *cfg, capture_run_result *res,
   *engine = mine > 0 ? jobs[0].engine : cfg->stream.engine;
   free(ranges);
   free(jobs);
-  free(threads);
   return rc;
 }

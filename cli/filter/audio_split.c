@@ -11,13 +11,13 @@
 #include "pass_warm.h"
 #include "scale_devices.h"
 #include "scale_world.h"
+#include "scale_threads.h"
 #include "split_plan.h"
 #include "summary.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,10 +245,7 @@ static int run_ranges(filter_job *j, const split_out *o, const scale_devices *de
   const scale_world *w = scale_world_get();
   const split_job job = job_of(j);
   split_range *ranges = calloc(SPLIT_MAX_RANGES, sizeof *ranges);
-  pthread_t *threads = calloc((size_t)dev->count, sizeof *threads);
-  if (!ranges || !threads) {
-    free(ranges);
-    free(threads);
+  if (!ranges) {
     diag_error("%s: out of memory", j->out_name);
     return CLI_EXIT_FAIL;
   }
@@ -266,18 +263,13 @@ static int run_ranges(filter_job *j, const split_out *o, const scale_devices *de
     progress_start(&j->prog, w->rank == 0 && isatty(STDERR_FILENO) && !j->opt.quiet, "filtering",
                    jobs[0].range.frames, j->info.rate, j->info.channels);
   }
-  int started = 0;
-  for (; started < *mine - 1; started++)
-    if (pthread_create(&threads[started], NULL, range_thread, &jobs[started]) != 0) break;
-  for (int i = started; i < *mine; i++) range_thread(&jobs[i]);
+  scale_threads_run(range_thread, jobs, *mine, sizeof *jobs);
   int rc = CLI_EXIT_OK;
   for (int i = 0; i < *mine; i++) {
-    if (i < started) pthread_join(threads[i], NULL);
     if (jobs[i].status > rc) rc = jobs[i].status;
   }
   if (*mine > 0) progress_end(&j->prog);
   free(ranges);
-  free(threads);
   return rc;
 }
 
