@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstddef>
 #include <cstring>
 #include <stdexcept>
 
@@ -407,6 +408,20 @@ void core::hist_push(const char *in, int64_t n) {
   d_hist_valid = std::min(d_hist_cap, d_hist_valid + n);
 }
 
+/* Puts the last p input items (fewer at the stream's start) in the ring
+ * from GNU Radio's buffer, which holds this call's items and the d_hold
+ * before them: taps longer than the ring held then switch right away. */
+void core::hist_refill(int64_t p) {
+  if (d_call_in == nullptr) return;
+  const int64_t into_call = (int64_t)(d_consumed - d_call_start);
+  const int64_t k = std::min<int64_t>({p, d_hist_cap, (int64_t)d_consumed, d_hold + into_call});
+  if (k <= d_hist_valid) return;
+  d_hist_w = 0;
+  d_hist_valid = 0;
+  hist_push(d_call_in + (std::ptrdiff_t)(into_call - k) * (std::ptrdiff_t)(d_ff * sizeof(float)),
+            k);
+}
+
 /* ------------------------------------------------------------ the stream */
 
 /* The most input frames (a multiple of D, at most max_frames) whose output
@@ -594,9 +609,10 @@ bool core::apply_due_switches(char *out, int noutput, int64_t &produced) {
     const int64_t p = (int64_t)(req.has_taps ? req.taps.size() : d_taps.size()) - 1;
     if (d_hist_cap < p) hist_grow(p);
     const int64_t need = std::min<int64_t>(p, (int64_t)d_consumed);
+    if (d_hist_valid < need) hist_refill(p);
     if (d_hist_valid < need) {
-      /* Longer taps than the history kept: the switch waits until p
-       * items have been kept (items before the growth are gone). */
+      /* Longer taps than GNU Radio's history holds: the switch waits
+       * until p items have been kept. */
       add_pending((uint64_t)round_up(d_consumed + (uint64_t)(p - d_hist_valid), d_decim), req);
       break;
     }
@@ -696,6 +712,8 @@ int core::general_work(int noutput_items, gr_vector_int &ninput_items,
       d_have_request = false;
     }
   }
+  d_call_in = in;
+  d_call_start = d_consumed;
   const int64_t avail = ninput_items[0] - d_hold;
   if (!pmt::is_null(d_tag_key)) scan_tags(d_consumed + (uint64_t)avail);
 
@@ -738,6 +756,7 @@ int core::general_work(int noutput_items, gr_vector_int &ninput_items,
     d_consumed += (uint64_t)n;
   }
   consume_each((int)pos);
+  d_call_in = nullptr;
   if (!ok) return WORK_DONE;
 
   int64_t remaining = 0;

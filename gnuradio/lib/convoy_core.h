@@ -135,6 +135,7 @@ private:
   int64_t drain_fifo(char *out, int noutput);
   int64_t fifo_frames() const;
   void hist_push(const char *in, int64_t n);
+  void hist_refill(int64_t p);
   void hist_grow(int64_t cap);
   bool prime(convoy_stream *s, int64_t p, uint64_t at, int64_t &dropped);
   bool flush_to_end(char *out, int noutput, int64_t &produced);
@@ -191,6 +192,11 @@ private:
   int64_t d_hist_cap = 0;
   int64_t d_hist_valid = 0;
   int64_t d_hist_w = 0;
+
+  /* this call's input: the item d_call_start (the first new one), with the
+   * d_hold items before it readable too (GNU Radio's history) */
+  const char *d_call_in = nullptr;
+  uint64_t d_call_start = 0;
 };
 
 } // namespace convoy

@@ -45,9 +45,10 @@ namespace convoy {
  * filters do on set_taps(). Output A / D carries a tag "convoy_taps" (value:
  * the new number of taps) when the taps changed; the frequency-translating
  * blocks also tag it "freq" (the center frequency), as GNU Radio's
- * freq_xlating_fir_filter does. Taps longer than any the block has had take
- * effect once the block has kept that many input items (right away, unless
- * the stream has only just started).
+ * freq_xlating_fir_filter does. Taps longer than any the block has had
+ * switch at A too, primed from the input GNU Radio keeps before each call
+ * (65,536 items); taps longer than 65,537 take effect once the block has
+ * kept ntaps - 1 input items.
  *
  * With a tag key (constructor argument tag_key, "" for none), a tag of that
  * key on input item k whose value is a vector of numbers switches to those
