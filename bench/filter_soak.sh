@@ -1,6 +1,7 @@
 #!/bin/bash
 # filter_soak.sh SECONDS BUILD [WORK]: `convoy filter` in a loop for SECONDS
-# over random SigMF captures (datatype, length, channels), taps, CPU engines, FFT
+# over random SigMF captures (datatype, length, channels), taps, engines
+# (the CPU ones; SOAK_FAMILY=gpu: gpu-direct, gpu-fft and gpu), FFT
 # sizes, threads and options (--decimate, --shift, --skip/--count, --tail,
 # --out-format), each output checked against the double-precision
 # reference (BUILD/tests/capture_ref compare). Per run it records the
@@ -18,6 +19,7 @@ C=$build/convoy
 REF=$build/tests/capture_ref
 RANDOM=${SOAK_SEED:-1}
 types=(cf32_le ci16_le cu8 rf32_le ri16_le)
+family=${SOAK_FAMILY:-cpu}
 end=$(($(date +%s) + secs))
 runs=0 fails=0
 : >runs.tsv
@@ -35,9 +37,10 @@ while [ "$(date +%s)" -lt "$end" ]; do
   ops=(--taps taps.txt -q)
   ref=(--channels "$ch")
   case $((RANDOM % 3)) in
-  0) ops+=(--engine cpu-direct) ;;
-  1) ops+=(--engine cpu-fft)
+  0) ops+=(--engine "$family-direct") ;;
+  1) ops+=(--engine "$family-fft")
     [ $((RANDOM % 2)) = 0 ] && ops+=(--fft-size $((1 << ($(logu 1 6) + $(awk -v n="$ntaps" 'BEGIN { k = 0; while ((2 ^ k) < 2 * n) k++; print k }'))))) ;;
+  2) [ "$family" = gpu ] && ops+=(--engine gpu) ;;
   esac
   ops+=(--threads $((1 + RANDOM % 2)))
   out_t=$t
