@@ -41,15 +41,17 @@
  * interleaving shrink by D.
  *
  * Complex taps (engine_request.complex_taps): a complex channel is a pair of
- * real rows, and so are its taps, so everything stays on the real
- * transforms: a block transforms the real and imaginary input rows (two
- * r2c), combines the half-spectra with the filter's
- *   Y_re = X_re H_re - X_im H_im,   Y_im = X_re H_im + X_im H_re
- * (each a half-spectrum of a real row, so each product is the spectrum of a
- * real convolution and the inverse c2r of Y_re and Y_im gives the two output
- * rows), and transforms both back. H_re and H_im are computed once at
- * create. A pair whose imaginary taps are zero (a real filter on a complex
- * stream) is filtered as two real rows. Tasks are (pair, block).
+ * real rows, and so are its taps. A block interleaves the pair's rows into
+ * one complex buffer, runs one complex forward transform of size n,
+ * multiplies by the complex filter's full spectrum H (n values, computed
+ * once at create from taps_re + i taps_im) and runs one complex inverse,
+ * whose real and imaginary parts are the two output rows: two complex
+ * transforms of size n, which cost about what four real ones of size n do
+ * but run faster in FFTW and need one multiply per bin. Decimating, the
+ * product spectrum folds to M = n / D bins (z[k] = sum_j Y[k + j M], in
+ * place) and the inverse runs at size M. A pair whose imaginary taps are
+ * zero (a real filter on a complex stream) is filtered as two real rows.
+ * Tasks are (pair, block).
  */
 #include "engine.h"
 #include "error_internal.h"
@@ -89,10 +91,15 @@ typedef struct ols_plan {
   const float **spectrum_of; /* [channels] -> n_bins complex values */
   float **time;              /* [threads] -> n floats */
   fftwf_complex **freq;      /* [threads] -> n_bins complex values */
-  fftwf_complex **freq2;     /* complex_taps: [threads] -> the imaginary row's spectrum */
-  fftwf_complex **fold;      /* D > 1: [threads] -> m_bins folded values */
-  worker_pool *pool;         /* NULL with one thread */
-  int own_pool;              /* pool was started here (not the request's) */
+  /* complex_taps pairs whose imaginary taps are not all zero */
+  fftwf_plan cx_forward, cx_inverse; /* complex, in place, size n */
+  fftwf_plan cx_inverse_m;           /* D > 1: complex, in place, size m */
+  fftwf_complex **cx;                /* [threads] -> n complex values */
+  float *cx_spectra;                 /* distinct complex filters x n values (re, im), / n */
+  const float **cx_spectrum_of;      /* [units] -> n complex values; NULL for real pairs */
+  fftwf_complex **fold;              /* D > 1: [threads] -> m_bins folded values */
+  worker_pool *pool;                 /* NULL with one thread */
+  int own_pool;                      /* pool was started here (not the request's) */
 } ols_plan;
 
 /* x[j] *= h[j] over n_bins interleaved complex values. Plain multiplies and
@@ -103,21 +110,6 @@ static void multiply_spectrum(float *restrict x, const float *restrict h, int64_
     float a = x[2 * j], b = x[2 * j + 1], c = h[2 * j], d = h[2 * j + 1];
     x[2 * j] = a * c - b * d;
     x[2 * j + 1] = a * d + b * c;
-  }
-}
-
-/* The complex combine of one block, over n_bins interleaved values:
- * xr, xi (the spectra of the real and imaginary input rows) become the
- * spectra of the real and imaginary output rows; hr, hi are the filter's. */
-static void combine_spectra(float *restrict xr, float *restrict xi, const float *restrict hr,
-                            const float *restrict hi, int64_t n_bins) {
-  for (int64_t j = 0; j < n_bins; j++) {
-    const float a = xr[2 * j], b = xr[2 * j + 1], c = xi[2 * j], d = xi[2 * j + 1];
-    const float e = hr[2 * j], f = hr[2 * j + 1], g = hi[2 * j], h = hi[2 * j + 1];
-    xr[2 * j] = (a * e - b * f) - (c * g - d * h);
-    xr[2 * j + 1] = (a * f + b * e) - (c * h + d * g);
-    xi[2 * j] = (a * g - b * h) + (c * e - d * f);
-    xi[2 * j + 1] = (a * h + b * g) + (c * f + d * e);
   }
 }
 
@@ -188,51 +180,71 @@ static void ols_destroy(void *impl) {
   ols_plan *p = impl;
   if (!p) return;
   if (p->own_pool) pool_destroy(p->pool);
-  if (p->forward || p->inverse) {
+  if (p->forward || p->inverse || p->cx_forward || p->cx_inverse || p->cx_inverse_m) {
     convoy_fftw_lock();
     if (p->forward) fftwf_destroy_plan(p->forward);
     if (p->inverse) fftwf_destroy_plan(p->inverse);
     if (p->inverse_m) fftwf_destroy_plan(p->inverse_m);
+    if (p->cx_forward) fftwf_destroy_plan(p->cx_forward);
+    if (p->cx_inverse) fftwf_destroy_plan(p->cx_inverse);
+    if (p->cx_inverse_m) fftwf_destroy_plan(p->cx_inverse_m);
     convoy_fftw_unlock();
   }
   if (p->time)
     for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->time[t]);
   if (p->freq)
     for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->freq[t]);
-  if (p->freq2)
-    for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->freq2[t]);
+  if (p->cx)
+    for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->cx[t]);
   if (p->fold)
     for (int32_t t = 0; t < p->threads; t++) fftwf_free(p->fold[t]);
   free(p->fold);
   free(p->time);
   free(p->freq);
-  free(p->freq2);
+  free(p->cx);
+  fftwf_free(p->cx_spectra);
+  free(p->cx_spectrum_of);
   free(p->real_pair);
   fftwf_free(p->spectra);
   free(p->spectrum_of);
   free(p);
 }
 
-/* Fills p->spectra and p->spectrum_of from the taps, using thread 0's
- * buffers (after planning, which may overwrite them). */
+/* 1 when row c is filtered on the real transforms (every row without
+ * complex taps, the real row of a real pair). */
+static int row_is_real(const ols_plan *p, int32_t c) {
+  return !p->complex_taps || (c % 2 == 0 && p->real_pair[c / 2]);
+}
+
+/* x (n values of stride `stride` floats) = taps circularly shifted left by
+ * s0 = taps_len - 1 - skip (0 unless decimating): tap j at (j - s0) mod n;
+ * zeros elsewhere. */
+static void load_taps(const ols_plan *p, float *x, int64_t stride, const float *taps) {
+  const int64_t s0 = p->taps_len - 1 - p->skip;
+  for (int64_t j = 0; j < p->n; j++) x[j * stride] = 0.0f;
+  for (int64_t j = s0; j < p->taps_len; j++) x[(j - s0) * stride] = taps[j];
+  for (int64_t j = 0; j < s0; j++) x[(p->n - s0 + j) * stride] = taps[j];
+}
+
+/* Fills p->spectra and p->spectrum_of (rows on the real transforms) and
+ * p->cx_spectra and p->cx_spectrum_of (complex pairs) from the taps, using
+ * thread 0's buffers (after planning, which may overwrite them). Rows (and
+ * pairs) with the same taps pointers share one spectrum. */
 static void compute_spectra(ols_plan *p, const engine_request *r) {
-  float *x = p->time[0];
-  fftwf_complex *xf = p->freq[0];
   const float scale = (float)(1.0 / (double)p->n);
   int32_t next = 0;
   for (int32_t c = 0; c < p->channels; c++) {
+    if (!row_is_real(p, c)) continue;
     int32_t same = -1;
-    for (int32_t d = 0; d < c && same < 0; d++) same = r->taps[d] == r->taps[c] ? d : -1;
+    for (int32_t d = 0; d < c && same < 0; d++)
+      same = p->spectrum_of[d] && r->taps[d] == r->taps[c] ? d : -1;
     if (same >= 0) {
       p->spectrum_of[c] = p->spectrum_of[same];
       continue;
     }
-    /* Circularly shifted left by s0 = taps_len - 1 - skip (0 unless
-     * decimating): tap j at (j - s0) mod n. */
-    const int64_t s0 = p->taps_len - 1 - p->skip;
-    memset(x, 0, sizeof(float) * (size_t)p->n);
-    memcpy(x, r->taps[c] + s0, sizeof(float) * (size_t)(p->taps_len - s0));
-    memcpy(x + p->n - s0, r->taps[c], sizeof(float) * (size_t)s0);
+    float *x = p->time[0];
+    fftwf_complex *xf = p->freq[0];
+    load_taps(p, x, 1, r->taps[c]);
     fftwf_execute_dft_r2c(p->forward, x, xf);
     float *h = p->spectra + (size_t)next++ * 2 * (size_t)p->n_bins;
     for (int64_t j = 0; j < p->n_bins; j++) {
@@ -241,6 +253,41 @@ static void compute_spectra(ols_plan *p, const engine_request *r) {
     }
     p->spectrum_of[c] = h;
   }
+  next = 0;
+  for (int32_t u = 0; p->cx && u < p->units; u++) {
+    if (p->real_pair[u]) continue;
+    int32_t same = -1;
+    for (int32_t v = 0; v < u && same < 0; v++)
+      same = p->cx_spectrum_of[v] && r->taps[2 * v] == r->taps[2 * u] &&
+                     r->taps[2 * v + 1] == r->taps[2 * u + 1]
+                 ? v
+                 : -1;
+    if (same >= 0) {
+      p->cx_spectrum_of[u] = p->cx_spectrum_of[same];
+      continue;
+    }
+    float *z = (float *)p->cx[0];
+    load_taps(p, z, 2, r->taps[2 * u]);
+    load_taps(p, z + 1, 2, r->taps[2 * u + 1]);
+    fftwf_execute_dft(p->cx_forward, p->cx[0], p->cx[0]);
+    float *h = p->cx_spectra + (size_t)next++ * 2 * (size_t)p->n;
+    for (int64_t j = 0; j < 2 * p->n; j++) h[j] = z[j] * scale;
+    p->cx_spectrum_of[u] = h;
+  }
+}
+
+/* The distinct complex filters of r's pairs that are not real pairs. */
+static int32_t count_cx_spectra(const ols_plan *p, const engine_request *r) {
+  int32_t distinct = 0;
+  for (int32_t u = 0; p->complex_taps && u < p->units; u++) {
+    if (p->real_pair[u]) continue;
+    int seen = 0;
+    for (int32_t v = 0; v < u && !seen; v++)
+      seen = !p->real_pair[v] && r->taps[2 * v] == r->taps[2 * u] &&
+             r->taps[2 * v + 1] == r->taps[2 * u + 1];
+    distinct += !seen;
+  }
+  return distinct;
 }
 
 static convoy_status ols_create(const engine_request *r, void **impl, char *err, size_t err_size) {
@@ -287,18 +334,22 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
   p->block_ns = fft_block_ns_decimated(n, p->dec, r->plan_effort, complex_share(r));
   p->threads =
       r->threads < 1 ? 1 : (r->threads > ENGINE_MAX_THREADS ? ENGINE_MAX_THREADS : r->threads);
-  int32_t n_spectra = count_spectra(r);
-  p->spectra = fftwf_malloc(sizeof(float) * 2 * (size_t)p->n_bins * (size_t)n_spectra);
   p->spectrum_of = calloc((size_t)p->channels, sizeof *p->spectrum_of);
   p->time = calloc((size_t)p->threads, sizeof *p->time);
   p->freq = calloc((size_t)p->threads, sizeof *p->freq);
   p->real_pair = calloc((size_t)p->units, sizeof(int));
-  if (!p->spectra || !p->spectrum_of || !p->time || !p->freq || !p->real_pair) goto oom;
-  if (p->complex_taps) {
-    p->freq2 = calloc((size_t)p->threads, sizeof *p->freq2);
-    if (!p->freq2) goto oom;
-    for (int32_t u = 0; u < p->units; u++)
-      p->real_pair[u] = all_zero(r->taps[2 * u + 1], r->taps_len);
+  if (!p->spectrum_of || !p->time || !p->freq || !p->real_pair) goto oom;
+  for (int32_t u = 0; p->complex_taps && u < p->units; u++)
+    p->real_pair[u] = all_zero(r->taps[2 * u + 1], r->taps_len);
+  const int32_t n_spectra = count_spectra(r), n_cx_spectra = count_cx_spectra(p, r);
+  /* At most this many rows take real spectra (fewer when pairs are complex). */
+  p->spectra = fftwf_malloc(sizeof(float) * 2 * (size_t)p->n_bins * (size_t)n_spectra);
+  if (!p->spectra) goto oom;
+  if (n_cx_spectra > 0) {
+    p->cx = calloc((size_t)p->threads, sizeof *p->cx);
+    p->cx_spectrum_of = calloc((size_t)p->units, sizeof *p->cx_spectrum_of);
+    p->cx_spectra = fftwf_malloc(sizeof(float) * 2 * (size_t)n * (size_t)n_cx_spectra);
+    if (!p->cx || !p->cx_spectrum_of || !p->cx_spectra) goto oom;
   }
   if (p->dec > 1) {
     p->fold = calloc((size_t)p->threads, sizeof *p->fold);
@@ -312,9 +363,9 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
     p->time[t] = fftwf_malloc(sizeof(float) * (size_t)n);
     p->freq[t] = fftwf_malloc(sizeof(fftwf_complex) * (size_t)p->n_bins);
     if (!p->time[t] || !p->freq[t]) goto oom;
-    if (p->freq2) {
-      p->freq2[t] = fftwf_malloc(sizeof(fftwf_complex) * (size_t)p->n_bins);
-      if (!p->freq2[t]) goto oom;
+    if (p->cx) {
+      p->cx[t] = fftwf_malloc(sizeof(fftwf_complex) * (size_t)n);
+      if (!p->cx[t]) goto oom;
     }
   }
 
@@ -325,11 +376,18 @@ static convoy_status ols_create(const engine_request *r, void **impl, char *err,
   p->forward = fftwf_plan_dft_r2c_1d((int)n, p->time[0], p->freq[0], flags);
   p->inverse = fftwf_plan_dft_c2r_1d((int)n, p->freq[0], p->time[0], flags);
   if (p->dec > 1) p->inverse_m = fftwf_plan_dft_c2r_1d((int)p->m, p->fold[0], p->time[0], flags);
+  if (p->cx) {
+    p->cx_forward = fftwf_plan_dft_1d((int)n, p->cx[0], p->cx[0], FFTW_FORWARD, flags);
+    p->cx_inverse = fftwf_plan_dft_1d((int)n, p->cx[0], p->cx[0], FFTW_BACKWARD, flags);
+    if (p->dec > 1)
+      p->cx_inverse_m = fftwf_plan_dft_1d((int)p->m, p->cx[0], p->cx[0], FFTW_BACKWARD, flags);
+  }
   convoy_fftw_unlock();
-  if (!p->forward || !p->inverse || (p->dec > 1 && !p->inverse_m)) {
+  if (!p->forward || !p->inverse || (p->dec > 1 && !p->inverse_m) ||
+      (p->cx && (!p->cx_forward || !p->cx_inverse || (p->dec > 1 && !p->cx_inverse_m)))) {
     ols_destroy(p);
     return convoy_error_format(err, err_size, CONVOY_ERR_BACKEND,
-                               "cpu-fft: FFTW could not plan a real transform of size %lld",
+                               "cpu-fft: FFTW could not plan the transforms of size %lld",
                                (long long)n);
   }
   compute_spectra(p, r);
@@ -381,31 +439,38 @@ static void run_block(const ols_plan *p, int tid, const float *in, const float *
   memcpy(out, x + p->skip, sizeof(float) * (size_t)p->block);
 }
 
-/* The product spectra of complex pair (r, i), the block's frames of each
- * row at in_r and in_i, into thread tid's freq (real part) and freq2
- * (imaginary part). */
-static void complex_block_spectra(const ols_plan *p, int tid, const float *in_r, const float *in_i,
-                                  const float *h_r, const float *h_i) {
-  float *x = p->time[tid];
-  fftwf_complex *xr = p->freq[tid], *xi = p->freq2[tid];
-  load_block(p, x, in_r);
-  fftwf_execute_dft_r2c(p->forward, x, xr);
-  load_block(p, x, in_i);
-  fftwf_execute_dft_r2c(p->forward, x, xi);
-  combine_spectra((float *)xr, (float *)xi, h_r, h_i, p->n_bins);
+/* The product spectrum of complex pair (in_r, in_i) (the block's frames of
+ * each row) and the pair's filter spectrum h, in thread tid's cx buffer. */
+static float *cx_block_spectrum(const ols_plan *p, int tid, const float *in_r, const float *in_i,
+                                const float *h) {
+  float *z = (float *)p->cx[tid];
+  const int64_t used = p->taps_len - 1 + p->block;
+  for (int64_t j = 0; j < used; j++) {
+    z[2 * j] = in_r[j];
+    z[2 * j + 1] = in_i[j];
+  }
+  if (used < p->n) memset(z + 2 * used, 0, sizeof(float) * 2 * (size_t)(p->n - used));
+  fftwf_execute_dft(p->cx_forward, p->cx[tid], p->cx[tid]);
+  multiply_spectrum(z, h, p->n);
+  return z;
+}
+
+/* out_r[k], out_i[k] = z[from + k] (count complex values). */
+static void split_out(const float *restrict z, int64_t from, int64_t count, float *restrict out_r,
+                      float *restrict out_i) {
+  for (int64_t k = 0; k < count; k++) {
+    out_r[k] = z[2 * (from + k)];
+    out_i[k] = z[2 * (from + k) + 1];
+  }
 }
 
 /* Block of complex pair (r, i) on thread tid's buffers; in and out point at
  * the block's frames of each row. */
 static void run_complex_block(const ols_plan *p, int tid, const float *in_r, const float *in_i,
-                              const float *h_r, const float *h_i, float *out_r, float *out_i) {
-  float *x = p->time[tid];
-  fftwf_complex *xr = p->freq[tid], *xi = p->freq2[tid];
-  complex_block_spectra(p, tid, in_r, in_i, h_r, h_i);
-  fftwf_execute_dft_c2r(p->inverse, xr, x);
-  memcpy(out_r, x + p->skip, sizeof(float) * (size_t)p->block);
-  fftwf_execute_dft_c2r(p->inverse, xi, x);
-  memcpy(out_i, x + p->skip, sizeof(float) * (size_t)p->block);
+                              const float *h, float *out_r, float *out_i) {
+  float *z = cx_block_spectrum(p, tid, in_r, in_i, h);
+  fftwf_execute_dft(p->cx_inverse, p->cx[tid], p->cx[tid]);
+  split_out(z, p->skip, p->block, out_r, out_i);
 }
 
 typedef struct ols_job {
@@ -430,8 +495,8 @@ static void ols_task(void *ctx, int64_t task) {
     run_block(p, tid, j->in[r] + off, p->spectrum_of[r], j->out[r] + off);
     run_block(p, tid, j->in[i] + off, p->spectrum_of[r], j->out[i] + off);
   } else {
-    run_complex_block(p, tid, j->in[r] + off, j->in[i] + off, p->spectrum_of[r], p->spectrum_of[i],
-                      j->out[r] + off, j->out[i] + off);
+    run_complex_block(p, tid, j->in[r] + off, j->in[i] + off, p->cx_spectrum_of[u], j->out[r] + off,
+                      j->out[i] + off);
   }
 }
 
@@ -510,13 +575,20 @@ static void run_block_decimated(const ols_plan *p, int tid, const float *in, con
   fold_out(p, tid, (const float *)xf, out);
 }
 
-/* run_complex_block keeping every D-th output. */
+/* run_complex_block keeping every D-th output: the product spectrum
+ * folded in place to its first M values (z[k] += z[k + j M], j in order,
+ * so the result depends only on the spectrum), then the size-M inverse. */
 static void run_complex_block_decimated(const ols_plan *p, int tid, const float *in_r,
-                                        const float *in_i, const float *h_r, const float *h_i,
-                                        float *out_r, float *out_i) {
-  complex_block_spectra(p, tid, in_r, in_i, h_r, h_i);
-  fold_out(p, tid, (const float *)p->freq[tid], out_r);
-  fold_out(p, tid, (const float *)p->freq2[tid], out_i);
+                                        const float *in_i, const float *h, float *out_r,
+                                        float *out_i) {
+  float *z = cx_block_spectrum(p, tid, in_r, in_i, h);
+  const int64_t mm = 2 * p->m;
+  for (int64_t j = 1; j < p->dec; j++) {
+    const float *zj = z + j * mm;
+    for (int64_t k = 0; k < mm; k++) z[k] += zj[k];
+  }
+  fftwf_execute_dft(p->cx_inverse_m, p->cx[tid], p->cx[tid]);
+  split_out(z, p->skip / p->dec, p->block / p->dec, out_r, out_i);
 }
 
 typedef struct ols_dec_job {
@@ -541,8 +613,8 @@ static void ols_dec_task(void *ctx, int64_t task) {
     run_block_decimated(p, tid, j->in[r] + off, p->spectrum_of[r], j->out[r] + kept);
     run_block_decimated(p, tid, j->in[i] + off, p->spectrum_of[r], j->out[i] + kept);
   } else {
-    run_complex_block_decimated(p, tid, j->in[r] + off, j->in[i] + off, p->spectrum_of[r],
-                                p->spectrum_of[i], j->out[r] + kept, j->out[i] + kept);
+    run_complex_block_decimated(p, tid, j->in[r] + off, j->in[i] + off, p->cx_spectrum_of[u],
+                                j->out[r] + kept, j->out[i] + kept);
   }
 }
 

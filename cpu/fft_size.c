@@ -48,12 +48,16 @@ typedef struct model {
 static const model estimate_model = {62.3, 0.1695, 0.035, 0.35};
 static const model measure_model = {66.3, 0.1340, 0.0325, 0.10};
 
-/* Complex taps: the extra complex multiplies of a pair's combine (four
- * products per bin instead of two), per frame of FFT size and row. Measured
- * through the stream (1 complex channel against 2 real ones, same FFT size,
- * 64 .. 8192 taps, the machine of the model above): complex blocks cost 0 to
- * 10 % more, about this term. */
-#define COMPLEX_NS_PER_FRAME 0.25
+/* Complex taps: a pair's block runs complex transforms of size n, which
+ * move and compute what real ones of size 2n do, so its two rows cost one
+ * block of size 2n (half a block each), times a growth past
+ * COMPLEX_KNEE points: through the stream (1 complex channel, 1 thread,
+ * FFTW_ESTIMATE, the machine of the model above, 64 to 4096 taps over the
+ * candidate sizes) complex transforms ran slower from there on than the
+ * real model at 2n says, about COMPLEX_GROWTH more per doubling, and the
+ * best sizes were 4 to 16 times the taps. */
+#define COMPLEX_KNEE 4096.0
+#define COMPLEX_GROWTH 0.15
 
 /* What the stream adds per output frame per channel ((de)interleaving),
  * counted as in the direct engine's cost. */
@@ -99,8 +103,14 @@ static double block_ns(int64_t n, int plan_effort, double l2) {
   return k->per_block + k->per_butterfly * butterflies * (1.0 + k->spill * s * s) * shape;
 }
 
+/* Half a pair's block of complex transforms of size n (one row's share). */
+static double complex_row_ns(int64_t n, int plan_effort, double l2) {
+  const double over = (double)n > COMPLEX_KNEE ? log2((double)n / COMPLEX_KNEE) : 0.0;
+  return 0.5 * block_ns(2 * n, plan_effort, l2) * (1.0 + COMPLEX_GROWTH * over);
+}
+
 static double mixed_block_ns(int64_t n, int plan_effort, double share, double l2) {
-  return block_ns(n, plan_effort, l2) + share * COMPLEX_NS_PER_FRAME * (double)n;
+  return (1.0 - share) * block_ns(n, plan_effort, l2) + share * complex_row_ns(n, plan_effort, l2);
 }
 
 double fft_block_ns(int64_t n, int plan_effort) {
@@ -134,6 +144,16 @@ double fft_output_ns_mixed(int64_t n, int64_t taps_len, int plan_effort, double 
  * family still leaves at most 25 % between neighbouring sizes. */
 static const int64_t odd_parts[] = {1, 5, 15, 25, 75};
 
+/* 1 when size n = p2 * odd (odd one of odd_parts) is a candidate: with
+ * complex pairs (share > 0) their complex plans narrow the family, since
+ * FFTW's estimated complex plans ran 1.3x to 1.6x slower than their
+ * neighbours at odd parts 25 and 75 and at powers of two from 16384 up
+ * (same measurements as COMPLEX_KNEE). */
+static int candidate(int64_t p2, int64_t odd, double share) {
+  if (share <= 0.0) return 1;
+  return (odd == 1 && p2 < 16384) || odd == 5 || odd == 15;
+}
+
 int64_t fft_choose_size(int64_t taps_len, int32_t n_spectra, int plan_effort) {
   return fft_choose_size_mixed(taps_len, n_spectra, plan_effort, 0.0);
 }
@@ -158,6 +178,7 @@ int64_t fft_choose_size_mixed(int64_t taps_len, int32_t n_spectra, int plan_effo
   double best_ns = 0.0;
   for (int64_t p2 = 8; p2 <= upper; p2 *= 2) {
     for (size_t i = 0; i < sizeof odd_parts / sizeof odd_parts[0]; i++) {
+      if (!candidate(p2, odd_parts[i], complex_share)) continue;
       int64_t n = p2 * odd_parts[i];
       if (n < taps_len || n > upper) continue;
       double ns = output_ns(n, taps_len, plan_effort, complex_share, l2);
@@ -167,6 +188,9 @@ int64_t fft_choose_size_mixed(int64_t taps_len, int32_t n_spectra, int plan_effo
       }
     }
   }
+  /* A filter so long that no narrowed candidate fits: the whole family. */
+  if (!best && complex_share > 0.0)
+    return fft_choose_size_mixed(taps_len, n_spectra, plan_effort, 0.0);
   return best;
 }
 
@@ -180,13 +204,18 @@ int64_t fft_decimated_block(int64_t n, int64_t taps_len, int64_t factor) {
   return block >= factor ? block : 0;
 }
 
+/* One row's decimating block: the forward transform at size n (half of a
+ * block's two), the inverse at n / factor, the fold; a complex pair's rows
+ * pay complex_row_ns's share of the same. */
 static double decimated_block_ns(int64_t n, int64_t factor, int plan_effort, double share,
                                  double l2) {
   const model *k = plan_effort >= 1 ? &measure_model : &estimate_model;
-  const double transforms = block_ns(n, plan_effort, l2) - k->per_block;
-  const double small = block_ns(n / factor, plan_effort, l2) - k->per_block;
-  return k->per_block + 0.5 * transforms + 0.5 * small +
-         (FOLD_NS_PER_FRAME + share * COMPLEX_NS_PER_FRAME) * (double)n;
+  const double real = k->per_block + 0.5 * (block_ns(n, plan_effort, l2) - k->per_block) +
+                      0.5 * (block_ns(n / factor, plan_effort, l2) - k->per_block);
+  const double pair = 0.5 * k->per_block +
+                      0.5 * (complex_row_ns(n, plan_effort, l2) - 0.5 * k->per_block) +
+                      0.5 * (complex_row_ns(n / factor, plan_effort, l2) - 0.5 * k->per_block);
+  return (1.0 - share) * real + share * pair + FOLD_NS_PER_FRAME * (double)n;
 }
 
 double fft_block_ns_decimated(int64_t n, int64_t factor, int plan_effort, double complex_share) {
@@ -218,6 +247,7 @@ int64_t fft_choose_size_decimated(int64_t taps_len, int32_t n_spectra, int plan_
   double best_ns = 0.0;
   for (int64_t p2 = 8; p2 <= upper; p2 *= 2) {
     for (size_t i = 0; i < sizeof odd_parts / sizeof odd_parts[0]; i++) {
+      if (!candidate(p2, odd_parts[i], complex_share)) continue;
       const int64_t family = p2 * odd_parts[i];
       for (int scaled = 0; scaled < 2; scaled++) {
         if (scaled && family > upper / factor) continue;
@@ -232,5 +262,7 @@ int64_t fft_choose_size_decimated(int64_t taps_len, int32_t n_spectra, int plan_
       }
     }
   }
+  if (!best && complex_share > 0.0)
+    return fft_choose_size_decimated(taps_len, n_spectra, plan_effort, 0.0, factor);
   return best;
 }

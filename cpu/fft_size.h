@@ -47,10 +47,13 @@ int64_t fft_choose_size(int64_t taps_len, int32_t n_spectra, int plan_effort);
 
 /* The same three for a request with complex taps (engine_request.
  * complex_taps), per row: complex_share in [0, 1] is the fraction of rows
- * in pairs with complex taps. Such a pair's block combines four products of
- * half-spectra instead of two, one more complex multiply per bin and row,
- * which the model charges as 0.25 ns per frame of FFT size; rows of real
- * pairs cost what real rows do. complex_share 0 gives the functions above. */
+ * in pairs with complex taps. Such a pair's block runs complex transforms
+ * of size n, charged as half a real block of size 2n per row, more past
+ * 4096 points; rows of real pairs cost what real rows do. With
+ * complex_share > 0 the choice takes sizes 2^a * {5, 15}, and powers of two
+ * below 16384 (FFTW's estimated complex plans are slow at the rest), or the
+ * whole family when none of those fits the filter. complex_share 0 gives
+ * the functions above. */
 double fft_block_ns_mixed(int64_t n, int plan_effort, double complex_share);
 double fft_output_ns_mixed(int64_t n, int64_t taps_len, int plan_effort, double complex_share);
 int64_t fft_choose_size_mixed(int64_t taps_len, int32_t n_spectra, int plan_effort,

@@ -3,7 +3,8 @@
  * itself driven directly through engine_ops on planar buffers:
  *   - the chosen size is a 2^a 3^b 5^c size >= taps, leaves a block of
  *     outputs, is no worse by the model than any power of two, stays within
- *     the memory cap, and grows with the filter;
+ *     the memory cap, and grows with the filter; for complex-tap pairs it
+ *     is one of their narrower family and the cheapest of it;
  *   - a forced fft_size is honoured (any size >= taps, also odd or prime),
  *     a smaller one is refused by create and by cost;
  *   - run() matches the double reference for 1 tap, taps = N, taps = N - 1,
@@ -107,6 +108,42 @@ static void test_choose_size(ts_rng *rng) {
   TS_CHECK(fft_size_is_smooth(1) && fft_size_is_smooth(7200) && !fft_size_is_smooth(7) &&
                !fft_size_is_smooth(14) && !fft_size_is_smooth(0),
            "fft_size_is_smooth");
+}
+
+/* Complex-tap pairs run complex transforms, whose sizes come from a
+ * narrower family (odd part 1 below 16384, 5 or 15): the chosen size is one
+ * of them, holds the filter, and no other member is cheaper by the model;
+ * a filter too long for the family still gets a size; decimating choices
+ * divide by D. */
+static void test_choose_size_complex(ts_rng *rng) {
+  for (int i = 0; i < 150; i++) {
+    const int64_t taps = i == 0 ? 1 : i == 1 ? FFT_SIZE_CAP : ts_log_range(rng, 1, 1 << 22);
+    const int64_t n = fft_choose_size_mixed(taps, 1, 0, 1.0);
+    int64_t odd = n;
+    while (odd > 0 && odd % 2 == 0) odd /= 2;
+    TS_CHECK(n >= taps && n % 8 == 0 && ((odd == 1 && n < 16384) || odd == 5 || odd == 15),
+             "%lld complex taps: size %lld is not in the complex family", (long long)taps,
+             (long long)n);
+    const double best = fft_output_ns_mixed(n, taps, 0, 1.0);
+    const int64_t upper = 2 * taps > FFT_SIZE_CAP ? 2 * taps : FFT_SIZE_CAP;
+    for (int64_t q = 8; q <= upper; q *= 2) {
+      const int64_t members[] = {q < 16384 ? q : 0, 5 * q, 15 * q};
+      for (int k = 0; k < 3; k++) {
+        const int64_t m = members[k];
+        if (m < taps || m > upper) continue;
+        const double c = fft_output_ns_mixed(m, taps, 0, 1.0);
+        TS_CHECK(best <= c, "%lld complex taps: size %lld (%.3f ns) but %lld costs %.3f ns",
+                 (long long)taps, (long long)n, best, (long long)m, c);
+      }
+    }
+    const int64_t d = ts_range(rng, 2, 64);
+    const int64_t nd = fft_choose_size_decimated(taps, 1, 0, 1.0, d);
+    TS_CHECK(nd == 0 || (nd >= taps && nd % d == 0), "%lld complex taps, D %lld: size %lld",
+             (long long)taps, (long long)d, (long long)nd);
+  }
+  const int64_t huge = FFT_SIZE_LIMIT - 5;
+  TS_CHECK(fft_choose_size_mixed(huge, 1, 0, 1.0) >= huge,
+           "%lld complex taps: a size from the whole family", (long long)huge);
 }
 
 /* ------------------------------------------------------------ engine runs */
@@ -389,6 +426,7 @@ int main(void) {
            (long long)(n - show[i] + 1), fft_output_ns(n, show[i], 0));
   }
   test_choose_size(&rng);
+  test_choose_size_complex(&rng);
   test_refusals();
   test_runs(&rng);
   test_concurrent_plans();
