@@ -27,6 +27,7 @@ typedef struct rotator {
   int64_t step;  /* D: full-rate frames between outputs, >= 1 */
   int64_t phase; /* P: full-rate index of output 0, 0 .. D - 1 */
   double tab_re[ROTATOR_TABLE], tab_im[ROTATOR_TABLE];
+  int avx2; /* rotator_apply's loop runs its AVX2 build */
 } rotator;
 
 void rotator_init(rotator *r, double shift, int64_t step, int64_t phase);
