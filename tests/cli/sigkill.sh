@@ -2,7 +2,8 @@
 # SIGKILL, which no handler sees, at random points while convoy writes a
 # large output leaves nothing at all in the output directory (no hidden
 # temporary either) for raw, SigMF and WAV outputs: the temporary has no name
-# until it is complete (O_TMPFILE). Where a file system has no O_TMPFILE
+# until it is complete (O_TMPFILE). A kill that comes after the output was
+# committed leaves the complete output, the bytes of a whole run. Where a file system has no O_TMPFILE
 # (forced here through the io layer's test hook, io/atomic_file.h) a killed
 # run leaves its named temporary, and the next run that writes the same OUT
 # removes it, but never the temporary of a writer that is still running.
@@ -44,6 +45,12 @@ kill_at() {
 # A random fraction (0 .. 0.9) of SECONDS, with three decimals.
 random_point() { awk -v s="$1" -v r="$RANDOM" 'BEGIN { printf "%.3f\n", s * 0.9 * r / 32768 }'; }
 
+# same_as_ref FILE...: each out/FILE has the bytes of ref/FILE.
+same_as_ref() {
+  local f
+  for f in "$@"; do cmp -s "out/$f" "ref/$f" || return 1; done
+}
+
 for c in "${CASES[@]}"; do
   IFS='|' read -r name args made <<<"$c"
   # shellcheck disable=SC2206
@@ -56,6 +63,7 @@ for c in "${CASES[@]}"; do
   expect_status 0 "$name: a whole run"
   check "$name: a whole run leaves only its output ($(ls -A out | tr '\n' ' '))" \
     test "$(ls -A out | tr '\n' ' ')" = "$made "
+  rm -rf ref && cp -r out ref
 
   # Killed at random points: at least four while writing, at most 12 tries
   # (a run that ended before its kill makes the points earlier).
@@ -73,6 +81,13 @@ for c in "${CASES[@]}"; do
       DUR=$(awk -v d="$DUR" 'BEGIN { printf "%.3f\n", d * 0.6 }')
       continue
     fi
+    # Killed after its output was committed, before it exited: the output
+    # is complete, the whole run's bytes.
+    if [ "$(ls -A out | tr '\n' ' ')" = "$made " ] && same_as_ref $made; then
+      echo "$name: SIGKILL at $AT s came after the output was complete"
+      pass
+      continue
+    fi
     killed=$((killed + 1))
     echo "$name: SIGKILL at $AT s of a ${DUR} s run"
     expect_dir_empty out "$name: SIGKILL at $AT s of ${DUR} s"
@@ -87,14 +102,35 @@ only_temps_of() {
   [ -n "$(ls -A out)" ] && ! ls -A out | grep -qv "^\.o\.[a-z0-9-]*\.convoy-$1-[A-Za-z0-9]\{6\}\$"
 }
 
+# Each writer is killed while it certainly writes: its input comes through a
+# pipe that stops halfway (however fast the machine filters the rest).
 export CONVOY_IO_TEST_NAMED_TEMP=1
-for c in "${CASES[@]}"; do
-  IFS='|' read -r name args made <<<"$c"
+STALLED=(
+  "in.cs16|- out/o.cs16 --format cs16 --taps taps.txt"
+  "in.cs16|- out/o.sigmf-meta --format cs16 --rate 1e6 --taps taps.txt"
+  "in.wav|- out/o.wav --taps taps.txt"
+)
+for i in "${!CASES[@]}"; do
+  IFS='|' read -r name args made <<<"${CASES[$i]}"
+  IFS='|' read -r input piped <<<"${STALLED[$i]}"
   # shellcheck disable=SC2206
   argv=($args)
-  rm -rf out && mkdir out
-  start_writing "${argv[@]}" || fail "$name (named): convoy never opened a temporary in out/"
+  # shellcheck disable=SC2206
+  pargv=($piped)
+  rm -rf out feed && mkdir out && mkfifo feed
+  (head -c "$(($(stat -c %s "$input") / 2))" "$input"; exec sleep 60) >feed 2>/dev/null &
+  FEED_PID=$!
+  "$CONVOY" filter "${pargv[@]}" -q <feed 2>stderr.txt &
+  PID=$!
+  for _ in $(seq 1 1000); do
+    holds_open $PID out && break
+    sleep 0.01
+  done
+  check "$name (named): convoy writes a temporary in out/ while its input waits" holds_open $PID out
   kill_at 0.05
+  kill $FEED_PID 2>/dev/null
+  wait $FEED_PID 2>/dev/null
+  check "$name (named): convoy was killed while writing (status $STATUS)" test "$STATUS" -eq 137
   LEFT=$(ls -A out | tr '\n' ' ')
   check "$name (named): SIGKILL leaves temporaries named with the writer's PID ($LEFT)" \
     only_temps_of $PID
@@ -104,6 +140,7 @@ for c in "${CASES[@]}"; do
   check "$name (named): the next run removed the stale temporaries ($(ls -A out | tr '\n' ' '))" \
     test "$(ls -A out | tr '\n' ' ')" = "$made "
 done
+rm -f feed
 
 # A live writer's temporary is never taken for a stale one: writer A stalls
 # halfway through its input (a pipe) while writer B writes the same OUT from
