@@ -3,6 +3,8 @@
 #include "sample_quantize.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 void quantizer_init(quantizer *q, int bits, int dither, uint64_t seed) {
   q->bits = bits;
@@ -13,33 +15,128 @@ void quantizer_init(quantizer *q, int bits, int dither, uint64_t seed) {
   q->peak = 0.0;
 }
 
-/* One code following the rule in sample_quantize.h. */
-static inline int32_t quantize_one(quantizer *q, float x, double full, double *peak) {
-  double ax = fabs((double)x);
-  if (ax > *peak) *peak = ax;
-  const double noise = q->dither ? sq_tpdf(q->seed, q->index) : 0.0;
-  q->index++;
-  int clipped;
-  int32_t code = sq_code(x, full, noise, &clipped);
-  q->clipped += clipped;
-  return code;
+/* Samples are quantized in tiles: the tile's dither noise, then its codes,
+ * then its peak, each a loop without branches that the compiler vectorises
+ * (built for the baseline and for AVX-512 with its 64-bit multiplies and
+ * double-to-int64 conversions). Every value goes through the same
+ * double-precision operations as sq_tpdf and sq_code, with no contraction
+ * into fused multiply-adds, so every build gives those functions' codes. */
+#define QUANT_TILE 1024
+
+#define QUANT_KERNELS(suffix, attr)                                                                \
+  /* nz[i] = sq_tpdf(seed, index + i). */                                                          \
+  attr static void noise_##suffix(double *restrict nz, size_t n, uint64_t seed, uint64_t index) {  \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      const uint64_t r = sq_mix64(seed + (index + i + 1) * 0x9E3779B97F4A7C15ull);                 \
+      nz[i] = ((double)(uint32_t)(r >> 32) + (double)(uint32_t)r) * 0x1.0p-32 - 1.0;               \
+    }                                                                                              \
+  }                                                                                                \
+  /* codes[i] = sq_code(x[i], full, nz[i]) * step; returns the samples clipped. */                 \
+  attr static int64_t codes_##suffix(const float *restrict x, const double *restrict nz, size_t n, \
+                                     double full, int32_t step, int32_t *restrict codes) {         \
+    const double bias = 4.0 * full;                                                                \
+    int64_t clipped = 0;                                                                           \
+    for (size_t i = 0; i < n; i++) {                                                               \
+      const double v = (double)x[i] * full;                                                        \
+      const int64_t hi = v >= full - 0.5, lo = v < -full - 0.5, nan = v != v;                      \
+      /* v limited so that the conversion below is defined (NaN and                                \
+       * out-of-range values are replaced after it). */                                            \
+      double vc = v > full ? full : v;                                                             \
+      vc = vc < -full - 1.0 ? -full - 1.0 : vc;                                                    \
+      vc = nan ? 0.0 : vc;                                                                         \
+      double w = (double)((int64_t)(vc + nz[i] + 0.5 + bias) - (int64_t)bias);                     \
+      w = w > full - 1.0 ? full - 1.0 : w;                                                         \
+      w = w < -full ? -full : w;                                                                   \
+      w = hi ? full - 1.0 : w;                                                                     \
+      w = lo ? -full : w;                                                                          \
+      w = nan ? 0.0 : w;                                                                           \
+      clipped += hi | lo | nan;                                                                    \
+      codes[i] = (int32_t)w * step;                                                                \
+    }                                                                                              \
+    return clipped;                                                                                \
+  }                                                                                                \
+  /* max(peak, |x[i]|), NaN ignored, over 16 running maxima. */                                    \
+  attr static float peak_##suffix(const float *restrict x, size_t n, float peak) {                 \
+    float m[16] = {0};                                                                             \
+    size_t i = 0;                                                                                  \
+    for (; i + 16 <= n; i += 16)                                                                   \
+      for (int j = 0; j < 16; j++) {                                                               \
+        const float a = fabsf(x[i + j]);                                                           \
+        m[j] = a > m[j] ? a : m[j];                                                                \
+      }                                                                                            \
+    for (; i < n; i++) {                                                                           \
+      const float a = fabsf(x[i]);                                                                 \
+      peak = a > peak ? a : peak;                                                                  \
+    }                                                                                              \
+    for (int j = 0; j < 16; j++) peak = m[j] > peak ? m[j] : peak;                                 \
+    return peak;                                                                                   \
+  }
+
+#define QUANT_ATTR_GENERIC __attribute__((optimize("fp-contract=off")))
+QUANT_KERNELS(generic, QUANT_ATTR_GENERIC)
+#if defined(__GNUC__) && defined(__x86_64__)
+#define QUANT_ATTR_AVX512                                                                          \
+  __attribute__((target("avx512f,avx512dq,avx512vl"), optimize("fp-contract=off")))
+QUANT_KERNELS(avx512, QUANT_ATTR_AVX512)
+#endif
+
+/* 1 when the AVX-512 build runs here; CONVOY_IO_TEST_GENERIC_QUANT=1 (a
+ * test hook, read here only) keeps the baseline build. */
+static int use_avx512(void) {
+#if defined(__GNUC__) && defined(__x86_64__)
+  const char *hook = getenv("CONVOY_IO_TEST_GENERIC_QUANT");
+  if (hook && hook[0] == '1') return 0;
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+         __builtin_cpu_supports("avx512vl");
+#else
+  return 0;
+#endif
+}
+
+/* n samples to codes times step (left-justified), updating q's noise
+ * position, clip count and peak. */
+static void quantize_codes(quantizer *q, const float *x, size_t n, int32_t step, int32_t *codes,
+                           int wide) {
+  const double full = ldexp(1.0, q->bits - 1);
+  double nz[QUANT_TILE];
+  if (!q->dither) memset(nz, 0, sizeof nz);
+  float peak = (float)q->peak;
+  for (size_t at = 0; at < n; at += QUANT_TILE) {
+    const size_t m = n - at < QUANT_TILE ? n - at : QUANT_TILE;
+#if defined(__GNUC__) && defined(__x86_64__)
+    if (wide) {
+      if (q->dither) noise_avx512(nz, m, q->seed, q->index);
+      q->clipped += codes_avx512(x + at, nz, m, full, step, codes + at);
+      peak = peak_avx512(x + at, m, peak);
+      q->index += m;
+      continue;
+    }
+#endif
+    if (q->dither) noise_generic(nz, m, q->seed, q->index);
+    q->clipped += codes_generic(x + at, nz, m, full, step, codes + at);
+    peak = peak_generic(x + at, m, peak);
+    q->index += m;
+  }
+  (void)wide;
+  q->peak = peak;
 }
 
 void quantize_to_short(quantizer *q, const float *x, size_t n, short *out) {
-  const double full = ldexp(1.0, q->bits - 1);
+  int32_t codes[QUANT_TILE];
   const int32_t step = (int32_t)1 << (16 - q->bits);
-  double peak = q->peak;
-  for (size_t i = 0; i < n; i++) out[i] = (short)(quantize_one(q, x[i], full, &peak) * step);
-  q->peak = peak;
+  const int wide = use_avx512();
+  for (size_t at = 0; at < n; at += QUANT_TILE) {
+    const size_t m = n - at < QUANT_TILE ? n - at : QUANT_TILE;
+    quantize_codes(q, x + at, m, step, codes, wide);
+    for (size_t i = 0; i < m; i++) out[at + i] = (short)codes[i];
+  }
 }
 
 void quantize_to_int(quantizer *q, const float *x, size_t n, int32_t *out) {
-  const double full = ldexp(1.0, q->bits - 1);
   /* Left-justify by multiplying: shifting a negative value is undefined. */
   const int32_t step = q->bits >= 32 ? 1 : (int32_t)1 << (32 - q->bits);
-  double peak = q->peak;
-  for (size_t i = 0; i < n; i++) out[i] = quantize_one(q, x[i], full, &peak) * step;
-  q->peak = peak;
+  quantize_codes(q, x, n, step, out, use_avx512());
 }
 
 void quantize_track_float(quantizer *q, const float *x, size_t n) {

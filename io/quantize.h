@@ -9,6 +9,8 @@
  * `peak` is max |x| over every sample seen (NaN ignored), before saturation.
  *
  * A quantizer is plain data: one per output, not shared between threads.
+ * The loops run an AVX-512 build where the CPU has it, with the same codes
+ * (CONVOY_IO_TEST_GENERIC_QUANT=1 keeps the baseline build, for tests).
  */
 #ifndef CONVOY_QUANTIZE_H
 #define CONVOY_QUANTIZE_H
