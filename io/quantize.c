@@ -26,6 +26,7 @@ void quantizer_init(quantizer *q, int bits, int dither, uint64_t seed) {
 #define QUANT_KERNELS(suffix, attr)                                                                \
   /* nz[i] = sq_tpdf(seed, index + i). */                                                          \
   attr static void noise_##suffix(double *restrict nz, size_t n, uint64_t seed, uint64_t index) {  \
+    QUANT_NO_CONTRACT                                                                              \
     for (size_t i = 0; i < n; i++) {                                                               \
       const uint64_t r = sq_mix64(seed + (index + i + 1) * 0x9E3779B97F4A7C15ull);                 \
       nz[i] = ((double)(uint32_t)(r >> 32) + (double)(uint32_t)r) * 0x1.0p-32 - 1.0;               \
@@ -34,6 +35,7 @@ void quantizer_init(quantizer *q, int bits, int dither, uint64_t seed) {
   /* codes[i] = sq_code(x[i], full, nz[i]) * step; returns the samples clipped. */                 \
   attr static int64_t codes_##suffix(const float *restrict x, const double *restrict nz, size_t n, \
                                      double full, int32_t step, int32_t *restrict codes) {         \
+    QUANT_NO_CONTRACT                                                                              \
     const double bias = 4.0 * full;                                                                \
     int64_t clipped = 0;                                                                           \
     for (size_t i = 0; i < n; i++) {                                                               \
@@ -72,11 +74,23 @@ void quantizer_init(quantizer *q, int bits, int dither, uint64_t seed) {
     return peak;                                                                                   \
   }
 
+/* No contraction: GCC takes it as a function attribute, clang as a pragma
+ * (QUANT_NO_CONTRACT opens each kernel's body). */
+#if defined(__clang__)
+#define QUANT_ATTR_GENERIC
+#define QUANT_ATTR_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl")))
+#define QUANT_NO_CONTRACT _Pragma("clang fp contract(off)")
+#elif defined(__GNUC__)
 #define QUANT_ATTR_GENERIC __attribute__((optimize("fp-contract=off")))
-QUANT_KERNELS(generic, QUANT_ATTR_GENERIC)
-#if defined(__GNUC__) && defined(__x86_64__)
 #define QUANT_ATTR_AVX512                                                                          \
   __attribute__((target("avx512f,avx512dq,avx512vl"), optimize("fp-contract=off")))
+#define QUANT_NO_CONTRACT
+#else
+#define QUANT_ATTR_GENERIC
+#define QUANT_NO_CONTRACT
+#endif
+QUANT_KERNELS(generic, QUANT_ATTR_GENERIC)
+#if defined(__GNUC__) && defined(__x86_64__)
 QUANT_KERNELS(avx512, QUANT_ATTR_AVX512)
 #endif
 
