@@ -7,7 +7,9 @@
 #include "diag.h"
 #include "engine_names.h"
 
+#include <ctype.h>
 #include <regex.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/un.h>
 
@@ -93,11 +95,95 @@ static int set_backend(arg_parser *p, live_options *o, const char *val) {
   return CLI_EXIT_OK;
 }
 
+/* Most parts a --connect pattern may expand to (pattern_parts). */
+#define CONNECT_MAX_PARTS 1024
+
+/* The ']' that closes the bracket expression opening at c ('['), or the
+ * string's end: a ']' first (after an optional '^') is a member, and so is
+ * anything inside "[:class:]", "[.x.]" and "[=x=]". */
+static const char *bracket_end(const char *c) {
+  const char *e = c + 1;
+  if (*e == '^') e++;
+  if (*e == ']') e++;
+  while (*e && *e != ']') {
+    if (*e == '[' && (e[1] == ':' || e[1] == '.' || e[1] == '=')) {
+      const char *close = strchr(e + 2, ']');
+      e = close ? close + 1 : e + 1;
+    } else {
+      e++;
+    }
+  }
+  return e;
+}
+
+/* The copies an interval "{m}", "{m,}" or "{m,n}" at c makes (n + 1 for
+ * "{m,n}", m + 1 for "{m,}", m for "{m}"), its last character in *end;
+ * 0 when c starts no interval. */
+static double interval_copies(const char *c, const char **end) {
+  char *e;
+  if (!isdigit((unsigned char)c[1])) return 0.0;
+  const double lo = (double)strtoul(c + 1, &e, 10);
+  double copies = lo;
+  if (*e == ',') {
+    copies = lo + 1.0;
+    if (isdigit((unsigned char)e[1]))
+      copies = (double)strtoul(e + 1, &e, 10) + 1.0;
+    else
+      e++;
+  }
+  if (*e != '}') return 0.0;
+  *end = e;
+  return copies > 1.0 ? copies : 1.0;
+}
+
+/* The parts an extended regex expands to when its repetitions are copied
+ * out, as glibc's regcomp does (a+ is a a*, a{2,5} a run of copies),
+ * counted up to just past CONNECT_MAX_PARTS: nested or stacked repetitions
+ * ("r+++...", "((a{1,99}){1,99}){1,99}") multiply, and regcomp takes
+ * gigabytes on them. An estimate of regcomp's tree, for refusing those. */
+static double pattern_parts(const char *pat) {
+  double sum[32] = {0}, last[32] = {0}; /* per open group: its parts, its last atom's */
+  int depth = 0;
+  for (const char *c = pat; *c; c++) {
+    const char *end = c;
+    double copies = (*c == '*' || *c == '+' || *c == '?') ? 2.0 : 0.0;
+    if (*c == '{') copies = interval_copies(c, &end);
+    if (copies > 0.0) { /* the last atom, copied */
+      sum[depth] += last[depth] * (copies - 1.0);
+      last[depth] *= copies;
+      c = end;
+    } else if (*c == '(' && depth < 31) {
+      depth++;
+      sum[depth] = last[depth] = 0.0;
+    } else if (*c == ')' && depth > 0) {
+      depth--;
+      last[depth] = sum[depth + 1] + 1.0;
+      sum[depth] += last[depth];
+    } else {
+      if (*c == '\\' && c[1])
+        c++;
+      else if (*c == '[')
+        c = *bracket_end(c) ? bracket_end(c) : c;
+      last[depth] = 1.0;
+      sum[depth] += 1.0;
+    }
+    if (sum[depth] > CONNECT_MAX_PARTS) return CONNECT_MAX_PARTS + 1.0;
+  }
+  double total = 0.0;
+  for (int d = 0; d <= depth; d++) total += sum[d];
+  return total;
+}
+
 /* A pattern is a POSIX extended regex, as jack_get_ports() takes it. */
 static int add_connect(arg_parser *p, live_options *o, const char *val) {
   if (!*val) return diag_usage(p->cmd, "--connect needs a port pattern (a regex)");
   if (o->n_connect == LIVE_MAX_CONNECT)
     return diag_usage(p->cmd, "--connect: at most %d patterns", LIVE_MAX_CONNECT);
+  if (pattern_parts(val) > CONNECT_MAX_PARTS)
+    return diag_usage(p->cmd,
+                      "--connect '%s': too complex a regular expression (its repetitions "
+                      "expand to more than %d parts)",
+                      val, CONNECT_MAX_PARTS);
   regex_t re;
   int e = regcomp(&re, val, REG_EXTENDED | REG_NOSUB);
   if (e != 0) {

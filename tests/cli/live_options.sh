@@ -48,6 +48,23 @@ usage --ir ir.wav extra.wav
 usage --ir -
 usage --ir ir.wav -q -v
 usage --ir ir.wav --no-such-option
+usage --ir ir.wav --connect '('
+
+# A --connect pattern whose repetitions multiply is refused before regcomp
+# sees it (glibc's regcomp took gigabytes on "r++++...", found by fuzzing):
+# exit 1, one line, and little memory. A plain pattern is taken (the run then
+# stops at the next bad option).
+for pat in "r$(printf '+%.0s' $(seq 1 90))" '((a{1,99}){1,99}){1,99}' 'a{3}{3}{3}{3}{3}{3}{3}'; do
+  rm -f rss.txt
+  /usr/bin/time -f %M -o rss.txt "$CONVOY" live --ir ir.wav --connect "$pat" >stdout.txt 2>stderr.txt
+  STATUS=$?
+  expect_status 1 "live --connect '$pat'"
+  expect_one_error_line "live --connect '$pat'" "too complex a regular expression"
+  check "live --connect '$pat' stays small ($(tail -1 rss.txt) KiB)" test "$(tail -1 rss.txt)" -lt 200000
+done
+run live --ir ir.wav --connect 'system:playback_[0-9]+$' --duration 0
+expect_status 1 "live --connect PLAIN --duration 0"
+expect_one_error_line "a plain --connect pattern is taken" "--duration"
 
 run live --help
 expect_status 0 "live --help"
