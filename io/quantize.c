@@ -4,7 +4,8 @@
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
+
+static int use_avx512(void);
 
 void quantizer_init(quantizer *q, int bits, int dither, uint64_t seed) {
   q->bits = bits;
@@ -13,6 +14,7 @@ void quantizer_init(quantizer *q, int bits, int dither, uint64_t seed) {
   q->index = 0;
   q->clipped = 0;
   q->peak = 0.0;
+  q->avx512 = use_avx512();
 }
 
 /* Samples are quantized in tiles: the tile's dither noise, then its codes,
@@ -110,24 +112,25 @@ static int use_avx512(void) {
 
 /* n samples to codes times step (left-justified), updating q's noise
  * position, clip count and peak. */
-static void quantize_codes(quantizer *q, const float *x, size_t n, int32_t step, int32_t *codes,
-                           int wide) {
+static void quantize_codes(quantizer *q, const float *x, size_t n, int32_t step, int32_t *codes) {
+  static const double no_noise[QUANT_TILE];
   const double full = ldexp(1.0, q->bits - 1);
-  double nz[QUANT_TILE];
-  if (!q->dither) memset(nz, 0, sizeof nz);
+  const int wide = q->avx512;
+  double noise[QUANT_TILE];
+  const double *nz = q->dither ? noise : no_noise;
   float peak = (float)q->peak;
   for (size_t at = 0; at < n; at += QUANT_TILE) {
     const size_t m = n - at < QUANT_TILE ? n - at : QUANT_TILE;
 #if defined(__GNUC__) && defined(__x86_64__)
     if (wide) {
-      if (q->dither) noise_avx512(nz, m, q->seed, q->index);
+      if (q->dither) noise_avx512(noise, m, q->seed, q->index);
       q->clipped += codes_avx512(x + at, nz, m, full, step, codes + at);
       peak = peak_avx512(x + at, m, peak);
       q->index += m;
       continue;
     }
 #endif
-    if (q->dither) noise_generic(nz, m, q->seed, q->index);
+    if (q->dither) noise_generic(noise, m, q->seed, q->index);
     q->clipped += codes_generic(x + at, nz, m, full, step, codes + at);
     peak = peak_generic(x + at, m, peak);
     q->index += m;
@@ -139,10 +142,9 @@ static void quantize_codes(quantizer *q, const float *x, size_t n, int32_t step,
 void quantize_to_short(quantizer *q, const float *x, size_t n, short *out) {
   int32_t codes[QUANT_TILE];
   const int32_t step = (int32_t)1 << (16 - q->bits);
-  const int wide = use_avx512();
   for (size_t at = 0; at < n; at += QUANT_TILE) {
     const size_t m = n - at < QUANT_TILE ? n - at : QUANT_TILE;
-    quantize_codes(q, x + at, m, step, codes, wide);
+    quantize_codes(q, x + at, m, step, codes);
     for (size_t i = 0; i < m; i++) out[at + i] = (short)codes[i];
   }
 }
@@ -150,7 +152,7 @@ void quantize_to_short(quantizer *q, const float *x, size_t n, short *out) {
 void quantize_to_int(quantizer *q, const float *x, size_t n, int32_t *out) {
   /* Left-justify by multiplying: shifting a negative value is undefined. */
   const int32_t step = q->bits >= 32 ? 1 : (int32_t)1 << (32 - q->bits);
-  quantize_codes(q, x, n, step, out, use_avx512());
+  quantize_codes(q, x, n, step, out);
 }
 
 void quantize_track_float(quantizer *q, const float *x, size_t n) {

@@ -25,6 +25,7 @@ typedef struct quantizer {
   uint64_t index;  /* samples quantized so far: the dither noise's position */
   int64_t clipped; /* samples saturated so far */
   double peak;     /* max |x| so far, linear */
+  int avx512;      /* the loops run their AVX-512 build (chosen at init) */
 } quantizer;
 
 /* bits: integer width (2..32); dither: nonzero to ask for TPDF dither (kept
