@@ -9,6 +9,8 @@
 # then, and the signal is judged where no cut cycle touched it
 # (exact_through).
 
+source "$(dirname "${BASH_SOURCE[0]}")/jackd.bash"
+
 if ! command -v jackd >/dev/null; then
   echo "jackd (jackd2) is not installed: skipped"
   exit 77
@@ -31,41 +33,27 @@ fi
 export JACK_NO_START_SERVER=1 # never let libjack start a server of its own
 RATE=48000
 JACKD_PIDS=""
+SERVERS=0
 KILL_PIDS="" # convoy and helper clients still running at the end
 
 jack_cleanup() {
   local p
   for p in $KILL_PIDS; do kill -KILL "$p" 2>/dev/null; done
-  for p in $JACKD_PIDS; do
-    kill -TERM "$p" 2>/dev/null
-    for _ in $(seq 1 50); do
-      kill -0 "$p" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$p" 2>/dev/null
-    wait "$p" 2>/dev/null
-  done
+  for p in $JACKD_PIDS; do jackd_stop "$p"; done
   chmod -R u+rwX "$WORK" 2>/dev/null
   rm -rf "$WORK"
 }
 trap jack_cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-# start_server NAME: a private jackd, made the default (JACK_DEFAULT_SERVER);
-# its pid in SERVER_PID.
+# start_server: a private jackd (jackd.bash), made the default
+# (JACK_DEFAULT_SERVER); its pid in SERVER_PID.
 start_server() {
-  jackd -n "$1" --no-realtime -d dummy -r "$RATE" -p 128 >"jackd-$1.log" 2>&1 &
-  SERVER_PID=$!
+  SERVERS=$((SERVERS + 1))
+  jackd_start "jackd-$SERVERS.log" "$RATE" || exit 1
+  SERVER_PID=$JACKD_PID
   JACKD_PIDS="$JACKD_PIDS $SERVER_PID"
-  export JACK_DEFAULT_SERVER="$1"
-  for _ in $(seq 1 100); do
-    jack_lsp -s "$1" >/dev/null 2>&1 && return 0
-    kill -0 "$SERVER_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "FAIL: jackd did not start; its log:" >&2
-  cat "jackd-$1.log" >&2
-  exit 1
+  export JACK_DEFAULT_SERVER=$JACKD_NAME
 }
 
 # As in signal.sh: background commands of a script start with SIGINT ignored.

@@ -14,7 +14,7 @@
 source "$(dirname "$0")/common.bash"
 source "$(dirname "$0")/jack.bash"
 
-start_server "convoy-ctl-$$"
+start_server
 gen delay.wav --frames 64 --channels 1 --rate "$RATE" --signal impulse --amp 0.5 --pos 37
 start_metro "click$$"
 SOCK=$WORK/convoy.sock

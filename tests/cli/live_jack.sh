@@ -27,6 +27,7 @@
 # starts a private one and stops it at the end, whatever happens. Skips (77)
 # only when jackd is not installed or the build has no `convoy live`.
 source "$(dirname "$0")/common.bash"
+source "$(dirname "$0")/jackd.bash"
 
 if ! have_live; then
   echo "this build has no live audio (PortAudio, libsamplerate): skipped"
@@ -37,26 +38,15 @@ if ! command -v jackd >/dev/null || ! command -v jack_lsp >/dev/null; then
   exit 77
 fi
 
-JACKD_PID=""
+SHARED_PID=""
 CONVOY_PID=""
 STALL_PID=""
 EXACT_PID=""
 cleanup() {
   [ -n "$CONVOY_PID" ] && kill -KILL "$CONVOY_PID" 2>/dev/null
-  for pid in "$STALL_PID" "$EXACT_PID"; do
-    [ -n "$pid" ] || continue
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
+  for pid in "$STALL_PID" "$EXACT_PID" "$SHARED_PID"; do
+    [ -n "$pid" ] && jackd_stop "$pid"
   done
-  if [ -n "$JACKD_PID" ]; then
-    kill -TERM "$JACKD_PID" 2>/dev/null
-    for _ in $(seq 1 50); do
-      kill -0 "$JACKD_PID" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$JACKD_PID" 2>/dev/null
-    wait "$JACKD_PID" 2>/dev/null
-  fi
   chmod -R u+rwX "$WORK" 2>/dev/null
   rm -rf "$WORK"
 }
@@ -71,20 +61,10 @@ if [ -n "${JACK_DEFAULT_SERVER:-}" ] && server_up; then
   echo "using the running JACK server '$JACK_DEFAULT_SERVER'"
   JACK_LOG=${CONVOY_JACK_LOG:-}
 else
-  export JACK_DEFAULT_SERVER="convoy-test-$$"
   JACK_LOG=$WORK/jackd.log
-  jackd -n "$JACK_DEFAULT_SERVER" --no-realtime -d dummy -r 48000 -p 128 >"$JACK_LOG" 2>&1 &
-  JACKD_PID=$!
-  for _ in $(seq 1 100); do
-    server_up && break
-    kill -0 "$JACKD_PID" 2>/dev/null || break
-    sleep 0.1
-  done
-  if ! server_up; then
-    echo "FAIL: jackd did not start; its log:" >&2
-    cat "$JACK_LOG" >&2
-    exit 1
-  fi
+  jackd_start "$JACK_LOG" 48000 || exit 1
+  export JACK_DEFAULT_SERVER=$JACKD_NAME
+  SHARED_PID=$JACKD_PID
 fi
 RATE=$(jack_samplerate 2>/dev/null | tr -dc 0-9)
 [ -n "$RATE" ] || RATE=48000
@@ -326,14 +306,9 @@ record_through() {
 }
 if [ -x "$TOOLS/jack_signal" ]; then
   SHARED_SERVER=$JACK_DEFAULT_SERVER
-  export JACK_DEFAULT_SERVER="convoy-exact-$$"
-  jackd -n "$JACK_DEFAULT_SERVER" --no-realtime -d dummy -r "$RATE" -p 128 >exact_jackd.log 2>&1 &
-  EXACT_PID=$!
-  for _ in $(seq 1 100); do
-    server_up && break
-    sleep 0.1
-  done
-  check "a private server to freewheel" server_up
+  jackd_start exact_jackd.log "$RATE" || exit 1
+  EXACT_PID=$JACKD_PID
+  export JACK_DEFAULT_SERVER=$JACKD_NAME
 
   gen delay.wav --frames 64 --channels 1 --rate "$RATE" --signal impulse --amp 0.5 --pos 37
   ERR=none
@@ -365,8 +340,7 @@ if [ -x "$TOOLS/jack_signal" ]; then
   check "--gain 18 on 0.25-peak output: clipped samples counted (${CLIPPED:-none})" \
     test "${CLIPPED:-0}" -gt 0
 
-  kill -TERM "$EXACT_PID" 2>/dev/null
-  wait "$EXACT_PID" 2>/dev/null
+  jackd_stop "$EXACT_PID"
   EXACT_PID=""
   export JACK_DEFAULT_SERVER=$SHARED_SERVER
 else
@@ -380,13 +354,9 @@ fi
 # waits for the server's answer (PortAudio's up to ten minutes). convoy prints
 # its summary, says the server did not answer, and exits 2 about 5 s after
 # --duration.
-STALL="convoy-stall-$$"
-jackd -n "$STALL" --no-realtime -d dummy -r "$RATE" -p 128 >stall_jackd.log 2>&1 &
-STALL_PID=$!
-for _ in $(seq 1 100); do
-  jack_lsp -s "$STALL" >/dev/null 2>&1 && break
-  sleep 0.1
-done
+jackd_start stall_jackd.log "$RATE" || exit 1
+STALL=$JACKD_NAME
+STALL_PID=$JACKD_PID
 JACK_DEFAULT_SERVER="$STALL" "$CONVOY" live --ir ir.wav --engine cpu --duration 2 \
   </dev/null 2>stall.err &
 CONVOY_PID=$!
@@ -398,9 +368,7 @@ sleep 0.5
 kill -STOP "$STALL_PID"
 wait_exit "$CONVOY_PID" 20
 CONVOY_PID=""
-kill -CONT "$STALL_PID" 2>/dev/null
-kill -TERM "$STALL_PID" 2>/dev/null
-wait "$STALL_PID" 2>/dev/null
+jackd_stop "$STALL_PID"
 STALL_PID=""
 check "stalled server: exit status 2 (got $STATUS)" test "$STATUS" = 2
 check "stalled server: says the server did not answer ($(tail -1 stall.err))" \

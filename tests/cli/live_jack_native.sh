@@ -13,7 +13,7 @@
 source "$(dirname "$0")/common.bash"
 source "$(dirname "$0")/jack.bash"
 
-start_server "convoy-native-$$"
+start_server
 gen delay.wav --frames 64 --channels 1 --rate "$RATE" --signal impulse --amp 0.5 --pos 37
 
 # live NAME ARGS...: `convoy live --ir delay.wav ARGS` in the background as
@@ -150,7 +150,7 @@ usage1 --ir delay.wav --backend portaudio --name reverb
 # ---------------------------------------------------------------- server shutdown
 # A server that goes away ends convoy with status 2 and a message.
 SERVER_KEEP=$JACK_DEFAULT_SERVER
-start_server "convoy-gone-$$"
+start_server
 GONE_PID=$SERVER_PID
 live gone
 kill -TERM "$GONE_PID"

@@ -22,7 +22,7 @@ if [ ! -x "$TOOLS/jack_signal" ]; then
   exit 77
 fi
 
-start_server "convoy-meter-$$"
+start_server
 gen delay.wav --frames 64 --channels 1 --rate "$RATE" --signal impulse --amp 0.5 --pos 37
 SOCK=$WORK/meter.sock
 
