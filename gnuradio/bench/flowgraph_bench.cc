@@ -77,7 +77,7 @@ int main(int argc, char **argv) {
   int runs = 5;
   std::vector<std::string> taps_list = {"128", "1024"}, decim_list = {"1", "8"},
                            engines = {"auto", "cpu-fft"};
-  for (int i = 1; i < argc; i++) {
+  for (int i = 1; i < argc; i += 2) { // options and their values come in pairs
     const std::string a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
     if (!v) {
@@ -98,7 +98,6 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "convoy_gr_flowgraph_bench: unknown option %s\n", a.c_str());
       return 2;
     }
-    i++;
   }
   if (samples < 1 || runs < 1) {
     std::fprintf(stderr, "convoy_gr_flowgraph_bench: --samples and --runs must be positive\n");
