@@ -59,16 +59,23 @@ void quantizer_init(quantizer *q, int bits, int dither, uint64_t seed) {
     }                                                                                              \
     return clipped;                                                                                \
   }                                                                                                \
-  /* max(peak, |x[i]|), NaN ignored, over 16 running maxima. */                                    \
-  attr static float peak_##suffix(const float *restrict x, size_t n, float peak) {                 \
-    float m[16] = {0};                                                                             \
-    size_t i = 0;                                                                                  \
-    for (; i + 16 <= n; i += 16)                                                                   \
+  /* m[j] = max(m[j], |x[16 r + j]|) over rows r < rows, NaN ignored: 16                           \
+   * running maxima, so the loop vectorises. */                                                    \
+  attr static void lanes_##suffix(const float *restrict x, size_t rows, float *restrict out) {     \
+    float m[16];                                                                                   \
+    for (int j = 0; j < 16; j++) m[j] = out[j];                                                    \
+    for (size_t r = 0; r < rows; r++)                                                              \
       for (int j = 0; j < 16; j++) {                                                               \
-        const float a = fabsf(x[i + j]);                                                           \
+        const float a = fabsf(x[16 * r + j]);                                                      \
         m[j] = a > m[j] ? a : m[j];                                                                \
       }                                                                                            \
-    for (; i < n; i++) {                                                                           \
+    for (int j = 0; j < 16; j++) out[j] = m[j];                                                    \
+  }                                                                                                \
+  /* max(peak, |x[i]|), NaN ignored. */                                                            \
+  attr static float peak_##suffix(const float *restrict x, size_t n, float peak) {                 \
+    float m[16] = {0};                                                                             \
+    lanes_##suffix(x, n / 16, m);                                                                  \
+    for (size_t i = n - n % 16; i < n; i++) {                                                      \
       const float a = fabsf(x[i]);                                                                 \
       peak = a > peak ? a : peak;                                                                  \
     }                                                                                              \
@@ -156,12 +163,23 @@ void quantize_to_int(quantizer *q, const float *x, size_t n, int32_t *out) {
 }
 
 void quantize_track_float(quantizer *q, const float *x, size_t n) {
-  float peak = (float)q->peak;
-  for (size_t i = 0; i < n; i++) {
-    float ax = fabsf(x[i]);
-    if (ax > peak) peak = ax;
+#if defined(__GNUC__) && defined(__x86_64__)
+  if (q->avx512) {
+    q->peak = peak_avx512(x, n, (float)q->peak);
+    return;
   }
-  q->peak = peak;
+#endif
+  q->peak = peak_generic(x, n, (float)q->peak);
+}
+
+void quantize_peak_lanes(const quantizer *q, const float *x, size_t rows, float lanes[16]) {
+#if defined(__GNUC__) && defined(__x86_64__)
+  if (q->avx512) {
+    lanes_avx512(x, rows, lanes);
+    return;
+  }
+#endif
+  lanes_generic(x, rows, lanes);
 }
 
 void quantize_clamp_float(quantizer *q, const float *x, size_t n, float *out) {

@@ -43,6 +43,11 @@ void quantize_to_int(quantizer *q, const float *x, size_t n, int32_t *out);
 /* Float output: tracks the peak only; no clipping is possible. */
 void quantize_track_float(quantizer *q, const float *x, size_t n);
 
+/* Running maxima for peaks per channel: for every i < 16 * rows,
+ * lanes[i % 16] = max(lanes[i % 16], |x[i]|), NaN ignored (the loop of the
+ * quantizer's own peak). q is only read (which build runs). */
+void quantize_peak_lanes(const quantizer *q, const float *x, size_t rows, float lanes[16]);
+
 /* Float output for codecs that hold [-1, 1] (Vorbis, Opus): copies x into
  * out clamped to [-1, 1], counting each |x| > 1 (and NaN, written as 0) as
  * clipped. */

@@ -6,7 +6,8 @@
  * and without dither, random signals and the edges (+-1, the rounding and
  * clipping boundaries of each width, NaN, infinities, huge values, -0,
  * subnormals), lengths 0 .. 5000 cut into random calls (the dither noise's
- * position carried across them). The ctest entry test_quantize_generic runs
+ * position carried across them); the peak of float output the same way.
+ * The ctest entry test_quantize_generic runs
  * it again on the baseline build (CONVOY_IO_TEST_GENERIC_QUANT=1).
  */
 #include "quantize.h"
@@ -98,6 +99,29 @@ done:
   free(got16);
 }
 
+/* Float output: quantize_track_float's peak over random calls is max |x|,
+ * NaN ignored, as one sample at a time gives it. */
+static void check_float_case(ts_rng *rng) {
+  const size_t n = (size_t)ts_log_range(rng, 1, 5000);
+  float *x = malloc(sizeof(float) * n);
+  TS_CHECK(x != NULL, "out of memory");
+  if (!x) return;
+  for (size_t i = 0; i < n; i++) x[i] = sample(rng, 24) * (float)ts_range(rng, 1, 3);
+  quantizer q;
+  quantizer_init(&q, 32, 0, 0);
+  double peak = 0.0;
+  for (size_t at = 0; at < n;) {
+    const size_t m = (size_t)ts_range(rng, 1, (int64_t)(n - at));
+    quantize_track_float(&q, x + at, m);
+    at += m;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (fabs((double)x[i]) > peak) peak = fabs((double)x[i]);
+  TS_CHECK(q.peak == peak, "float, %zu samples: peak %.9g, the rule %.9g", n, q.peak, peak);
+  TS_CHECK(q.clipped == 0, "float output counted clips");
+  free(x);
+}
+
 int main(void) {
   ts_rng rng;
   ts_rng_init(&rng, ts_seed("test_quantize"));
@@ -107,6 +131,7 @@ int main(void) {
         if (bits <= 16) check_case(&rng, bits, 1, dither);
         check_case(&rng, bits, 0, dither);
       }
+  for (int round = 0; round < (ts_quick() ? 20 : 200); round++) check_float_case(&rng);
   /* Nothing to quantize changes nothing. */
   quantizer q;
   quantizer_init(&q, 16, 1, 7);
