@@ -22,6 +22,9 @@
 #define HEADER_ROOM 65536
 
 int audio_part_supported(int32_t format) {
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+  return 0; /* the samples are stored as this host holds them */
+#endif
   const int32_t c = format & SF_FORMAT_TYPEMASK, s = format & SF_FORMAT_SUBMASK;
   if (c != SF_FORMAT_WAV && c != SF_FORMAT_RF64 && c != SF_FORMAT_W64) return 0;
   if ((format & SF_FORMAT_ENDMASK) != SF_ENDIAN_FILE) return 0;
@@ -183,6 +186,7 @@ convoy_status audio_part_header(const audio_sink_options *opt, int64_t frames, c
 
 struct audio_part {
   int fd;
+  int own_fd; /* 0: the caller's descriptor, which it flushes and closes */
   int32_t format, channels;
   int bytes; /* per sample in the file */
   sample_path path;
@@ -192,6 +196,7 @@ struct audio_part {
   int64_t frames;      /* written */
   double *ch_peak;     /* per channel: largest |x| and its first frame */
   int64_t *ch_frame;
+  float *ch_top;      /* per channel: largest |x| of the chunk being written */
   void *codes;        /* PART_CHUNK_SAMPLES shorts or ints */
   unsigned char *out; /* PART_CHUNK_SAMPLES samples as stored */
   char name[];
@@ -200,17 +205,19 @@ struct audio_part {
 static void free_part(audio_part *p) {
   free(p->ch_peak);
   free(p->ch_frame);
+  free(p->ch_top);
   free(p->codes);
   free(p->out);
   free(p);
 }
 
-convoy_status audio_part_open(audio_part **out, const char *path, const char *name,
-                              const audio_sink_options *opt, int64_t data_offset,
-                              int64_t first_frame, char *err, size_t err_size) {
+/* A part writing through fd (owned: flushed and closed with the part). */
+static convoy_status make_part(audio_part **out, int fd, int own_fd, const char *name,
+                               const audio_sink_options *opt, int64_t data_offset,
+                               int64_t first_frame, char *err, size_t err_size) {
   *out = NULL;
-  if (!audio_part_supported(opt->format) || opt->channels < 1 || data_offset < 0 ||
-      first_frame < 0) {
+  if (!audio_part_supported(opt->format) || opt->channels < 1 ||
+      opt->channels > CONVOY_MAX_CHANNELS || data_offset < 0 || first_frame < 0) {
     io_errorf(err, err_size, "%s: this output cannot be written in parts", name);
     return CONVOY_ERR_UNSUPPORTED;
   }
@@ -218,7 +225,8 @@ convoy_status audio_part_open(audio_part **out, const char *path, const char *na
   audio_part *p = calloc(1, sizeof *p + name_len + 1);
   if (!p) goto oom;
   memcpy(p->name, name, name_len + 1);
-  p->fd = -1;
+  p->fd = fd;
+  p->own_fd = own_fd;
   p->format = opt->format;
   p->channels = opt->channels;
   p->bytes = audio_subtype_bytes(opt->format);
@@ -230,42 +238,86 @@ convoy_status audio_part_open(audio_part **out, const char *path, const char *na
   p->data_offset = data_offset;
   p->ch_peak = calloc((size_t)opt->channels, sizeof *p->ch_peak);
   p->ch_frame = calloc((size_t)opt->channels, sizeof *p->ch_frame);
+  p->ch_top = calloc((size_t)opt->channels, sizeof *p->ch_top);
   p->codes = malloc(PART_CHUNK_SAMPLES * sizeof(int32_t));
   p->out = malloc((size_t)PART_CHUNK_SAMPLES * 8);
-  if (!p->ch_peak || !p->ch_frame || !p->codes || !p->out) goto oom;
-  p->fd = open(path, O_WRONLY | O_CLOEXEC);
-  if (p->fd < 0) {
-    io_errorf(err, err_size, "%s: cannot open its temporary file: %s", name, strerror(errno));
-    free_part(p);
-    return CONVOY_ERR_IO;
-  }
+  if (!p->ch_peak || !p->ch_frame || !p->ch_top || !p->codes || !p->out) goto oom;
   *out = p;
   return CONVOY_OK;
 oom:
   io_errorf(err, err_size, "%s: out of memory", name);
-  if (p) free_part(p);
+  if (p) {
+    p->own_fd = 0; /* the caller closes fd on failure */
+    free_part(p);
+  }
   return CONVOY_ERR_OUT_OF_MEMORY;
 }
 
+convoy_status audio_part_open(audio_part **out, const char *path, const char *name,
+                              const audio_sink_options *opt, int64_t data_offset,
+                              int64_t first_frame, char *err, size_t err_size) {
+  *out = NULL;
+  if (!audio_part_supported(opt->format)) {
+    io_errorf(err, err_size, "%s: this output cannot be written in parts", name);
+    return CONVOY_ERR_UNSUPPORTED;
+  }
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) {
+    io_errorf(err, err_size, "%s: cannot open its temporary file: %s", name, strerror(errno));
+    return CONVOY_ERR_IO;
+  }
+  convoy_status st = make_part(out, fd, 1, name, opt, data_offset, first_frame, err, err_size);
+  if (st != CONVOY_OK) close(fd);
+  return st;
+}
+
+convoy_status audio_part_attach(audio_part **out, int fd, const char *name,
+                                const audio_sink_options *opt, int64_t data_offset,
+                                int64_t first_frame, char *err, size_t err_size) {
+  return make_part(out, fd, 0, name, opt, data_offset, first_frame, err, err_size);
+}
+
 /* libsndfile's PEAK rule: a channel's peak moves only to a strictly larger
- * |x|, so it is the first frame where the largest occurs. */
+ * |x| (NaN never is), so it is the first frame where the largest occurs.
+ * Each channel's largest |x| in the n frames comes from the quantizer's
+ * vectorised running maxima where the channels tile its 16 lanes, else one
+ * sample at a time; only a channel whose peak moves is searched for the
+ * frame. Also keeps the part's overall peak. */
 static void track_peaks(audio_part *p, const float *x, int64_t n) {
-  for (int64_t f = 0; f < n; f++)
-    for (int32_t c = 0; c < p->channels; c++) {
-      const double a = fabs((double)x[f * p->channels + c]);
-      if (a > p->ch_peak[c]) {
-        p->ch_peak[c] = a;
-        p->ch_frame[c] = p->next + f;
-      }
+  const int32_t ch = p->channels;
+  const size_t samples = (size_t)n * (size_t)ch;
+  float *top = p->ch_top;
+  for (int32_t c = 0; c < ch; c++) top[c] = 0.0f;
+  size_t done = 0;
+  if (16 % ch == 0) {
+    float lanes[16] = {0};
+    quantize_peak_lanes(&p->q, x, samples / 16, lanes);
+    for (int j = 0; j < 16; j++) top[j % ch] = lanes[j] > top[j % ch] ? lanes[j] : top[j % ch];
+    done = samples - samples % 16; /* whole frames: ch divides 16 */
+  }
+  for (size_t i = done; i < samples; i += (size_t)ch)
+    for (int32_t c = 0; c < ch; c++) {
+      const float a = fabsf(x[i + (size_t)c]);
+      top[c] = a > top[c] ? a : top[c];
     }
+  for (int32_t c = 0; c < ch; c++) {
+    if (top[c] > p->q.peak) p->q.peak = top[c];
+    if (!(top[c] > p->ch_peak[c])) continue;
+    for (int64_t f = 0; f < n; f++)
+      if (fabsf(x[(size_t)f * (size_t)ch + (size_t)c]) == top[c]) {
+        p->ch_peak[c] = top[c];
+        p->ch_frame[c] = p->next + f;
+        break;
+      }
+  }
 }
 
 /* n samples as libsndfile stores them from the codes (or floats) given to
  * sf_write_short/int/float, little-endian. */
-static void store(const audio_part *p, const float *x, size_t n) {
+static void store(const audio_part *p, const float *x, const void *codes, size_t n) {
   const int32_t s = p->format & SF_FORMAT_SUBMASK;
-  const short *sh = p->codes;
-  const int32_t *in = p->codes;
+  const short *sh = codes;
+  const int32_t *in = codes;
   unsigned char *o = p->out;
   switch (s) {
   case SF_FORMAT_PCM_U8:
@@ -309,29 +361,65 @@ static int write_at(int fd, const unsigned char *b, size_t n, off_t at) {
   return 0;
 }
 
+/* 1 when the file stores the samples given to it byte for byte: 16-bit
+ * codes as shorts, 32-bit as ints, float as floats (a little-endian host). */
+static int stored_as_given(const audio_part *p) {
+  const int32_t s = p->format & SF_FORMAT_SUBMASK;
+  return s == SF_FORMAT_PCM_16 || s == SF_FORMAT_PCM_32 || s == SF_FORMAT_FLOAT;
+}
+
+/* k frames (x: floats, codes: their codes; one of them NULL) after the last. */
+static convoy_status put(audio_part *p, const float *x, const void *codes, int64_t k, char *err,
+                         size_t err_size) {
+  const size_t samples = (size_t)(k * p->channels);
+  const void *given = x ? (const void *)x : codes;
+  if (!stored_as_given(p)) store(p, x, codes, samples);
+  const off_t at = (off_t)(p->data_offset + p->next * (int64_t)p->bytes * p->channels);
+  if (write_at(p->fd, stored_as_given(p) ? given : p->out, samples * (size_t)p->bytes, at) != 0) {
+    io_errorf(err, err_size, "%s: write failed: %s", p->name, strerror(errno));
+    return CONVOY_ERR_IO;
+  }
+  p->next += k;
+  p->frames += k;
+  return CONVOY_OK;
+}
+
 convoy_status audio_part_write(audio_part *p, const float *x, int64_t n, char *err,
                                size_t err_size) {
   const int64_t per = PART_CHUNK_SAMPLES / p->channels;
   while (n > 0) {
     const int64_t k = n < per ? n : per;
     const size_t samples = (size_t)(k * p->channels);
-    if (p->path.kind == SAMPLE_PATH_SHORT)
+    convoy_status st;
+    if (p->path.kind == SAMPLE_PATH_SHORT) {
       quantize_to_short(&p->q, x, samples, p->codes);
-    else if (p->path.kind == SAMPLE_PATH_INT)
+      st = put(p, NULL, p->codes, k, err, err_size);
+    } else if (p->path.kind == SAMPLE_PATH_INT) {
       quantize_to_int(&p->q, x, samples, p->codes);
-    else {
-      quantize_track_float(&p->q, x, samples);
+      st = put(p, NULL, p->codes, k, err, err_size);
+    } else {
       track_peaks(p, x, k);
+      st = put(p, x, NULL, k, err, err_size);
     }
-    store(p, x, samples);
-    const off_t at = (off_t)(p->data_offset + p->next * (int64_t)p->bytes * p->channels);
-    if (write_at(p->fd, p->out, samples * (size_t)p->bytes, at) != 0) {
-      io_errorf(err, err_size, "%s: write error: %s", p->name, strerror(errno));
-      return CONVOY_ERR_IO;
-    }
-    p->next += k;
-    p->frames += k;
+    if (st != CONVOY_OK) return st;
     x += samples;
+    n -= k;
+  }
+  return CONVOY_OK;
+}
+
+convoy_status audio_part_write_encoded(audio_part *p, const void *codes, int64_t n, char *err,
+                                       size_t err_size) {
+  if (p->path.kind != SAMPLE_PATH_SHORT && p->path.kind != SAMPLE_PATH_INT)
+    return audio_part_write(p, codes, n, err, err_size); /* float: the samples themselves */
+  const size_t width = p->path.kind == SAMPLE_PATH_SHORT ? sizeof(short) : sizeof(int32_t);
+  const int64_t per = PART_CHUNK_SAMPLES / p->channels;
+  const unsigned char *b = codes;
+  while (n > 0) {
+    const int64_t k = n < per ? n : per;
+    convoy_status st = put(p, NULL, b, k, err, err_size);
+    if (st != CONVOY_OK) return st;
+    b += (size_t)(k * p->channels) * width;
     n -= k;
   }
   return CONVOY_OK;
@@ -350,17 +438,17 @@ void audio_part_get_stats(const audio_part *p, audio_part_stats *s, double *chan
 
 convoy_status audio_part_close(audio_part *p, char *err, size_t err_size) {
   convoy_status st = CONVOY_OK;
-  if (fsync(p->fd) != 0) {
+  if (p->own_fd && fsync(p->fd) != 0) {
     io_errorf(err, err_size, "%s: cannot flush to disk: %s", p->name, strerror(errno));
     st = CONVOY_ERR_IO;
   }
-  close(p->fd);
+  if (p->own_fd) close(p->fd);
   free_part(p);
   return st;
 }
 
 void audio_part_abort(audio_part *p) {
   if (!p) return;
-  close(p->fd);
+  if (p->own_fd) close(p->fd);
   free_part(p);
 }

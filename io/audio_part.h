@@ -4,9 +4,11 @@
  * audio_sink would at their place in the file (the same codes, dither
  * placed by the sample's position) and writes them in place (pwrite) into
  * a file that exists; the file's header, made through libsndfile for the
- * whole length and the parts' peaks, goes in last. The bytes are those
- * audio_sink writes for the same frames (a float file's PEAK chunk carries
- * libsndfile's time stamp, as any). Internal to convoy_io.
+ * whole length and the parts' peaks, goes in last. audio_sink writes its
+ * files of these formats as one part. The bytes are those libsndfile writes
+ * for the same frames (a float file's PEAK chunk carries libsndfile's time
+ * stamp, as any; a NaN never counts in its peaks, where libsndfile lets one
+ * that opens a write call hide that call's peak). Internal to convoy_io.
  *
  * Containers: WAV, RF64 and W64 (one data chunk after the header, nothing
  * after it); subtypes PCM 8 (unsigned in WAV), 16, 24 and 32 bits and
@@ -46,9 +48,21 @@ convoy_status audio_part_open(audio_part **part, const char *path, const char *n
                               const audio_sink_options *opt, int64_t data_offset,
                               int64_t first_frame, char *err, size_t err_size);
 
+/* The same on fd, an open descriptor of that file which stays the
+ * caller's: audio_part_close and _abort neither flush nor close it. */
+convoy_status audio_part_attach(audio_part **part, int fd, const char *name,
+                                const audio_sink_options *opt, int64_t data_offset,
+                                int64_t first_frame, char *err, size_t err_size);
+
 /* Quantizes n interleaved frames and writes them after the part's last. */
 convoy_status audio_part_write(audio_part *part, const float *frames, int64_t n, char *err,
                                size_t err_size);
+
+/* Writes n frames already quantized after the part's last: codes as
+ * audio_sink_encode gives them (shorts for 8 and 16 bits, left-justified
+ * ints for 24 and 32; for float, the samples, whose peaks are kept). */
+convoy_status audio_part_write_encoded(audio_part *part, const void *codes, int64_t n, char *err,
+                                       size_t err_size);
 
 /* What the part wrote: frames, clipped samples, largest |sample|, and per
  * channel (arrays of the file's channels) the largest |sample| and the
@@ -61,10 +75,12 @@ typedef struct audio_part_stats {
 void audio_part_get_stats(const audio_part *part, audio_part_stats *stats, double *channel_peak,
                           int64_t *channel_peak_frame);
 
-/* Flushes the part to disk and closes it; frees part in every case. */
+/* Flushes the part to disk and closes it (an attached one: neither);
+ * frees part in every case. */
 convoy_status audio_part_close(audio_part *part, char *err, size_t err_size);
 
-/* Closes without flushing (the output is being discarded). NULL-safe. */
+/* Closes without flushing (the output is being discarded; an attached
+ * part's descriptor stays open). NULL-safe. */
 void audio_part_abort(audio_part *part);
 
 #endif /* CONVOY_AUDIO_PART_H */

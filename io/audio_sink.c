@@ -3,12 +3,14 @@
 
 #include "atomic_file.h"
 #include "audio_file.h"
+#include "audio_part.h"
 #include "io_message.h"
 #include "quantize.h"
 #include "sample_path.h"
 #include "output_write.h"
 #include "worker_pool.h"
 
+#include <errno.h>
 #include <sndfile.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +21,18 @@
  * calls, still cache-sized); the buffer is made at open. */
 #define CHUNK_SAMPLES 65536
 /* Output frames between starts of background writeback (see commit's fsync). */
-#define WRITEBACK_SAMPLES (4 << 20)
+#define WRITEBACK_SAMPLES (1 << 20)
 
+/* Files of the formats audio_part writes (WAV, RF64, W64 in PCM or float)
+ * are written as one part: the samples straight into the file, libsndfile
+ * making only the header, at commit, for the frames and peaks written. That
+ * skips libsndfile's sample-at-a-time PEAK scan and its buffering, with the
+ * same bytes. Other formats, and stdout, go through libsndfile. */
 struct audio_sink {
-  SNDFILE *sf;
+  SNDFILE *sf;      /* NULL when writing as one part */
+  audio_part *part; /* the samples, when writing as one part */
+  int fd;           /* the temporary's descriptor (one part) */
+  audio_sink_options opt;
   atomic_file *file; /* NULL when writing stdout */
   sample_path path;
   quantizer q;
@@ -45,8 +55,79 @@ static void free_sink(audio_sink *sink) {
 static void drop_output(audio_sink *sink) {
   if (sink->sf) sf_close(sink->sf);
   sink->sf = NULL;
+  audio_part_abort(sink->part);
+  sink->part = NULL;
   atomic_file_discard(sink->file);
   sink->file = NULL;
+}
+
+/* The samples start where libsndfile's header of no samples ends (its size
+ * does not depend on their number). */
+static convoy_status open_part(audio_sink *sink, int fd, char *err, size_t err_size) {
+  unsigned char *header = NULL;
+  size_t header_bytes = 0;
+  int64_t file_bytes = 0;
+  convoy_status st = audio_part_header(&sink->opt, 0, NULL, NULL, &header, &header_bytes,
+                                       &file_bytes, err, err_size);
+  free(header);
+  if (st != CONVOY_OK) return st;
+  sink->fd = fd;
+  return audio_part_attach(&sink->part, fd, sink->name, &sink->opt, (int64_t)header_bytes, 0, err,
+                           err_size);
+}
+
+/* libsndfile on fd (stdout, or a format audio_part does not write). */
+static convoy_status open_sndfile(audio_sink *sink, int fd, int to_stdout, char *err,
+                                  size_t err_size) {
+  SF_INFO sfi;
+  memset(&sfi, 0, sizeof sfi);
+  sfi.format = sink->opt.format;
+  sfi.channels = sink->opt.channels;
+  sfi.samplerate = sink->opt.rate;
+  /* Asked before opening: libsndfile may close the descriptor on failure. */
+  struct stat st;
+  const int is_pipe =
+      to_stdout && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+  sink->sf = sf_open_fd(fd, SFM_WRITE, &sfi, 0);
+  if (!sink->sf) {
+    char text[256];
+    io_sf_text(sf_strerror(NULL), text, sizeof text);
+    int system = sf_error(NULL) == SF_ERR_SYSTEM;
+    io_errorf(err, err_size, "%s: cannot write: %s%s", sink->name, text,
+              is_pipe ? "; give --type au, which streams through pipes both ways" : "");
+    return system ? CONVOY_ERR_IO : CONVOY_ERR_UNSUPPORTED;
+  }
+  if (sink->path.kind == SAMPLE_PATH_LOSSY) sf_command(sink->sf, SFC_SET_CLIPPING, NULL, SF_TRUE);
+  return CONVOY_OK;
+}
+
+/* The header for the frames and channel peaks written, in place, and the
+ * file cut to its length (a chunk of odd size is padded). */
+static convoy_status finish_part(audio_sink *sink, char *err, size_t err_size) {
+  const size_t ch = (size_t)sink->channels;
+  double *peak = calloc(ch, sizeof *peak);
+  int64_t *peak_frame = calloc(ch, sizeof *peak_frame);
+  unsigned char *header = NULL;
+  size_t header_bytes = 0;
+  int64_t file_bytes = 0;
+  convoy_status st = CONVOY_ERR_OUT_OF_MEMORY;
+  if (peak && peak_frame) {
+    audio_part_stats ps;
+    audio_part_get_stats(sink->part, &ps, peak, peak_frame);
+    st = audio_part_header(&sink->opt, sink->frames, peak, peak_frame, &header, &header_bytes,
+                           &file_bytes, err, err_size);
+  } else {
+    io_errorf(err, err_size, "%s: out of memory", sink->name);
+  }
+  if (st == CONVOY_OK && (pwrite(sink->fd, header, header_bytes, 0) != (ssize_t)header_bytes ||
+                          ftruncate(sink->fd, (off_t)file_bytes) != 0)) {
+    io_errorf(err, err_size, "%s: cannot finish the file: %s", sink->name, strerror(errno));
+    st = CONVOY_ERR_IO;
+  }
+  free(header);
+  free(peak);
+  free(peak_frame);
+  return st;
 }
 
 convoy_status audio_sink_open(audio_sink **out, const char *path, const audio_sink_options *opt,
@@ -97,22 +178,15 @@ convoy_status audio_sink_open(audio_sink **out, const char *path, const audio_si
       return st;
     }
   }
-  /* Asked before opening: libsndfile may close the descriptor on failure. */
-  struct stat st;
-  const int is_pipe =
-      to_stdout && fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-  sink->sf = sf_open_fd(fd, SFM_WRITE, &sfi, 0);
-  if (!sink->sf) {
-    char text[256];
-    io_sf_text(sf_strerror(NULL), text, sizeof text);
-    int system = sf_error(NULL) == SF_ERR_SYSTEM;
-    io_errorf(err, err_size, "%s: cannot write: %s%s", name, text,
-              is_pipe ? "; give --type au, which streams through pipes both ways" : "");
+  sink->opt = *opt;
+  convoy_status st = !to_stdout && audio_part_supported(opt->format)
+                         ? open_part(sink, fd, err, err_size)
+                         : open_sndfile(sink, fd, to_stdout, err, err_size);
+  if (st != CONVOY_OK) {
     drop_output(sink);
     free_sink(sink);
-    return system ? CONVOY_ERR_IO : CONVOY_ERR_UNSUPPORTED;
+    return st;
   }
-  if (sink->path.kind == SAMPLE_PATH_LOSSY) sf_command(sink->sf, SFC_SET_CLIPPING, NULL, SF_TRUE);
   const int64_t limit = audio_container_limit(opt->format);
   const int bytes = audio_subtype_bytes(opt->format);
   if (limit > 0 && bytes > 0) sink->max_frames = limit / ((int64_t)bytes * opt->channels);
@@ -181,29 +255,41 @@ void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n
   if (tally.peak > sink->q.peak) sink->q.peak = tally.peak;
 }
 
-/* Encoded frames (the floats themselves for a float subtype) into libsndfile;
- * returns frames written. */
-static sf_count_t write_codes(audio_sink *sink, const void *codes, sf_count_t n) {
+/* Encoded frames (the floats themselves for a float subtype) into the file. */
+static convoy_status put_encoded(audio_sink *sink, const void *codes, sf_count_t n, char *err,
+                                 size_t err_size) {
+  if (sink->part) return audio_part_write_encoded(sink->part, codes, n, err, err_size);
+  sf_count_t wrote;
   switch (sink->path.kind) {
   case SAMPLE_PATH_SHORT:
-    return sf_writef_short(sink->sf, codes, n);
+    wrote = sf_writef_short(sink->sf, codes, n);
+    break;
   case SAMPLE_PATH_INT:
-    return sf_writef_int(sink->sf, codes, n);
+    wrote = sf_writef_int(sink->sf, codes, n);
+    break;
   case SAMPLE_PATH_LOSSY:
   case SAMPLE_PATH_FLOAT:
   default:
-    return sf_writef_float(sink->sf, codes, n);
+    wrote = sf_writef_float(sink->sf, codes, n);
+    break;
   }
+  if (wrote == n) return CONVOY_OK;
+  char text[256];
+  io_errorf(err, err_size, "%s: write failed: %s", sink->name,
+            io_sf_text(sf_strerror(sink->sf), text, sizeof text));
+  return CONVOY_ERR_IO;
 }
 
-/* One chunk through the quantizer and into libsndfile; returns frames written. */
-static sf_count_t write_chunk(audio_sink *sink, const float *x, sf_count_t n) {
+/* One chunk through the quantizer and into the file (a float chunk's peaks
+ * are kept by the part, when there is one). */
+static convoy_status write_chunk(audio_sink *sink, const float *x, sf_count_t n, char *err,
+                                 size_t err_size) {
   if (audio_sink_encoded_bytes(sink) == 0) {
-    audio_sink_encode(sink, x, n, NULL);
-    return write_codes(sink, x, n);
+    if (!sink->part) audio_sink_encode(sink, x, n, NULL);
+    return put_encoded(sink, x, n, err, err_size);
   }
   audio_sink_encode(sink, x, n, sink->buf);
-  return write_codes(sink, sink->buf, n);
+  return put_encoded(sink, sink->buf, n, err, err_size);
 }
 
 /* Writes n_frames frames of data in libsndfile calls of at most chunk_frames
@@ -234,14 +320,12 @@ static convoy_status write_frames(audio_sink *sink, const void *data, int64_t n_
     sf_count_t n = n_frames - done < sink->chunk_frames ? (sf_count_t)(n_frames - done)
                                                         : (sf_count_t)sink->chunk_frames;
     const void *x = (const unsigned char *)data + (size_t)done * frame_bytes;
-    sf_count_t wrote = quantize ? write_chunk(sink, x, n) : write_codes(sink, x, n);
-    if (wrote != n) {
-      char text[256];
-      io_errorf(err, err_size, "%s: write failed: %s", sink->name,
-                io_sf_text(sf_strerror(sink->sf), text, sizeof text));
+    convoy_status st =
+        quantize ? write_chunk(sink, x, n, err, err_size) : put_encoded(sink, x, n, err, err_size);
+    if (st != CONVOY_OK) {
       drop_output(sink);
       sink->failed = 1;
-      return CONVOY_ERR_IO;
+      return st;
     }
     done += n;
     sink->frames += n;
@@ -273,6 +357,20 @@ convoy_status audio_sink_commit(audio_sink *sink, char *err, size_t err_size) {
     io_errorf(err, err_size, "%s: an earlier write failed; the output was removed", sink->name);
     free_sink(sink);
     return CONVOY_ERR_STATE;
+  }
+  if (sink->part) {
+    convoy_status st = finish_part(sink, err, err_size);
+    if (st != CONVOY_OK) {
+      drop_output(sink);
+      free_sink(sink);
+      return st;
+    }
+    (void)audio_part_close(sink->part, err, err_size); /* attached: nothing to flush */
+    sink->part = NULL;
+    st = atomic_file_commit(sink->file, err, err_size);
+    sink->file = NULL;
+    free_sink(sink);
+    return st;
   }
   /* sf_close writes the final header (sizes, FLAC STREAMINFO, Ogg end). */
   int code = sf_close(sink->sf);
@@ -307,4 +405,9 @@ void audio_sink_get_stats(const audio_sink *sink, audio_sink_stats *stats) {
   stats->frames = sink->frames;
   stats->clipped = sink->q.clipped;
   stats->peak = sink->q.peak;
+  if (sink->part) { /* a float file's peaks are the part's */
+    audio_part_stats ps;
+    audio_part_get_stats(sink->part, &ps, NULL, NULL);
+    if (ps.peak > stats->peak) stats->peak = ps.peak;
+  }
 }
