@@ -19,20 +19,27 @@
 #include <unistd.h>
 
 struct atomic_file {
-  int fd;        /* the temporary, -1 once closed */
-  int slot;      /* temp_cleanup slot of a named temporary, -1 when not listed */
-  int overwrite; /* 1: replace an existing target */
-  int unnamed;   /* 1: an O_TMPFILE file, which has no name until commit */
-  char *target;  /* final path (a symlink resolved) */
-  char *temp;    /* named temporary's path; NULL while unnamed */
-  char *name;    /* path as the caller wrote it, for messages */
+  int fd;                  /* the temporary, -1 once closed */
+  int slot;                /* temp_cleanup slot of a named temporary, -1 when not listed */
+  int overwrite;           /* 1: replace an existing target */
+  int unnamed;             /* 1: an O_TMPFILE file, which has no name until commit */
+  char *target;            /* final path (a symlink resolved) */
+  char *temp;              /* named temporary's path; NULL while unnamed */
+  char *name;              /* path as the caller wrote it, for messages */
+  int64_t since_writeback; /* bytes written since writeback last started */
 };
 
-void atomic_file_start_writeback(atomic_file *af) {
+/* Bytes between starts of background writeback: small enough that little
+ * is left for the closing fsync, large enough that the calls cost nothing. */
+#define WRITEBACK_BYTES ((int64_t)4 << 20)
+
+void atomic_file_wrote(atomic_file *af, int64_t bytes) {
+  if (!af || af->fd < 0) return;
+  af->since_writeback += bytes;
+  if (af->since_writeback < WRITEBACK_BYTES) return;
+  af->since_writeback = 0;
 #ifdef SYNC_FILE_RANGE_WRITE
-  if (af && af->fd >= 0) (void)sync_file_range(af->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#else
-  (void)af;
+  (void)sync_file_range(af->fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #endif
 }
 

@@ -60,10 +60,11 @@ convoy_status atomic_file_create_shared(atomic_file **af, const char *path, int 
  * committed or discarded. */
 const char *atomic_file_reopen_path(const atomic_file *af, char *buf, size_t size);
 
-/* Starts writing what the temporary holds so far to disk, without waiting
- * (Linux sync_file_range; a no-op elsewhere), so that the fsync at commit
- * has little left to wait for. Best effort. */
-void atomic_file_start_writeback(atomic_file *af);
+/* Counts `bytes` more written to the temporary; every 4 MiB of them it
+ * starts writing what the temporary holds to disk, without waiting (Linux
+ * sync_file_range; nothing elsewhere), so that the fsync at commit has
+ * little left to wait for. Best effort. NULL-safe. */
+void atomic_file_wrote(atomic_file *af, int64_t bytes);
 
 /* fsyncs the temporary, puts it in place of the target (above), closes
  * it, fsyncs the directory, and frees af. Without overwrite the rename does not replace a

@@ -20,8 +20,6 @@
 /* Samples converted per libsndfile call (256 KiB of floats: few write
  * calls, still cache-sized); the buffer is made at open. */
 #define CHUNK_SAMPLES 65536
-/* Output frames between starts of background writeback (see commit's fsync). */
-#define WRITEBACK_SAMPLES (1 << 20)
 
 /* Files of the formats audio_part writes (WAV, RF64, W64 in PCM or float)
  * are written as one part: the samples straight into the file, libsndfile
@@ -39,11 +37,10 @@ struct audio_sink {
   int channels;
   int failed; /* a write failed: the temporary is gone */
   int64_t frames;
-  int64_t max_frames;      /* frames the container holds; 0: no limit */
-  int64_t since_writeback; /* samples written since writeback last started */
-  int64_t chunk_frames;    /* frames per libsndfile call */
-  void *buf;               /* chunk_frames * channels shorts, ints or floats */
-  char name[];             /* for messages: the path, or "stdout" */
+  int64_t max_frames;   /* frames the container holds; 0: no limit */
+  int64_t chunk_frames; /* frames per libsndfile call */
+  void *buf;            /* chunk_frames * channels shorts, ints or floats */
+  char name[];          /* for messages: the path, or "stdout" */
 };
 
 static void free_sink(audio_sink *sink) {
@@ -329,11 +326,8 @@ static convoy_status write_frames(audio_sink *sink, const void *data, int64_t n_
     }
     done += n;
     sink->frames += n;
-    sink->since_writeback += n * sink->channels;
-    if (sink->since_writeback >= WRITEBACK_SAMPLES) {
-      sink->since_writeback = 0;
-      atomic_file_start_writeback(sink->file);
-    }
+    const int stored = audio_subtype_bytes(sink->opt.format); /* 0: compressed, about 2 */
+    atomic_file_wrote(sink->file, (int64_t)n * sink->channels * (stored > 0 ? stored : 2));
   }
   return CONVOY_OK;
 }

@@ -1,6 +1,7 @@
 /* capture_convert.c - stored components <-> float32, both byte orders. */
 #include "capture.h"
 
+#include "quantize.h"
 #include "sample_quantize.h"
 
 #include <math.h>
@@ -125,12 +126,7 @@ static inline int64_t int_code(float y, capture_scaling s, double inv_scale, dou
 }
 
 static double peak_of(const float *x, size_t n, double peak) {
-  float pk = (float)peak;
-  for (size_t i = 0; i < n; i++) {
-    const float a = fabsf(x[i]);
-    if (a > pk) pk = a;
-  }
-  return pk;
+  return quantize_peak_abs(x, n, (float)peak);
 }
 
 int capture_from_float_is_copy(capture_datatype t, capture_scaling s) {

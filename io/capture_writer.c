@@ -171,6 +171,7 @@ static convoy_status write_fully(capture_writer *w, const void *src, int64_t byt
     p += put;
     bytes -= put;
     if (w->position >= 0) w->position += put;
+    atomic_file_wrote(w->file, put);
   }
   return CONVOY_OK;
 }

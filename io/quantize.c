@@ -182,6 +182,10 @@ void quantize_peak_lanes(const quantizer *q, const float *x, size_t rows, float 
   lanes_generic(x, rows, lanes);
 }
 
+float quantize_peak_abs(const float *x, size_t n, float peak) {
+  return peak_generic(x, n, peak);
+}
+
 void quantize_clamp_float(quantizer *q, const float *x, size_t n, float *out) {
   float peak = (float)q->peak;
   int64_t clipped = 0;

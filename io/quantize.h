@@ -48,6 +48,10 @@ void quantize_track_float(quantizer *q, const float *x, size_t n);
  * quantizer's own peak). q is only read (which build runs). */
 void quantize_peak_lanes(const quantizer *q, const float *x, size_t rows, float lanes[16]);
 
+/* max(peak, |x[i]|) over the n samples, NaN ignored: the same loop on the
+ * baseline build, for writers without a quantizer. */
+float quantize_peak_abs(const float *x, size_t n, float peak);
+
 /* Float output for codecs that hold [-1, 1] (Vorbis, Opus): copies x into
  * out clamped to [-1, 1], counting each |x| > 1 (and NaN, written as 0) as
  * clipped. */
