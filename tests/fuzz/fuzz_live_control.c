@@ -21,6 +21,9 @@
  *   - "gain DB" gives the number (-200..60) and "mute N" / "unmute N" the
  *     output (1..1024; none: every output) the line says.
  *
+ * A signal that reaches the reader (the fuzzer being stopped with SIGINT
+ * or SIGTERM) is passed on to the fuzzer's own handlers, not judged.
+ *
  * Short run: the ctest fuzz_live_control_replay feeds corpus_live_control/
  * and mutations of it (fuzz_replay.c), in the normal and the ASan+UBSan
  * builds.
@@ -39,6 +42,7 @@
 #include "fuzz_tmp.h"
 #include "live_control.h"
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +165,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static live_request got, want; /* 4 KiB each: off the stack */
   for (int n = 0;; n++) {
     const live_command c = live_control_wait(0, &got);
+    if (c != LIVE_CMD_NONE && got.from == LIVE_FROM_SIGNAL) {
+      /* No input makes a signal: the fuzzer itself is being stopped
+       * (SIGINT, SIGTERM), which reached live_control's handlers. Hand it
+       * to the fuzzer's. */
+      live_control_restore();
+      if (dup2(saved_stdin, STDIN_FILENO) < 0) abort();
+      raise(c == LIVE_CMD_STOP ? SIGINT : SIGHUP);
+      return 0;
+    }
     const live_command m = model_next(data, size, &pos, &want);
     if (c != m || got.cmd != c) {
       char detail[96];
