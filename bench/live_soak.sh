@@ -39,7 +39,8 @@
 #            [--realtime | --no-realtime] [--no-busy] [--no-brutefir]
 #            [--name NAME] [--keep DIR] [--header]
 #   defaults: build/convoy, 600 s, 128 frames, realtime, server name
-#   convoy-soak-PID. --keep copies the logs (jackd's, its soak span alone,
+#   convoy-soak (one name, so that the registry entry a killed server
+#   leaves is reclaimed by the next run: jackd's registry holds 8). --keep copies the logs (jackd's, its soak span alone,
 #   convoy's, BruteFIR's, the last stats reply, top at half time) to DIR.
 #   --header prints the table's head first.
 # Needs: jackd and jack_metro (jackd2), brutefir, /usr/bin/python3 with
@@ -53,7 +54,7 @@ period=128
 rt=1
 busy=1
 brutefir=1
-name=convoy-soak-$$
+name=convoy-soak
 keep=""
 header=0
 rate=48000
