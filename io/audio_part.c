@@ -182,6 +182,23 @@ convoy_status audio_part_header(const audio_sink_options *opt, int64_t frames, c
   return st;
 }
 
+convoy_status audio_part_finish(int fd, const char *name, const audio_sink_options *opt,
+                                int64_t frames, const double *peak, const int64_t *peak_frame,
+                                char *err, size_t err_size) {
+  unsigned char *header = NULL;
+  size_t header_bytes = 0;
+  int64_t file_bytes = 0;
+  convoy_status st = audio_part_header(opt, frames, peak, peak_frame, &header, &header_bytes,
+                                       &file_bytes, err, err_size);
+  if (st == CONVOY_OK && (pwrite(fd, header, header_bytes, 0) != (ssize_t)header_bytes ||
+                          ftruncate(fd, (off_t)file_bytes) != 0)) {
+    io_errorf(err, err_size, "%s: cannot write its header: %s", name, strerror(errno));
+    st = CONVOY_ERR_IO;
+  }
+  free(header);
+  return st;
+}
+
 /* ------------------------------------------------------------------ parts */
 
 struct audio_part {
@@ -372,10 +389,13 @@ static int stored_as_given(const audio_part *p) {
 static convoy_status put(audio_part *p, const float *x, const void *codes, int64_t k, char *err,
                          size_t err_size) {
   const size_t samples = (size_t)(k * p->channels);
-  const void *given = x ? (const void *)x : codes;
-  if (!stored_as_given(p)) store(p, x, codes, samples);
+  const void *stored = x ? (const void *)x : codes;
+  if (!stored_as_given(p)) {
+    store(p, x, codes, samples);
+    stored = p->out;
+  }
   const off_t at = (off_t)(p->data_offset + p->next * (int64_t)p->bytes * p->channels);
-  if (write_at(p->fd, stored_as_given(p) ? given : p->out, samples * (size_t)p->bytes, at) != 0) {
+  if (write_at(p->fd, stored, samples * (size_t)p->bytes, at) != 0) {
     io_errorf(err, err_size, "%s: write failed: %s", p->name, strerror(errno));
     return CONVOY_ERR_IO;
   }

@@ -39,6 +39,13 @@ convoy_status audio_part_header(const audio_sink_options *opt, int64_t frames, c
                                 size_t *header_bytes, int64_t *file_bytes, char *err,
                                 size_t err_size);
 
+/* Writes that header (for `frames` frames and the channels' peaks, as
+ * above) at the start of the file open at fd, and gives the file its whole
+ * length. name names the output in messages. */
+convoy_status audio_part_finish(int fd, const char *name, const audio_sink_options *opt,
+                                int64_t frames, const double *peak, const int64_t *peak_frame,
+                                char *err, size_t err_size);
+
 typedef struct audio_part audio_part;
 
 /* Opens path (which must exist) to write frames from first_frame on,

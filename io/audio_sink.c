@@ -10,7 +10,6 @@
 #include "output_write.h"
 #include "worker_pool.h"
 
-#include <errno.h>
 #include <sndfile.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +33,6 @@ struct audio_sink {
   atomic_file *file; /* NULL when writing stdout */
   sample_path path;
   quantizer q;
-  int channels;
   int failed; /* a write failed: the temporary is gone */
   int64_t frames;
   int64_t max_frames;   /* frames the container holds; 0: no limit */
@@ -98,30 +96,20 @@ static convoy_status open_sndfile(audio_sink *sink, int fd, int to_stdout, char 
   return CONVOY_OK;
 }
 
-/* The header for the frames and channel peaks written, in place, and the
- * file cut to its length (a chunk of odd size is padded). */
+/* The header for the frames and channel peaks written, in place. */
 static convoy_status finish_part(audio_sink *sink, char *err, size_t err_size) {
-  const size_t ch = (size_t)sink->channels;
+  const size_t ch = (size_t)sink->opt.channels;
   double *peak = calloc(ch, sizeof *peak);
   int64_t *peak_frame = calloc(ch, sizeof *peak_frame);
-  unsigned char *header = NULL;
-  size_t header_bytes = 0;
-  int64_t file_bytes = 0;
   convoy_status st = CONVOY_ERR_OUT_OF_MEMORY;
   if (peak && peak_frame) {
     audio_part_stats ps;
     audio_part_get_stats(sink->part, &ps, peak, peak_frame);
-    st = audio_part_header(&sink->opt, sink->frames, peak, peak_frame, &header, &header_bytes,
-                           &file_bytes, err, err_size);
+    st = audio_part_finish(sink->fd, sink->name, &sink->opt, sink->frames, peak, peak_frame, err,
+                           err_size);
   } else {
     io_errorf(err, err_size, "%s: out of memory", sink->name);
   }
-  if (st == CONVOY_OK && (pwrite(sink->fd, header, header_bytes, 0) != (ssize_t)header_bytes ||
-                          ftruncate(sink->fd, (off_t)file_bytes) != 0)) {
-    io_errorf(err, err_size, "%s: cannot finish the file: %s", sink->name, strerror(errno));
-    st = CONVOY_ERR_IO;
-  }
-  free(header);
   free(peak);
   free(peak_frame);
   return st;
@@ -156,7 +144,7 @@ convoy_status audio_sink_open(audio_sink **out, const char *path, const audio_si
   audio_sink *sink = calloc(1, sizeof *sink + name_len + 1);
   if (!sink) goto oom;
   memcpy(sink->name, name, name_len + 1);
-  sink->channels = opt->channels;
+  sink->opt = *opt;
   sink->path = sample_path_for(opt->format);
   size_t width = sink->path.kind == SAMPLE_PATH_SHORT ? sizeof(short)
                  : sink->path.kind == SAMPLE_PATH_INT ? sizeof(int32_t)
@@ -175,7 +163,6 @@ convoy_status audio_sink_open(audio_sink **out, const char *path, const audio_si
       return st;
     }
   }
-  sink->opt = *opt;
   convoy_status st = !to_stdout && audio_part_supported(opt->format)
                          ? open_part(sink, fd, err, err_size)
                          : open_sndfile(sink, fd, to_stdout, err, err_size);
@@ -211,7 +198,7 @@ size_t audio_sink_encoded_bytes(const audio_sink *sink) {
 }
 
 void audio_sink_encode(audio_sink *sink, const float *frames, int64_t n_frames, void *codes) {
-  size_t samples = (size_t)n_frames * (size_t)sink->channels;
+  size_t samples = (size_t)n_frames * (size_t)sink->opt.channels;
   switch (sink->path.kind) {
   case SAMPLE_PATH_SHORT:
     quantize_to_short(&sink->q, frames, samples, codes);
@@ -244,7 +231,7 @@ void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n
       output_spec_make(kind == SAMPLE_PATH_SHORT ? CONVOY_FORMAT_S16 : CONVOY_FORMAT_S32,
                        sink->q.bits, sink->q.dither, sink->q.seed);
   const float *const row[1] = {frames};
-  const int64_t samples = n_frames * sink->channels;
+  const int64_t samples = n_frames * sink->opt.channels;
   output_tally tally = {0, 0.0};
   output_write_parallel(&o, pool, row, 1, samples, sink->q.index, codes, &tally);
   sink->q.index += (uint64_t)samples;
@@ -312,7 +299,9 @@ static convoy_status write_frames(audio_sink *sink, const void *data, int64_t n_
   }
   const size_t encoded = audio_sink_encoded_bytes(sink);
   const size_t frame_bytes =
-      (quantize || encoded == 0 ? sizeof(float) : encoded) * (size_t)sink->channels;
+      (quantize || encoded == 0 ? sizeof(float) : encoded) * (size_t)sink->opt.channels;
+  const int stored = audio_subtype_bytes(sink->opt.format); /* 0: compressed, about 2 */
+  const size_t stored_frame_bytes = (size_t)(stored > 0 ? stored : 2) * (size_t)sink->opt.channels;
   for (int64_t done = 0; done < n_frames;) {
     sf_count_t n = n_frames - done < sink->chunk_frames ? (sf_count_t)(n_frames - done)
                                                         : (sf_count_t)sink->chunk_frames;
@@ -326,8 +315,7 @@ static convoy_status write_frames(audio_sink *sink, const void *data, int64_t n_
     }
     done += n;
     sink->frames += n;
-    const int stored = audio_subtype_bytes(sink->opt.format); /* 0: compressed, about 2 */
-    atomic_file_wrote(sink->file, (int64_t)n * sink->channels * (stored > 0 ? stored : 2));
+    atomic_file_wrote(sink->file, (int64_t)n * (int64_t)stored_frame_bytes);
   }
   return CONVOY_OK;
 }

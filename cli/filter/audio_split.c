@@ -221,18 +221,9 @@ static int commit_out(const filter_job *j, split_out *o, int64_t frames, const d
                       const int64_t *frame) {
   audio_sink_options so;
   filter_job_sink_options(j, &so);
-  unsigned char *header = NULL;
-  size_t header_bytes = 0;
-  int64_t file_bytes = 0;
   char err[512] = "";
-  convoy_status st = audio_part_header(&so, frames, peak, frame, &header, &header_bytes,
-                                       &file_bytes, err, sizeof err);
-  if (st == CONVOY_OK && (pwrite(o->fd, header, header_bytes, 0) != (ssize_t)header_bytes ||
-                          file_bytes != o->file_bytes)) {
-    snprintf(err, sizeof err, "%s: cannot write its header: %s", j->out_name, strerror(errno));
-    st = CONVOY_ERR_IO;
-  }
-  free(header);
+  convoy_status st =
+      audio_part_finish(o->fd, j->out_name, &so, frames, peak, frame, err, sizeof err);
   if (st == CONVOY_OK) {
     st = atomic_file_commit(o->file, err, sizeof err);
     o->file = NULL;
