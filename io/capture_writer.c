@@ -193,20 +193,24 @@ convoy_status capture_writer_write(capture_writer *w, const float *x, int64_t fr
     io_errorf(err, err_size, "capture_writer_write: invalid argument");
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
-  if (capture_from_float_is_copy(w->opt.type, w->opt.scaling)) {
-    capture_tally_peak(&w->tally, x, (size_t)(frames * w->values_per_frame));
-    convoy_status st = write_fully(w, x, frames * w->frame_bytes, err, err_size);
-    if (st == CONVOY_OK) w->frames += frames;
-    return st;
-  }
+  /* A stage's worth at a time, even where the bytes are the floats
+   * themselves: the peak's pass then leaves them in the cache that write()
+   * copies them from, instead of both reading the chunk from memory. */
+  const int copy = capture_from_float_is_copy(w->opt.type, w->opt.scaling);
   while (frames > 0) {
-    int64_t n = frames < w->stage_frames ? frames : w->stage_frames;
-    capture_from_float(w->opt.type, w->opt.scaling, x, (size_t)(n * w->values_per_frame), w->stage,
-                       &w->tally);
-    convoy_status st = write_fully(w, w->stage, n * w->frame_bytes, err, err_size);
+    const int64_t n = frames < w->stage_frames ? frames : w->stage_frames;
+    const size_t values = (size_t)(n * w->values_per_frame);
+    const void *bytes = x;
+    if (copy) {
+      capture_tally_peak(&w->tally, x, values);
+    } else {
+      capture_from_float(w->opt.type, w->opt.scaling, x, values, w->stage, &w->tally);
+      bytes = w->stage;
+    }
+    convoy_status st = write_fully(w, bytes, n * w->frame_bytes, err, err_size);
     if (st != CONVOY_OK) return st;
     w->frames += n;
-    x += n * w->values_per_frame;
+    x += values;
     frames -= n;
   }
   return CONVOY_OK;
