@@ -309,6 +309,11 @@ const char *capture_writer_reopen_path(const capture_writer *writer, char *buf, 
 convoy_status capture_writer_write(capture_writer *writer, const float *x, int64_t frames,
                                    char *err, size_t err_size);
 
+/* 1 when capture_writer_write stores the floats it is given byte for byte
+ * (float32 in the host's order, default scaling), so that a caller may keep
+ * the peak itself, elsewhere, and hand the floats to capture_writer_write_raw. */
+int capture_writer_stores_floats(const capture_writer *writer);
+
 /* Appends frames already in the stored format (frames * frame bytes). */
 convoy_status capture_writer_write_raw(capture_writer *writer, const void *bytes, int64_t frames,
                                        char *err, size_t err_size);

@@ -176,6 +176,10 @@ static convoy_status write_fully(capture_writer *w, const void *src, int64_t byt
   return CONVOY_OK;
 }
 
+int capture_writer_stores_floats(const capture_writer *w) {
+  return w && capture_from_float_is_copy(w->opt.type, w->opt.scaling);
+}
+
 convoy_status capture_writer_write_raw(capture_writer *w, const void *bytes, int64_t frames,
                                        char *err, size_t err_size) {
   if (!w || frames < 0 || (frames > 0 && !bytes)) {

@@ -16,9 +16,12 @@
 
 typedef struct capture_pass {
   const capture_run_config *cfg;
-  int direct;  /* the stored samples go to the stream as they are */
-  int int_out; /* the stream writes the output's integer codes itself */
-  int64_t got; /* frames read so far (the reader thread's, after the history's) */
+  int direct;                 /* the stored samples go to the stream as they are */
+  int int_out;                /* the stream writes the output's integer codes itself */
+  int floats_out;             /* the file stores the stream's floats as they are */
+  size_t out_values;          /* floats in one frame of the stream's output */
+  int64_t got;                /* frames read so far (the reader thread's, after the history's) */
+  capture_tally floats_tally; /* floats_out: their peak, kept by the encoder thread */
 } capture_pass;
 
 int capture_run_direct_format(capture_datatype t, capture_scaling s) {
@@ -70,9 +73,21 @@ static convoy_status read_capture(void *ctx, void *in, int64_t max_frames, int64
   return CONVOY_OK;
 }
 
+/* The peak of float output that the file stores as it is, on the pass's
+ * encoder thread: the writer's thread then only copies pages, which bounds
+ * a run whose filter is on the GPU. */
+static convoy_status tally_floats(void *ctx, void *frames, int64_t n, void *codes, char *err,
+                                  size_t err_size) {
+  capture_pass *cp = ctx;
+  (void)codes, (void)err, (void)err_size;
+  capture_tally_peak(&cp->floats_tally, frames, (size_t)n * cp->out_values);
+  return CONVOY_OK;
+}
+
 static convoy_status write_capture(void *ctx, void *frames, int64_t n, char *err, size_t err_size) {
   const capture_pass *cp = ctx;
-  if (cp->int_out) return capture_writer_write_raw(cp->cfg->writer, frames, n, err, err_size);
+  if (cp->int_out || cp->floats_out)
+    return capture_writer_write_raw(cp->cfg->writer, frames, n, err, err_size);
   return capture_writer_write(cp->cfg->writer, frames, n, err, err_size);
 }
 
@@ -87,6 +102,7 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
   cp.direct = direct_format >= 0;
   cp.int_out = !cfg->float_output &&
                capture_run_output_format(cfg->out_type, cfg->out_scaling) != CONVOY_FORMAT_F32;
+  cp.floats_out = !cp.int_out && capture_writer_stores_floats(cfg->writer);
   const size_t values = (size_t)ro->channels * capture_datatype_components(ro->type);
   const size_t stored_frame_bytes = (size_t)ro->channels * capture_datatype_sample_bytes(ro->type);
 
@@ -104,6 +120,11 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
   pc.read_ctx = &cp;
   pc.write = write_capture;
   pc.write_ctx = &cp;
+  cp.out_values = values;
+  if (cp.floats_out) {
+    pc.encode = tally_floats; /* in place: encoded_frame_bytes 0 */
+    pc.encode_ctx = &cp;
+  }
   pc.window = cfg->window;
   pc.warm = cfg->warm;
   pc.progress = cfg->progress;
@@ -120,6 +141,7 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
     res->tally.clipped = os.clipped;
   } else {
     res->tally = capture_writer_tally(cfg->writer);
+    if (cp.floats_tally.peak > res->tally.peak) res->tally.peak = cp.floats_tally.peak;
   }
   return st;
 }

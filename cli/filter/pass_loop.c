@@ -100,7 +100,7 @@ static void *writer_main(void *arg) {
     if (!c || c->end) return NULL;
     if (c->frames > 0) {
       err[0] = '\0';
-      unsigned char *frames = cfg->encode
+      unsigned char *frames = c->codes
                                   ? (unsigned char *)c->codes
                                   : (unsigned char *)c->data + c->offset * cfg->out_frame_bytes;
       const double t0 = progress_clock();
@@ -228,8 +228,9 @@ static int pipeline_alloc(pipeline *pl, char *err, size_t err_size) {
   for (int i = 0; i < RING_BUFFERS; i++) {
     pl->in[i].data = buffer_alloc(frames * cfg->in_frame_bytes, pl->pinned);
     pl->out[i].data = buffer_alloc((size_t)cap * cfg->out_frame_bytes, pl->pinned);
-    if (cfg->encode) pl->out[i].codes = malloc((size_t)cap * cfg->encoded_frame_bytes);
-    if (!pl->in[i].data || !pl->out[i].data || (cfg->encode && !pl->out[i].codes)) {
+    const int codes = cfg->encode && cfg->encoded_frame_bytes > 0;
+    if (codes) pl->out[i].codes = malloc((size_t)cap * cfg->encoded_frame_bytes);
+    if (!pl->in[i].data || !pl->out[i].data || (codes && !pl->out[i].codes)) {
       snprintf(err, err_size, "out of memory for %d buffers of %lld frames", 2 * RING_BUFFERS,
                (long long)cap);
       return -1;

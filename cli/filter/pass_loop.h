@@ -47,7 +47,9 @@ typedef convoy_status (*pass_write_fn)(void *ctx, void *frames, int64_t n, char 
  * change) into n frames of encoded_frame_bytes each in codes, for the
  * writer. Runs on an encoder thread of its own, chunk after chunk in order,
  * so that encoding (quantizing audio, say) overlaps both the filter and the
- * writer's system calls. */
+ * writer's system calls. With encoded_frame_bytes 0, codes is NULL and the
+ * writer takes the frames as the stage leaves them (a stage that only looks
+ * at them: a float capture's peak, kept off the writer's thread). */
 typedef convoy_status (*pass_encode_fn)(void *ctx, void *frames, int64_t n, void *codes, char *err,
                                         size_t err_size);
 
@@ -77,7 +79,7 @@ typedef struct pass_config {
   void *write_ctx;
   pass_encode_fn encode; /* NULL: the writer takes the stream's frames */
   void *encode_ctx;
-  size_t encoded_frame_bytes; /* with encode: bytes of one encoded frame */
+  size_t encoded_frame_bytes; /* with encode: bytes of one encoded frame; 0: in place */
   pass_window window;
   pass_warm warm;     /* frames read around the window's input (pass_warm.h) */
   progress *progress; /* may be NULL */

@@ -146,4 +146,25 @@ PY
   expect_dir_empty out "complex taps on audio"
 fi
 
+# The summary's peak of float output, which the pass keeps beside the
+# writer (stored as given) or in it (converted to big-endian): the largest
+# value lies near the end, chunks after the first, and the taps double it:
+# 2 x 0.75 = +3.52 dBFS.
+python3 - <<'PY'
+import struct
+n = 300000
+for name, comps in (("pk.f32", 1), ("pk.cf32", 2)):
+    vals = [0.25 * ((i * 7919) % 101 - 50) / 50 for i in range(n * comps)]
+    vals[(n - 10) * comps + comps - 1] = -0.75
+    with open(name, "wb") as f:
+        f.write(struct.pack("<%df" % len(vals), *vals))
+PY
+echo 2 >two.txt
+for f in "pk.f32 pk_out.f32" "pk.cf32 pk_out.cf32" "pk.f32 pk_be.f32 --out-format rf32_be"; do
+  set -- $f
+  run filter "$@" --taps two.txt
+  expect_status 0 "peak of $2"
+  check "peak of $2 is +3.52 dBFS" grep -q "peak +3.52 dBFS, clipped 0 values" stderr.txt
+done
+
 finish
