@@ -465,9 +465,26 @@ typedef struct convoy_output_stats {
 } convoy_output_stats;
 
 /** Counters of the integer output since create or reset (both 0 for F32
- *  output, which is never clipped). */
+ *  output, which is never clipped), over the frames of
+ *  convoy_stream_set_stats_range() (all of them unless it was called). */
 CONVOY_API convoy_status convoy_stream_output_stats(const convoy_stream *stream,
                                                     convoy_output_stats *stats);
+
+/** Restricts the counters of convoy_stream_output_stats() to the output
+ *  frames [first, end) (end < 0: to the end), numbered from 0 at the first
+ *  frame that process_to()/flush_to() return after create or reset. For a
+ *  caller that keeps part of the output, say without the ring-out that
+ *  flush_to() returns: its counters then describe what it keeps. The codes
+ *  and the dither are not changed. A frame is counted as the range stands
+ *  when the stream quantizes it, which can be before the call that returns
+ *  it (a GPU stream works ahead by its latency, convoy_stream_latency()),
+ *  so set the range before the process_to() calls whose output it
+ *  concerns: the start at create, the end at the latest before flush_to()
+ *  when only the ring-out is to be left out. A later call replaces the
+ *  range; create and reset count every frame. CONVOY_ERR_INVALID_ARGUMENT
+ *  for first < 0 or 0 <= end < first. */
+CONVOY_API convoy_status convoy_stream_set_stats_range(convoy_stream *stream, int64_t first,
+                                                       int64_t end);
 
 /** Upper bound on the frames the next process() of in_frames may write. */
 CONVOY_API int64_t convoy_stream_max_output(const convoy_stream *stream, int64_t in_frames);

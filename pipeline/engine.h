@@ -93,6 +93,9 @@ typedef struct engine_stream_ops {
   int64_t (*flush_frames)(const void *impl);
   int64_t (*latency)(const void *impl);
   output_tally (*tally)(const void *impl); /* integer output since create or reset */
+  /* Output frames [first, end) (end < 0: no end), counted from the first
+   * output after create or reset, are the ones tally counts from now on. */
+  void (*stats_range)(void *impl, int64_t first, int64_t end);
   void (*describe)(const void *impl, char *buf, size_t buf_size);
   void (*destroy)(void *impl); /* NULL is a no-op */
   /* The block grid in absolute frames: outputs computed in runs that start on

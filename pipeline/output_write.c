@@ -220,14 +220,39 @@ static void write_exact(const output_spec *o, const float *const *planar, int32_
   tally->peak = peak;
 }
 
-/* Integer frames [lo, hi) of the call; out is the call's out[0]. */
-static void write_range(const output_spec *o, const float *const *planar, int32_t channels,
-                        int64_t lo, int64_t hi, uint64_t first_index, void *out,
-                        output_tally *tally) {
+static void write_span(const output_spec *o, const float *const *planar, int32_t channels,
+                       int64_t lo, int64_t hi, uint64_t first_index, void *out,
+                       output_tally *tally) {
+  if (hi <= lo) return;
   if (!o->dither && o->bits <= 16)
     write_plain(o, planar, channels, lo, hi, out, tally);
   else
     write_exact(o, planar, channels, lo, hi, first_index, out, tally);
+}
+
+/* The first frame of the call, clamped to [lo, hi], whose position is at
+ * least index (positions are first_index + frame x channels). */
+static int64_t frame_from(uint64_t index, uint64_t first_index, int32_t channels, int64_t lo,
+                          int64_t hi) {
+  if (index <= first_index) return lo;
+  const uint64_t d = index - first_index, ch = (uint64_t)channels;
+  const uint64_t f = d / ch + (d % ch != 0);
+  if (f <= (uint64_t)lo) return lo;
+  return f >= (uint64_t)hi ? hi : (int64_t)f;
+}
+
+/* Integer frames [lo, hi) of the call; out is the call's out[0]. Frames
+ * outside the spec's counted positions are written without being tallied. */
+static void write_range(const output_spec *o, const float *const *planar, int32_t channels,
+                        int64_t lo, int64_t hi, uint64_t first_index, void *out,
+                        output_tally *tally) {
+  const int64_t a = frame_from(o->count_lo, first_index, channels, lo, hi);
+  const int64_t b =
+      o->count_hi == UINT64_MAX ? hi : frame_from(o->count_hi, first_index, channels, a, hi);
+  output_tally outside = {0, 0.0};
+  write_span(o, planar, channels, lo, a, first_index, out, &outside);
+  write_span(o, planar, channels, a, b, first_index, out, tally);
+  write_span(o, planar, channels, b, hi, first_index, out, &outside);
 }
 
 void output_write(const output_spec *o, const float *const *planar, int32_t channels,

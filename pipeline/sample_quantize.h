@@ -86,6 +86,9 @@ typedef struct output_spec {
   int32_t bits;             /* integer: significant bits (2 .. 8 x width) */
   int32_t dither;           /* 1: TPDF noise (integer, bits <= SQ_DITHER_MAX_BITS) */
   uint64_t seed;            /* dither noise seed */
+  /* The tally counts the samples whose output position (the dither's
+   * index) lies in [count_lo, count_hi); the others are written alike. */
+  uint64_t count_lo, count_hi;
 } output_spec;
 
 /* The spec for validated stream settings (bits 0 = the format's width). */
@@ -98,6 +101,8 @@ SQ_FN output_spec output_spec_make(convoy_sample_format fmt, int32_t bits, int32
                                     : 8 * (int32_t)convoy_sample_format_bytes(fmt);
   o.dither = fmt != CONVOY_FORMAT_F32 && dither && o.bits <= SQ_DITHER_MAX_BITS;
   o.seed = seed;
+  o.count_lo = 0;
+  o.count_hi = UINT64_MAX;
   return o;
 }
 

@@ -257,6 +257,24 @@ convoy_status convoy_stream_output_stats(const convoy_stream *stream, convoy_out
   return CONVOY_OK;
 }
 
+convoy_status convoy_stream_set_stats_range(convoy_stream *stream, int64_t first, int64_t end) {
+  if (!stream)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "convoy_stream_set_stats_range: stream is NULL");
+  if (first < 0 || (end >= 0 && end < first))
+    return stream_fail(stream, CONVOY_ERR_INVALID_ARGUMENT,
+                       "convoy_stream_set_stats_range: [%lld, %lld) is not a range of frames",
+                       (long long)first, (long long)end);
+  if (stream->whole) {
+    stream->ops->whole_stream->stats_range(stream->whole, first, end);
+    return CONVOY_OK;
+  }
+  const uint64_t rows = (uint64_t)stream->rows;
+  stream->out.count_lo = stream->out_first + (uint64_t)first * rows;
+  stream->out.count_hi = end < 0 ? UINT64_MAX : stream->out_first + (uint64_t)end * rows;
+  return CONVOY_OK;
+}
+
 convoy_status convoy_stream_reset(convoy_stream *stream) {
   convoy_stream *s = stream;
   if (!s)
@@ -275,6 +293,8 @@ convoy_status convoy_stream_reset(convoy_stream *stream) {
   warm_reset_planar(s);
   s->tally.clipped = 0;
   s->tally.peak = 0.0;
+  s->out.count_lo = 0;
+  s->out.count_hi = UINT64_MAX;
   s->flushed = 0;
   s->failed = 0;
   return CONVOY_OK;

@@ -46,6 +46,7 @@ void warm_reset_planar(convoy_stream *s) {
   /* Dither follows the output's absolute position: the kept frames before
    * first_sample come first in a whole run. */
   s->out_index = (uint64_t)kept(s, 0, s->first_sample) * (uint64_t)s->rows;
+  s->out_first = s->out_index;
   s->started = 0;
 }
 

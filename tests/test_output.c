@@ -167,6 +167,110 @@ static void check_engine(convoy_engine engine) {
   }
 }
 
+/* The tally over frames [a, b) of yf (b < 0: to nf), by the rule. */
+static void expected_tally(const float *yf, int64_t nf, int32_t ch, int64_t a, int64_t b,
+                           const out_case *oc, uint64_t seed, int64_t *clipped, double *peak) {
+  *clipped = 0;
+  *peak = 0.0;
+  const int64_t end = b < 0 || b > nf ? nf : b;
+  for (int64_t i = a * ch; i < end * ch; i++) {
+    if (fabs((double)yf[i]) > *peak) *peak = fabs((double)yf[i]);
+    (void)expected_code(yf[i], oc, seed, (uint64_t)i, clipped);
+  }
+}
+
+/* convoy_stream_set_stats_range: the counters cover the frames asked for,
+ * set before any output (random [a, b)) or, for the ring-out, after the
+ * whole input and before the flush; the codes do not change. */
+static void check_stats_range(convoy_engine engine) {
+  const out_case cases[] = {{CONVOY_FORMAT_S16, 0, 1},
+                            {CONVOY_FORMAT_S16, 0, 0},
+                            {CONVOY_FORMAT_S32, 24, 0},
+                            {CONVOY_FORMAT_U8, 0, 1}};
+  const int rounds = ts_quick() ? 3 : 8;
+  for (int r = 0; r < rounds; r++) {
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+      const out_case *oc = &cases[k];
+      const int32_t ch = (int32_t)ts_range(&rng, 1, 3);
+      const int64_t frames = ts_log_range(&rng, 1, ts_quick() ? 20000 : 60000);
+      const int64_t taps = ts_log_range(&rng, 1, 300);
+      float *h = malloc(sizeof(float) * (size_t)taps);
+      ts_fill_uniform(&rng, h, taps);
+      for (int64_t j = 0; j < taps; j++) h[j] *= (float)(1.6 / sqrt((double)taps));
+      float *x = malloc(sizeof(float) * (size_t)(frames * ch));
+      ts_fill_uniform(&rng, x, frames * ch);
+      /* A loud last frame: its ring-out clips where the rest may not. */
+      for (int32_t c = 0; c < ch; c++) x[(frames - 1) * ch + c] = 1.0f;
+      const uint64_t seed = ts_next(&rng);
+      convoy_filter *f = NULL;
+      TS_CHECK_OK(convoy_filter_create(&f, h, taps));
+      convoy_stream *sf = make_stream(engine, ch, f, NULL, 0);
+      convoy_stream *si = make_stream(engine, ch, f, oc, seed);
+      int64_t nf = 0, ni = 0;
+      float *yf = sf ? run_to(sf, CONVOY_FORMAT_F32, x, frames, 0, CONVOY_FORMAT_F32, &nf) : NULL;
+      const int64_t total = frames + taps - 1;
+      /* 1. A range set before any output. */
+      const int64_t a = ts_range(&rng, 0, total);
+      const int64_t b = ts_range(&rng, 0, 3) == 0 ? -1 : ts_range(&rng, a, total);
+      void *yi = NULL;
+      if (si && convoy_stream_set_stats_range(si, a, b) == CONVOY_OK)
+        yi = run_to(si, CONVOY_FORMAT_F32, x, frames, 3000, oc->fmt, &ni);
+      if (yf && yi && ni == nf) {
+        int64_t want_clipped;
+        double want_peak;
+        expected_tally(yf, nf, ch, a, b, oc, seed, &want_clipped, &want_peak);
+        convoy_output_stats st;
+        TS_CHECK_OK(convoy_stream_output_stats(si, &st));
+        TS_CHECK(st.clipped == want_clipped && st.peak == want_peak,
+                 "%s fmt %d ch %d frames %lld taps %lld range [%lld, %lld): clipped %lld peak "
+                 "%.9g, expected %lld and %.9g",
+                 convoy_engine_name(engine), (int)oc->fmt, (int)ch, (long long)frames,
+                 (long long)taps, (long long)a, (long long)b, (long long)st.clipped, st.peak,
+                 (long long)want_clipped, want_peak);
+      }
+      /* 2. After reset, the ring-out left out: the whole input, then the
+       * range's end, then the flush. The codes are those of run 1. */
+      if (si && yi && convoy_stream_reset(si) == CONVOY_OK) {
+        const size_t fb = convoy_sample_format_bytes(oc->fmt) * (size_t)ch;
+        const int64_t cap = total + convoy_stream_latency(si) + 64;
+        unsigned char *out = malloc((size_t)cap * fb);
+        int64_t n1 = 0, n2 = 0;
+        TS_CHECK_OK(convoy_stream_process_to(si, CONVOY_FORMAT_F32, x, frames, out, cap, &n1));
+        TS_CHECK_OK(convoy_stream_set_stats_range(si, 0, frames));
+        TS_CHECK_OK(convoy_stream_flush_to(si, out + n1 * fb, cap - n1, &n2));
+        TS_CHECK(n1 + n2 == nf && memcmp(out, yi, (size_t)nf * fb) == 0,
+                 "%s: a stats range changed the codes", convoy_engine_name(engine));
+        int64_t want_clipped;
+        double want_peak;
+        expected_tally(yf, nf, ch, 0, frames, oc, seed, &want_clipped, &want_peak);
+        convoy_output_stats st;
+        TS_CHECK_OK(convoy_stream_output_stats(si, &st));
+        TS_CHECK(st.clipped == want_clipped && st.peak == want_peak,
+                 "%s fmt %d ch %d frames %lld taps %lld, ring-out left out: clipped %lld peak "
+                 "%.9g, expected %lld and %.9g",
+                 convoy_engine_name(engine), (int)oc->fmt, (int)ch, (long long)frames,
+                 (long long)taps, (long long)st.clipped, st.peak, (long long)want_clipped,
+                 want_peak);
+        free(out);
+      }
+      if (si) {
+        TS_CHECK(convoy_stream_set_stats_range(si, -1, 5) == CONVOY_ERR_INVALID_ARGUMENT &&
+                     convoy_stream_set_stats_range(si, 7, 6) == CONVOY_ERR_INVALID_ARGUMENT,
+                 "bad ranges refused");
+      }
+      TS_CHECK(convoy_stream_set_stats_range(NULL, 0, -1) == CONVOY_ERR_INVALID_ARGUMENT,
+               "NULL stream");
+      free(yf);
+      free(yi);
+      convoy_stream_destroy(sf);
+      convoy_stream_destroy(si);
+      convoy_filter_destroy(f);
+      free(x);
+      free(h);
+    }
+  }
+}
+
 /* Integer input to integer output: the bus-saving path end to end. */
 static void check_s16_to_s16(convoy_engine engine) {
   const int32_t ch = 2;
@@ -445,6 +549,7 @@ int main(void) {
       continue;
     }
     check_engine(engines[i]);
+    check_stats_range(engines[i]);
     check_s16_to_s16(engines[i]);
   }
   return ts_finish();

@@ -141,6 +141,14 @@ static void trim(const pass_window *w, chunk *c, int64_t produced, int64_t n, in
   c->frames = hi - lo;
 }
 
+/* The stream's counts of integer output (clips, peak: the summary's and the
+ * metadata's) cover the frames the window keeps, [skip, end) at full rate
+ * (end INT64_MAX: open), and no frame the pass drops. */
+static void count_window(convoy_stream *s, const pass_window *w, int64_t end) {
+  (void)convoy_stream_set_stats_range(s, kept_before(w, w->skip),
+                                      end == INT64_MAX ? -1 : kept_before(w, end));
+}
+
 /* The window's end in full-rate output frames, for n_in input frames (the
  * ring-out of an empty input is nothing, as sox and ffmpeg give). */
 static int64_t window_end(const pass_window *w, int64_t n_in, int64_t taps) {
@@ -165,6 +173,7 @@ static void filter_main(void *arg) {
   /* A warm pass reads past its window: its end is known from the start. */
   const int64_t known_end = w->has_count ? window_end(w, w->count, taps) : INT64_MAX;
   int64_t produced = 0;
+  count_window(s, w, known_end);
   for (;;) {
     chunk *ic = work_queue_pop(&pl->t.full_in);
     if (!ic) return;
@@ -193,13 +202,15 @@ static void filter_main(void *arg) {
       fail(pl, CONVOY_ERR_INTERNAL, "internal error: flush larger than its buffer");
       return;
     }
+    const int64_t end = w->has_count ? known_end : window_end(w, res->in_frames, taps);
+    count_window(s, w, end); /* the ring-out past the window: written nowhere, counted nowhere */
     st = convoy_stream_flush_to(s, oc->data, pl->out_capacity, &n);
     res->filter_s += progress_clock() - t0;
     if (st != CONVOY_OK) {
       stream_fail(pl, st);
       return;
     }
-    trim(w, oc, produced, n, w->has_count ? known_end : window_end(w, res->in_frames, taps));
+    trim(w, oc, produced, n, end);
     work_queue_push(&pl->t.full_out, oc);
     ic->end = 1; /* the input's end marker goes on to stop the writer */
     ic->frames = 0;

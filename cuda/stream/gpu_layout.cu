@@ -95,12 +95,14 @@ __global__ void interleave_quantize_kernel(const float *__restrict__ planar, int
     pick_frame(planar, stride, c0, c1, f, pick, v);
     for (int32_t c = c0; c < c1; c++) {
       const float x = v[c - c0];
-      const float ax = fabsf(x);
-      if (ax > peak) peak = ax; /* false for NaN */
       const uint64_t index = first_index + (uint64_t)f * (uint64_t)channels + (uint64_t)c;
       int clip;
       const int32_t code = sq_code(x, full, o.dither ? sq_tpdf(o.seed, index) : 0.0, &clip);
-      clipped += (unsigned long long)clip;
+      if (index >= o.count_lo && index < o.count_hi) { /* the tally's frames */
+        const float ax = fabsf(x);
+        if (ax > peak) peak = ax; /* false for NaN */
+        clipped += (unsigned long long)clip;
+      }
       dst[c] = (T)(code * step + bias);
     }
   }

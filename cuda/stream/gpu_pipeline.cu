@@ -147,7 +147,12 @@ struct gpu_pipeline {
   int64_t decim = 1;     /* D: keep full-rate outputs at phase mod D */
   int64_t phase = 0;     /* P, 0 .. D - 1 */
   double shift = 0.0;    /* output rotation, cycles per input frame */
-  output_spec out = {CONVOY_FORMAT_F32, 0, 0, 0};
+  output_spec out = output_spec_make(CONVOY_FORMAT_F32, 0, 0, 0);
+  /* Output frames [stats_first, stats_end) (end -1: no end) from the first
+   * one after create or reset are tallied; out_first is that first one's
+   * position (samples from absolute 0, as the dither's index). */
+  int64_t stats_first = 0, stats_end = -1;
+  uint64_t out_first = 0;
   /* Integer output, device memory: clipped samples and peak |x| (float
    * bits) of every chunk computed since create or reset, added to by the
    * quantize kernels of all streams. */
@@ -360,7 +365,12 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
   keep -= skip;
   if (integer_output(p)) {
     const uint64_t first = (uint64_t)pick.n0 * (uint64_t)p->channels;
-    st = gp_interleave_quantize_pick(s.d_out, p->out_stride, p->channels, keep, pick, p->out, first,
+    if (p->launched == 0) p->out_first = first;
+    output_spec o = p->out;
+    const uint64_t ch = (uint64_t)p->channels;
+    o.count_lo = p->out_first + (uint64_t)p->stats_first * ch;
+    o.count_hi = p->stats_end < 0 ? UINT64_MAX : p->out_first + (uint64_t)p->stats_end * ch;
+    st = gp_interleave_quantize_pick(s.d_out, p->out_stride, p->channels, keep, pick, o, first,
                                      s.d_outi, p->d_tally, s.stream, err, err_size);
     if (st != CONVOY_OK) return st;
   } else if (through_outi(p)) {
@@ -580,7 +590,15 @@ extern "C" convoy_status gpu_pipeline_reset(gpu_pipeline *p, char *err, size_t e
   if (st == CONVOY_OK) st = start_state(p, err, err_size);
   if (p->d_tally && st == CONVOY_OK)
     GP_CUDA(cudaMemset(p->d_tally, 0, 2 * sizeof *p->d_tally), "cudaMemset");
+  p->stats_first = 0;
+  p->stats_end = -1;
   return st;
+}
+
+extern "C" void gpu_pipeline_set_stats_range(gpu_pipeline *p, int64_t first, int64_t end) {
+  if (!p) return;
+  p->stats_first = first;
+  p->stats_end = end;
 }
 
 extern "C" int64_t gpu_pipeline_max_output(const gpu_pipeline *p, int64_t in_frames) {

@@ -122,6 +122,10 @@ convoy_status gpu_pipeline_flush(gpu_pipeline *p, void *out, int64_t *out_frames
 /* Integer output statistics of every frame delivered since create or reset. */
 output_tally gpu_pipeline_output_tally(const gpu_pipeline *p);
 
+/* Output frames [first, end) (end < 0: no end), from the first after create
+ * or reset, are the ones the tally counts in chunks quantized from now on. */
+void gpu_pipeline_set_stats_range(gpu_pipeline *p, int64_t first, int64_t end);
+
 /* Before the first process or flush after create or reset: the n <= taps -
  * 1 + (first_sample mod gpu_pipeline_grid()) frames of fmt that end just
  * before first_sample; fewer stand for zeros before them. */

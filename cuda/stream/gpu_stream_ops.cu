@@ -77,6 +77,10 @@ output_tally whole_tally(const void *impl) {
   return gpu_pipeline_output_tally(pipe_of(impl));
 }
 
+void whole_stats_range(void *impl, int64_t first, int64_t end) {
+  gpu_pipeline_set_stats_range(pipe_of(impl), first, end);
+}
+
 void whole_describe(const void *impl, char *buf, size_t buf_size) {
   gpu_pipeline_describe(pipe_of(impl), buf, buf_size);
 }
@@ -97,6 +101,6 @@ convoy_status whole_set_history(void *impl, convoy_sample_format fmt, const void
 } // namespace
 
 extern "C" const engine_stream_ops gpu_whole_stream_ops = {
-    whole_create,     whole_process,      whole_flush,   whole_reset,
-    whole_max_output, whole_flush_frames, whole_latency, whole_tally,
-    whole_describe,   whole_destroy,      whole_grid,    whole_set_history};
+    whole_create,       whole_process, whole_flush,      whole_reset,       whole_max_output,
+    whole_flush_frames, whole_latency, whole_tally,      whole_stats_range, whole_describe,
+    whole_destroy,      whole_grid,    whole_set_history};

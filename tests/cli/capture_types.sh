@@ -167,4 +167,23 @@ for f in "pk.f32 pk_out.f32" "pk.cf32 pk_out.cf32" "pk.f32 pk_be.f32 --out-forma
   check "peak of $2 is +3.52 dBFS" grep -q "peak +3.52 dBFS, clipped 0 values" stderr.txt
 done
 
+# Integer output's clip count covers the frames written: a loud last sample
+# that only the ring-out amplifies (y[n] = 3 x[n - 30]) clips one value with
+# --tail and none without it, where that ring-out is not written.
+python3 - <<'PY'
+import struct
+n = 100000
+vals = [0.1 * ((i * 7919) % 101 - 50) / 50 for i in range(2 * n)]
+vals[2 * (n - 1)] = 0.9
+with open("ring.cf32", "wb") as f:
+    f.write(struct.pack("<%df" % len(vals), *vals))
+PY
+awk 'BEGIN { for (i = 0; i < 31; i++) print (i == 30 ? 3 : 0) }' >late.txt
+run filter ring.cf32 ring.cs16 --taps late.txt
+expect_status 0 "ring-out not written"
+check "ring-out not written: nothing clipped" grep -q "peak -10.46 dBFS, clipped 0 values" stderr.txt
+run filter ring.cf32 ring_tail.cs16 --taps late.txt --tail
+expect_status 0 "ring-out written"
+check "ring-out written: its value clipped" grep -q "peak +8.63 dBFS, clipped 1 values" stderr.txt
+
 finish
