@@ -167,6 +167,22 @@ void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n
 convoy_status audio_sink_write_encoded(audio_sink *sink, const void *codes, int64_t n_frames,
                                        char *err, size_t err_size);
 
+/* The codes audio_sink_encode() makes for a sink of opt, in the terms of a
+ * convoy stream's integer output: 1 with *format (CONVOY_FORMAT_S16 for
+ * subtypes of up to 16 bits, S32 above) and *bits (the subtype's
+ * significant bits) for integer subtypes, 0 for float and lossy ones. A
+ * stream with these, dither = opt->dither and dither_seed = opt->seed, whose
+ * first output sample is the file's first, makes bitwise the codes
+ * audio_sink_encode() would make of its float output (one quantizer, the
+ * library's, and the dither of each sample's position): they go to
+ * audio_sink_write_encoded(), and their counts to audio_sink_add_tally(). */
+int audio_sink_codes_format(const audio_sink_options *opt, convoy_sample_format *format,
+                            int32_t *bits);
+
+/* Adds clipped samples and a peak of codes made elsewhere (a stream's
+ * convoy_stream_output_stats) to the sink's statistics. */
+void audio_sink_add_tally(audio_sink *sink, int64_t clipped, double peak);
+
 /* Closes the file, fsyncs it and puts the temporary in place of path (without
  * overwrite, never replacing a file that appeared meanwhile). On failure the
  * temporary is removed and path untouched. Frees the sink in every case. */

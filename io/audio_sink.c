@@ -197,6 +197,21 @@ size_t audio_sink_encoded_bytes(const audio_sink *sink) {
   }
 }
 
+int audio_sink_codes_format(const audio_sink_options *opt, convoy_sample_format *format,
+                            int32_t *bits) {
+  const sample_path p = sample_path_for(opt->format);
+  if (p.kind != SAMPLE_PATH_SHORT && p.kind != SAMPLE_PATH_INT) return 0;
+  *format = p.kind == SAMPLE_PATH_SHORT ? CONVOY_FORMAT_S16 : CONVOY_FORMAT_S32;
+  *bits = p.bits;
+  return 1;
+}
+
+void audio_sink_add_tally(audio_sink *sink, int64_t clipped, double peak) {
+  if (!sink) return;
+  sink->q.clipped += clipped;
+  if (peak > sink->q.peak) sink->q.peak = peak;
+}
+
 void audio_sink_encode(audio_sink *sink, const float *frames, int64_t n_frames, void *codes) {
   size_t samples = (size_t)n_frames * (size_t)sink->opt.channels;
   switch (sink->path.kind) {

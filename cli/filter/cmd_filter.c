@@ -75,6 +75,12 @@ int filter_job_make_stream(const filter_job *j, int64_t first_sample, int32_t de
   cfg.fft_size = j->opt.fft_size;
   cfg.device = device >= 0 ? device : j->opt.device;
   cfg.first_sample = first_sample;
+  if (j->stream_codes) {
+    cfg.output_format = j->codes_format;
+    cfg.output_bits = j->codes_bits;
+    cfg.dither = j->opt.dither;
+    cfg.dither_seed = FILTER_DITHER_SEED;
+  }
   convoy_status st = convoy_stream_create(stream, &cfg, j->filters.filters, j->filters.count);
   if (st != CONVOY_OK) {
     diag_error("%s: cannot set up the filter: %s", j->in_name,
@@ -86,6 +92,15 @@ int filter_job_make_stream(const filter_job *j, int64_t first_sample, int32_t de
 
 static int make_stream(filter_job *j) {
   int rc = filter_job_make_stream(j, j->warm ? j->sel_skip : 0, -1, &j->stream);
+  if (rc == CLI_EXIT_OK && j->stream_codes &&
+      convoy_engine_family(convoy_stream_engine(j->stream)) != CONVOY_FAMILY_GPU) {
+    /* auto chose a CPU engine: the sink's vectorised quantizer on the
+     * encoder thread is the faster way to the same codes there */
+    convoy_stream_destroy(j->stream);
+    j->stream = NULL;
+    j->stream_codes = 0;
+    rc = filter_job_make_stream(j, j->warm ? j->sel_skip : 0, -1, &j->stream);
+  }
   if (rc == CLI_EXIT_OK && j->opt.verbose) {
     char plan[512];
     convoy_stream_describe(j->stream, plan, sizeof plan);
@@ -156,9 +171,21 @@ void filter_job_sink_options(const filter_job *j, audio_sink_options *so) {
   so->seed = FILTER_DITHER_SEED;
 }
 
+void filter_job_choose_codes(filter_job *j) {
+  j->stream_codes = 0;
+  if (j->opt.gain_db != 0.0 || j->opt.normalize || j->filters.true_stereo || j->opt.align ||
+      j->warm)
+    return;
+  const int gpu = convoy_engine_family(j->engine) == CONVOY_FAMILY_GPU ||
+                  (j->engine == CONVOY_ENGINE_AUTO && convoy_engine_available(CONVOY_ENGINE_GPU));
+  if (!gpu) return;
+  audio_sink_options so;
+  filter_job_sink_options(j, &so);
+  j->stream_codes = audio_sink_codes_format(&so, &j->codes_format, &j->codes_bits);
+}
+
+/* Opens OUT's sink (after filter_job_output_format). */
 static int open_output(filter_job *j) {
-  int rc = filter_job_output_format(j);
-  if (rc != CLI_EXIT_OK) return rc;
   char err[512] = "";
   audio_sink_options so;
   filter_job_sink_options(j, &so);
@@ -207,6 +234,7 @@ static int run_pass(filter_job *j, const char *label, float gain, audio_sink *si
   rc.warm = j->reads;
   rc.gain = gain;
   rc.sink = sink;
+  rc.stream_codes = sink && j->stream_codes;
   rc.consume = consume;
   rc.consume_ctx = ctx;
   rc.progress = &j->prog;
@@ -342,7 +370,11 @@ static int filter_job_run(filter_job *j) {
   double t0 = progress_clock();
   char err[512] = "";
   int rc = filter_job_open_input(j);
-  if (rc == CLI_EXIT_OK) rc = make_stream(j);
+  if (rc == CLI_EXIT_OK) rc = filter_job_output_format(j);
+  if (rc == CLI_EXIT_OK) {
+    filter_job_choose_codes(j);
+    rc = make_stream(j);
+  }
   if (rc == CLI_EXIT_OK) rc = open_output(j);
   if (rc != CLI_EXIT_OK) return rc;
   filter_job_set_align(j);

@@ -37,6 +37,9 @@ typedef struct filter_job {
   pass_window window;          /* the output window of every pass */
   pass_warm reads;             /* what a pass reads around the selection */
   double gain_db;
+  int stream_codes; /* the stream makes OUT's integer codes (filter_job_choose_codes) */
+  convoy_sample_format codes_format;
+  int32_t codes_bits;
   progress prog;
 } filter_job;
 
@@ -54,6 +57,14 @@ int filter_job_output_format(filter_job *j);
 
 /* The sink options of OUT (after filter_job_output_format). */
 void filter_job_sink_options(const filter_job *j, audio_sink_options *so);
+
+/* Whether a GPU stream makes OUT's integer codes itself (j->stream_codes,
+ * after filter_job_output_format), on the GPU, bitwise the codes the sink
+ * would make of the stream's float output, instead of the host quantizing
+ * them. Only where they are those codes: no gain, no true-stereo sum, and
+ * the file's first sample the stream's first output (no --align trim, no
+ * warm start) so that dither follows the same index. */
+void filter_job_choose_codes(filter_job *j);
 
 /* The output frames --align drops (j->skip). */
 void filter_job_set_align(filter_job *j);

@@ -96,7 +96,10 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   pc.write_ctx = (void *)cfg;
   encoder enc = {.cfg = cfg, .pool = NULL};
   const size_t encoded = cfg->sink ? audio_sink_encoded_bytes(cfg->sink) : 0;
-  if (encoded > 0) { /* quantizing overlaps the filter and the writer's system calls */
+  if (cfg->stream_codes) { /* the stream quantized: the codes go to the file as they are */
+    pc.out_frame_bytes = stream_channels * encoded;
+    pc.write = write_codes;
+  } else if (encoded > 0) { /* quantizing overlaps the filter and the writer's system calls */
     int threads = convoy_cpu_threads() / 2;
     if (threads > ENCODE_MAX_THREADS) threads = ENCODE_MAX_THREADS;
     if (threads >= 2) enc.pool = pool_create(threads); /* NULL: one thread, still right */
@@ -110,5 +113,10 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   pc.progress = cfg->progress;
   convoy_status st = pass_run(&pc, res, err, err_size);
   pool_destroy(enc.pool);
+  if (cfg->stream_codes) {
+    convoy_output_stats os;
+    convoy_stream_output_stats(cfg->stream, &os);
+    audio_sink_add_tally(cfg->sink, os.clipped, os.peak);
+  }
   return st;
 }

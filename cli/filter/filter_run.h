@@ -42,6 +42,8 @@ typedef struct filter_run_config {
   float gain;              /* linear factor applied to the kept frames */
   audio_sink *sink;        /* the output: its integer codes are made on a thread of
                               their own (pass_loop.h's encoder); or NULL and: */
+  int stream_codes;        /* the stream's output is the sink's integer codes
+                              (filter_job_choose_codes; gain 1, no true stereo) */
   filter_consumer consume; /* takes the scaled frames (with sink NULL) */
   void *consume_ctx;
   progress *progress; /* may be NULL */
