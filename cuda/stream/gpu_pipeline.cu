@@ -147,7 +147,7 @@ struct gpu_pipeline {
   int64_t decim = 1;     /* D: keep full-rate outputs at phase mod D */
   int64_t phase = 0;     /* P, 0 .. D - 1 */
   double shift = 0.0;    /* output rotation, cycles per input frame */
-  output_spec out = output_spec_make(CONVOY_FORMAT_F32, 0, 0, 0);
+  output_spec out = {CONVOY_FORMAT_F32, 0, 0, 0, 0, UINT64_MAX};
   /* Output frames [stats_first, stats_end) (end -1: no end) from the first
    * one after create or reset are tallied; out_first is that first one's
    * position (samples from absolute 0, as the dither's index). */
