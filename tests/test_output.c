@@ -96,6 +96,38 @@ static convoy_stream *make_stream(convoy_engine engine, int32_t ch, convoy_filte
   return make_stream_threads(engine, ch, f, oc, seed, 2);
 }
 
+/* A random case: 1-3 channels of uniform noise through taps loud enough
+ * that some outputs clip. */
+typedef struct loud_case {
+  int32_t ch;
+  int64_t frames, taps;
+  float *h, *x;
+  uint64_t seed;
+  convoy_filter *f;
+} loud_case;
+
+static loud_case loud_case_make(int64_t max_taps) {
+  loud_case c;
+  c.ch = (int32_t)ts_range(&rng, 1, 3);
+  c.frames = ts_log_range(&rng, 1, ts_quick() ? 20000 : 60000);
+  c.taps = ts_log_range(&rng, 1, max_taps);
+  c.h = malloc(sizeof(float) * (size_t)c.taps);
+  ts_fill_uniform(&rng, c.h, c.taps);
+  for (int64_t j = 0; j < c.taps; j++) c.h[j] *= (float)(1.6 / sqrt((double)c.taps));
+  c.x = malloc(sizeof(float) * (size_t)(c.frames * c.ch));
+  ts_fill_uniform(&rng, c.x, c.frames * c.ch);
+  c.seed = ts_next(&rng);
+  c.f = NULL;
+  TS_CHECK_OK(convoy_filter_create(&c.f, c.h, c.taps));
+  return c;
+}
+
+static void loud_case_free(loud_case *c) {
+  convoy_filter_destroy(c->f);
+  free(c->x);
+  free(c->h);
+}
+
 /* Integer output of one engine against its own float output, quantized. */
 static void check_engine(convoy_engine engine) {
   const out_case cases[] = {
@@ -106,18 +138,12 @@ static void check_engine(convoy_engine engine) {
   for (int r = 0; r < rounds; r++) {
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
       const out_case *oc = &cases[k];
-      const int32_t ch = (int32_t)ts_range(&rng, 1, 3);
-      const int64_t frames = ts_log_range(&rng, 1, ts_quick() ? 20000 : 60000);
-      const int64_t taps = ts_log_range(&rng, 1, 700);
-      float *h = malloc(sizeof(float) * (size_t)taps);
-      ts_fill_uniform(&rng, h, taps);
-      /* Loud enough that some outputs clip. */
-      for (int64_t j = 0; j < taps; j++) h[j] *= (float)(1.6 / sqrt((double)taps));
-      float *x = malloc(sizeof(float) * (size_t)(frames * ch));
-      ts_fill_uniform(&rng, x, frames * ch);
-      const uint64_t seed = ts_next(&rng);
-      convoy_filter *f = NULL;
-      TS_CHECK_OK(convoy_filter_create(&f, h, taps));
+      loud_case lc = loud_case_make(700);
+      const int32_t ch = lc.ch;
+      const int64_t frames = lc.frames, taps = lc.taps;
+      const float *x = lc.x;
+      const uint64_t seed = lc.seed;
+      convoy_filter *f = lc.f;
 
       convoy_stream *sf = make_stream(engine, ch, f, NULL, 0);
       convoy_stream *si = make_stream(engine, ch, f, oc, seed);
@@ -160,9 +186,7 @@ static void check_engine(convoy_engine engine) {
       free(yi2);
       convoy_stream_destroy(sf);
       convoy_stream_destroy(si);
-      convoy_filter_destroy(f);
-      free(x);
-      free(h);
+      loud_case_free(&lc);
     }
   }
 }
@@ -191,19 +215,14 @@ static void check_stats_range(convoy_engine engine) {
   for (int r = 0; r < rounds; r++) {
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
       const out_case *oc = &cases[k];
-      const int32_t ch = (int32_t)ts_range(&rng, 1, 3);
-      const int64_t frames = ts_log_range(&rng, 1, ts_quick() ? 20000 : 60000);
-      const int64_t taps = ts_log_range(&rng, 1, 300);
-      float *h = malloc(sizeof(float) * (size_t)taps);
-      ts_fill_uniform(&rng, h, taps);
-      for (int64_t j = 0; j < taps; j++) h[j] *= (float)(1.6 / sqrt((double)taps));
-      float *x = malloc(sizeof(float) * (size_t)(frames * ch));
-      ts_fill_uniform(&rng, x, frames * ch);
+      loud_case lc = loud_case_make(300);
+      const int32_t ch = lc.ch;
+      const int64_t frames = lc.frames, taps = lc.taps;
+      float *x = lc.x;
       /* A loud last frame: its ring-out clips where the rest may not. */
       for (int32_t c = 0; c < ch; c++) x[(frames - 1) * ch + c] = 1.0f;
-      const uint64_t seed = ts_next(&rng);
-      convoy_filter *f = NULL;
-      TS_CHECK_OK(convoy_filter_create(&f, h, taps));
+      const uint64_t seed = lc.seed;
+      convoy_filter *f = lc.f;
       convoy_stream *sf = make_stream(engine, ch, f, NULL, 0);
       convoy_stream *si = make_stream(engine, ch, f, oc, seed);
       int64_t nf = 0, ni = 0;
@@ -264,9 +283,7 @@ static void check_stats_range(convoy_engine engine) {
       free(yi);
       convoy_stream_destroy(sf);
       convoy_stream_destroy(si);
-      convoy_filter_destroy(f);
-      free(x);
-      free(h);
+      loud_case_free(&lc);
     }
   }
 }
