@@ -158,9 +158,10 @@ size_t audio_sink_encoded_bytes(const audio_sink *sink);
 void audio_sink_encode(audio_sink *sink, const float *frames, int64_t n_frames, void *codes);
 
 /* audio_sink_encode() with integer codes made on the threads of pool
- * (pool_create of pipeline/worker_pool.h; NULL: the calling thread alone) by
- * the library's parallel quantizer (output_write_parallel), bitwise the same
- * codes and counts: dither depends only on the sample's position. */
+ * (pool_create of pipeline/worker_pool.h; NULL: the calling thread alone):
+ * the sink's own quantizer in contiguous ranges, each from its position,
+ * bitwise the same codes and counts, since dither depends only on the
+ * sample's position. */
 struct worker_pool;
 void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n_frames,
                                 void *codes, struct worker_pool *pool);

@@ -7,7 +7,6 @@
 #include "io_message.h"
 #include "quantize.h"
 #include "sample_path.h"
-#include "output_write.h"
 #include "worker_pool.h"
 
 #include <sndfile.h>
@@ -231,27 +230,63 @@ void audio_sink_encode(audio_sink *sink, const float *frames, int64_t n_frames, 
   }
 }
 
-/* Integer codes on a pool through the library's own parallel quantizer
- * (pipeline/output_write.h): the rule of sample_quantize.h, dither placed by
- * the sample's position, so the codes and counts are the sequential ones. The
- * interleaved frames go through it as one row of samples. */
+/* Samples a task of audio_sink_encode_parallel quantizes at least, and
+ * most tasks per pool thread (later tasks go to whichever thread is free). */
+#define ENCODE_TASK_MIN_SAMPLES ((int64_t)1 << 13)
+#define ENCODE_TASKS_PER_THREAD 4
+#define ENCODE_MAX_TASKS 64
+
+typedef struct encode_job {
+  const quantizer *q; /* the sink's, at the call's first sample */
+  sample_path_kind kind;
+  const float *x;
+  void *codes;
+  int64_t samples, tasks;
+  quantizer part[ENCODE_MAX_TASKS]; /* each task's copy: its position, clips, peak */
+} encode_job;
+
+/* The first sample of task t, on a 64-sample boundary (t = tasks: the end). */
+static int64_t encode_task_start(const encode_job *j, int64_t t) {
+  if (t >= j->tasks) return j->samples;
+  return (int64_t)((double)j->samples * (double)t / (double)j->tasks) / 64 * 64;
+}
+
+static void encode_task(void *ctx, int64_t t) {
+  encode_job *j = ctx;
+  const int64_t lo = encode_task_start(j, t), hi = encode_task_start(j, t + 1);
+  quantizer *q = &j->part[t];
+  *q = *j->q;
+  q->index += (uint64_t)lo;
+  q->clipped = 0;
+  q->peak = 0.0;
+  if (j->kind == SAMPLE_PATH_SHORT)
+    quantize_to_short(q, j->x + lo, (size_t)(hi - lo), (short *)j->codes + lo);
+  else
+    quantize_to_int(q, j->x + lo, (size_t)(hi - lo), (int32_t *)j->codes + lo);
+}
+
 void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n_frames,
                                 void *codes, worker_pool *pool) {
   const sample_path_kind kind = sink->path.kind;
-  if (!pool || (kind != SAMPLE_PATH_SHORT && kind != SAMPLE_PATH_INT)) {
+  const int64_t samples = n_frames * sink->opt.channels;
+  int64_t tasks = (int64_t)pool_threads(pool) * ENCODE_TASKS_PER_THREAD;
+  if (tasks > samples / ENCODE_TASK_MIN_SAMPLES) tasks = samples / ENCODE_TASK_MIN_SAMPLES;
+  if (tasks > ENCODE_MAX_TASKS) tasks = ENCODE_MAX_TASKS;
+  if (!pool || tasks < 2 || (kind != SAMPLE_PATH_SHORT && kind != SAMPLE_PATH_INT)) {
     audio_sink_encode(sink, frames, n_frames, codes);
     return;
   }
-  const output_spec o =
-      output_spec_make(kind == SAMPLE_PATH_SHORT ? CONVOY_FORMAT_S16 : CONVOY_FORMAT_S32,
-                       sink->q.bits, sink->q.dither, sink->q.seed);
-  const float *const row[1] = {frames};
-  const int64_t samples = n_frames * sink->opt.channels;
-  output_tally tally = {0, 0.0};
-  output_write_parallel(&o, pool, row, 1, samples, sink->q.index, codes, &tally);
+  /* The sink's own loops in contiguous ranges, each from its own position:
+   * dither depends only on that, so the codes, clips and peak are those of
+   * one audio_sink_encode() call. */
+  encode_job j = {
+      .q = &sink->q, .kind = kind, .x = frames, .codes = codes, .samples = samples, .tasks = tasks};
+  pool_run(pool, tasks, encode_task, &j);
+  for (int64_t t = 0; t < tasks; t++) {
+    sink->q.clipped += j.part[t].clipped;
+    if (j.part[t].peak > sink->q.peak) sink->q.peak = j.part[t].peak;
+  }
   sink->q.index += (uint64_t)samples;
-  sink->q.clipped += tally.clipped;
-  if (tally.peak > sink->q.peak) sink->q.peak = tally.peak;
 }
 
 /* Encoded frames (the floats themselves for a float subtype) into the file. */
