@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <sndfile.h>
 #include <spawn.h>
@@ -87,6 +88,33 @@ static convoy_status write_raw(const char *path, const float *signal, int64_t sa
   return CONVOY_OK;
 }
 
+/* The signal as 16-bit codes (x * 32767, rounded, saturated): a raw int16
+ * capture. */
+static convoy_status write_raw16(const char *path, const float *signal, int64_t samples, char *err,
+                                 size_t err_size) {
+  int16_t *codes = malloc(sizeof(int16_t) * (size_t)(samples > 0 ? samples : 1));
+  if (!codes) {
+    snprintf(err, err_size, "%s: out of memory", path);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  for (int64_t i = 0; i < samples; i++) {
+    const float v = signal[i] * 32767.0f;
+    codes[i] = (int16_t)(v >= 32767.0f ? 32767 : v <= -32768.0f ? -32768 : lrintf(v));
+  }
+  FILE *f = fopen(path, "wb");
+  size_t wrote = f ? fwrite(codes, sizeof *codes, (size_t)samples, f) : 0;
+  free(codes);
+  if (!f) {
+    snprintf(err, err_size, "%s: %s", path, strerror(errno));
+    return CONVOY_ERR_IO;
+  }
+  if (fclose(f) != 0 || wrote != (size_t)samples) {
+    snprintf(err, err_size, "%s: write failed", path);
+    return CONVOY_ERR_IO;
+  }
+  return CONVOY_OK;
+}
+
 int bench_files_have(const bench_files *files, bench_file_subtype subtype) {
   return subtype >= 0 && subtype < BENCH_FILE_SUBTYPES && files->input[subtype][0] != '\0';
 }
@@ -118,6 +146,9 @@ convoy_status bench_files_prepare(bench_files *files, const float *signal, int64
     const char *ext = channels == 1 ? "f32" : "cf32";
     snprintf(files->input[BENCH_FILE_RAW], BENCH_FILE_PATH, "%s/in.%s", files->dir, ext);
     snprintf(files->output[BENCH_FILE_RAW], BENCH_FILE_PATH, "%s/out.%s", files->dir, ext);
+    const char *ext16 = channels == 1 ? "s16" : "cs16";
+    snprintf(files->input[BENCH_FILE_RAW16], BENCH_FILE_PATH, "%s/in.%s", files->dir, ext16);
+    snprintf(files->output[BENCH_FILE_RAW16], BENCH_FILE_PATH, "%s/out.%s", files->dir, ext16);
   }
   convoy_status st = write_wav(files->input[BENCH_FILE_FLOAT], signal, frames, channels,
                                SF_FORMAT_FLOAT, err, err_size);
@@ -126,6 +157,8 @@ convoy_status bench_files_prepare(bench_files *files, const float *signal, int64
                    err_size);
   if (st == CONVOY_OK && files->input[BENCH_FILE_RAW][0])
     st = write_raw(files->input[BENCH_FILE_RAW], signal, frames * channels, err, err_size);
+  if (st == CONVOY_OK && files->input[BENCH_FILE_RAW16][0])
+    st = write_raw16(files->input[BENCH_FILE_RAW16], signal, frames * channels, err, err_size);
   return st;
 }
 
@@ -171,9 +204,10 @@ static int spawn_wait(const char *program, char *const argv[]) {
 static convoy_status check_output(const bench_files *files, bench_file_subtype subtype, char *err,
                                   size_t err_size) {
   const char *output = files->output[subtype];
-  if (subtype == BENCH_FILE_RAW) {
+  if (subtype == BENCH_FILE_RAW || subtype == BENCH_FILE_RAW16) {
     struct stat st;
-    const long long want = (long long)files->frames * files->channels * (long long)sizeof(float);
+    const long long want = (long long)files->frames * files->channels *
+                           (subtype == BENCH_FILE_RAW ? (long long)sizeof(float) : 2LL);
     if (stat(output, &st) != 0 || (long long)st.st_size != want) {
       snprintf(err, err_size, "%s: %lld bytes, expected %lld", output,
                stat(output, &st) == 0 ? (long long)st.st_size : -1LL, want);

@@ -1,6 +1,7 @@
 /*
- * bench_file.h - file-to-file throughput: WAV files (float32, pcm16) and a raw
- * capture (float32 `.f32` for one channel, complex `.cf32` for two) of the
+ * bench_file.h - file-to-file throughput: WAV files (float32, pcm16) and raw
+ * captures (float32 `.f32` and int16 `.s16` for one channel, complex `.cf32`
+ * and `.cs16` for two) of the
  * benchmark signal in a temporary directory, filtered by the convoy program
  * itself (`convoy filter IN OUT --taps FILE --engine E -q -y`), timed by wall
  * clock from spawn to exit, so the figure includes start-up, decoding,
@@ -24,7 +25,9 @@ typedef enum bench_file_subtype {
   BENCH_FILE_FLOAT = 0, /* float32 WAV */
   BENCH_FILE_PCM16 = 1, /* 16-bit WAV */
   BENCH_FILE_RAW = 2,   /* raw float32 capture: .f32 (1 channel) or .cf32 (2) */
-  BENCH_FILE_SUBTYPES = 3
+  BENCH_FILE_RAW16 = 3, /* raw int16 capture: .s16 (1 channel) or .cs16 (2), whose
+                           samples a GPU engine moves and quantizes as stored */
+  BENCH_FILE_SUBTYPES = 4
 } bench_file_subtype;
 
 typedef struct bench_file_result {
@@ -55,7 +58,7 @@ convoy_status bench_files_write_taps(bench_files *files, const float *taps, int6
 /* Removes every file made and the directory. Safe on a half-prepared set. */
 void bench_files_remove(bench_files *files);
 
-/* Whether the set has an input of this subtype (the raw capture needs 1 or 2
+/* Whether the set has an input of this subtype (the raw captures need 1 or 2
  * channels). */
 int bench_files_have(const bench_files *files, bench_file_subtype subtype);
 

@@ -5,6 +5,7 @@
 
 static const char *subtype_name(const bench_files *files, bench_file_subtype t) {
   if (t == BENCH_FILE_RAW) return files->channels == 1 ? "raw f32" : "raw cf32";
+  if (t == BENCH_FILE_RAW16) return files->channels == 1 ? "raw s16" : "raw cs16";
   return t == BENCH_FILE_PCM16 ? "pcm16" : "float";
 }
 
@@ -84,7 +85,7 @@ void bench_text_memory_row(const bench_memory_row *row, const bench_settings *s)
 
 void bench_text_file_title(const bench_files *files) {
   printf("\nfile to file (`convoy filter IN OUT --taps FILE --engine E -q -y`, wall clock from "
-         "spawn to exit;\n%d Hz WAVs and a raw capture in %s; cp = the share of `cp IN OUT`'s "
+         "spawn to exit;\n%d Hz WAVs and raw captures in %s; cp = the share of `cp IN OUT`'s "
          "speed on the same file)\n",
          BENCH_FILE_RATE, files->dir);
   for (int t = 0; t < BENCH_FILE_SUBTYPES; t++)

@@ -17,11 +17,11 @@ for r in doc["file"]:
 }
 
 file_rows 1
-check "mono: float, pcm16 and raw f32 rows, each ok beside cp" \
-  diff <(printf 'float ok True\npcm16 ok True\nraw f32 ok True\n') rows.txt
+check "mono: float, pcm16, raw f32 and raw s16 rows, each ok beside cp" \
+  diff <(printf 'float ok True\npcm16 ok True\nraw f32 ok True\nraw s16 ok True\n') rows.txt
 file_rows 2
-check "stereo: the raw capture is cf32" \
-  diff <(printf 'float ok True\npcm16 ok True\nraw cf32 ok True\n') rows.txt
+check "stereo: the raw captures are cf32 and cs16" \
+  diff <(printf 'float ok True\npcm16 ok True\nraw cf32 ok True\nraw cs16 ok True\n') rows.txt
 file_rows 3
 check "3 channels: WAVs only" diff <(printf 'float ok True\npcm16 ok True\n') rows.txt
 
@@ -29,5 +29,6 @@ run bench --file --taps 16 --frames 2^13 --runs 1 --engine cpu-fft
 expect_status 0 "bench --file (text)"
 check "text: the cp times" grep -qE '^  cp raw f32 +[0-9.]+ s' stdout.txt
 check "text: a raw row with its share of cp" grep -qE 'cpu-fft +raw f32 .* +[0-9]+%$' stdout.txt
+check "text: an int16 raw row with its share of cp" grep -qE 'cpu-fft +raw s16 .* +[0-9]+%$' stdout.txt
 
 finish
