@@ -13,6 +13,7 @@
 #include "capture_xlate.h"
 #include "commands.h"
 #include "diag.h"
+#include "engine_choice.h"
 #include "pass_warm.h"
 #include "progress.h"
 #include "scale_world.h"
@@ -249,6 +250,11 @@ static int job_setup(capture_job *j) {
 static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
   double t0 = progress_clock();
   int rc = job_setup(j);
+  if (rc == CLI_EXIT_OK) {
+    const int64_t values = j->in.ro.channels * capture_datatype_components(j->in.ro.type);
+    engine = engine_for_input(engine, j->in.frames >= 0 ? j->in.frames * values : -1,
+                              j->taps.max_taps, j->in.name, j->o->verbose);
+  }
   if (rc == CLI_EXIT_OK) rc = capture_out_open(j->o, &j->in, 0, &j->out);
   if (rc == CLI_EXIT_OK) rc = make_stream(j, engine, threads);
   if (rc == CLI_EXIT_OK) rc = plan_window(j);

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "convoy.h"
 #include "diag.h"
+#include "engine_choice.h"
 #include "filter_options.h"
 #include "audio_split.h"
 #include "filter_job.h"
@@ -370,6 +371,10 @@ static int filter_job_run(filter_job *j) {
   double t0 = progress_clock();
   char err[512] = "";
   int rc = filter_job_open_input(j);
+  if (rc == CLI_EXIT_OK)
+    j->engine =
+        engine_for_input(j->engine, j->info.frames >= 0 ? j->info.frames * j->info.channels : -1,
+                         j->filters.max_taps, j->in_name, j->opt.verbose);
   if (rc == CLI_EXIT_OK) rc = filter_job_output_format(j);
   if (rc == CLI_EXIT_OK) {
     filter_job_choose_codes(j);
