@@ -245,15 +245,13 @@ typedef struct encode_job {
   quantizer part[ENCODE_MAX_TASKS]; /* each task's copy: its position, clips, peak */
 } encode_job;
 
-/* The first sample of task t, on a 64-sample boundary (t = tasks: the end). */
-static int64_t encode_task_start(const encode_job *j, int64_t t) {
-  if (t >= j->tasks) return j->samples;
-  return (int64_t)((double)j->samples * (double)t / (double)j->tasks) / 64 * 64;
-}
+/* Task boundaries fall on multiples of this many samples. */
+#define ENCODE_TASK_ALIGN 64
 
 static void encode_task(void *ctx, int64_t t) {
   encode_job *j = ctx;
-  const int64_t lo = encode_task_start(j, t), hi = encode_task_start(j, t + 1);
+  const int64_t lo = pool_task_start(j->samples, j->tasks, t, ENCODE_TASK_ALIGN),
+                hi = pool_task_start(j->samples, j->tasks, t + 1, ENCODE_TASK_ALIGN);
   quantizer *q = &j->part[t];
   *q = *j->q;
   q->index += (uint64_t)lo;
@@ -269,10 +267,9 @@ void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n
                                 void *codes, worker_pool *pool) {
   const sample_path_kind kind = sink->path.kind;
   const int64_t samples = n_frames * sink->opt.channels;
-  int64_t tasks = (int64_t)pool_threads(pool) * ENCODE_TASKS_PER_THREAD;
-  if (tasks > samples / ENCODE_TASK_MIN_SAMPLES) tasks = samples / ENCODE_TASK_MIN_SAMPLES;
-  if (tasks > ENCODE_MAX_TASKS) tasks = ENCODE_MAX_TASKS;
-  if (!pool || tasks < 2 || (kind != SAMPLE_PATH_SHORT && kind != SAMPLE_PATH_INT)) {
+  const int64_t tasks = pool_split_tasks(pool, samples, ENCODE_TASKS_PER_THREAD,
+                                         ENCODE_TASK_MIN_SAMPLES, ENCODE_MAX_TASKS);
+  if (tasks < 2 || (kind != SAMPLE_PATH_SHORT && kind != SAMPLE_PATH_INT)) {
     audio_sink_encode(sink, frames, n_frames, codes);
     return;
   }

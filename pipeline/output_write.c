@@ -247,8 +247,7 @@ static void write_range(const output_spec *o, const float *const *planar, int32_
                         int64_t lo, int64_t hi, uint64_t first_index, void *out,
                         output_tally *tally) {
   const int64_t a = frame_from(o->count_lo, first_index, channels, lo, hi);
-  const int64_t b =
-      o->count_hi == UINT64_MAX ? hi : frame_from(o->count_hi, first_index, channels, a, hi);
+  const int64_t b = frame_from(o->count_hi, first_index, channels, a, hi);
   output_tally outside = {0, 0.0};
   write_span(o, planar, channels, lo, a, first_index, out, &outside);
   write_span(o, planar, channels, a, b, first_index, out, tally);
@@ -275,16 +274,11 @@ typedef struct write_job {
   output_tally tallies[OUTPUT_WRITE_MAX_TASKS];
 } write_job;
 
-/* The first frame of task t (t = tasks: the end). */
-static int64_t task_start(const write_job *j, int64_t t) {
-  if (t >= j->tasks) return j->frames;
-  const int64_t at = (int64_t)((double)j->frames * (double)t / (double)j->tasks);
-  return at / TASK_ALIGN_FRAMES * TASK_ALIGN_FRAMES;
-}
-
 static void write_task(void *ctx, int64_t t) {
   write_job *j = ctx;
-  write_range(j->o, j->planar, j->channels, task_start(j, t), task_start(j, t + 1), j->first_index,
+  write_range(j->o, j->planar, j->channels,
+              pool_task_start(j->frames, j->tasks, t, TASK_ALIGN_FRAMES),
+              pool_task_start(j->frames, j->tasks, t + 1, TASK_ALIGN_FRAMES), j->first_index,
               j->out, &j->tallies[t]);
 }
 
@@ -301,11 +295,10 @@ void output_write_parallel(const output_spec *o, worker_pool *pool, const float 
                  .planar = planar,
                  .channels = channels,
                  .frames = frames,
-                 .tasks = (int64_t)threads * TASKS_PER_THREAD,
+                 .tasks = pool_split_tasks(pool, values, TASKS_PER_THREAD, MIN_TASK_VALUES,
+                                           OUTPUT_WRITE_MAX_TASKS),
                  .first_index = first_index,
                  .out = out};
-  if (j.tasks > values / MIN_TASK_VALUES) j.tasks = values / MIN_TASK_VALUES;
-  if (j.tasks > OUTPUT_WRITE_MAX_TASKS) j.tasks = OUTPUT_WRITE_MAX_TASKS;
   if (j.tasks > frames / TASK_ALIGN_FRAMES) j.tasks = frames / TASK_ALIGN_FRAMES;
   if (j.tasks < 2) {
     output_write(o, planar, channels, frames, first_index, out, tally);

@@ -61,7 +61,6 @@ struct convoy_stream {
 
   output_spec out;    /* what process_to() and flush_to() write */
   uint64_t out_index; /* planar engines: output samples written (the dither position) */
-  uint64_t out_first; /* planar engines: out_index of the first output after create or reset */
   output_tally tally; /* planar engines: integer output statistics */
 
   /* Planar engines with threads > 1: the stream's workers, lent to the engine

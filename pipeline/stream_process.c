@@ -269,9 +269,9 @@ convoy_status convoy_stream_set_stats_range(convoy_stream *stream, int64_t first
     stream->ops->whole_stream->stats_range(stream->whole, first, end);
     return CONVOY_OK;
   }
-  const uint64_t rows = (uint64_t)stream->rows;
-  stream->out.count_lo = stream->out_first + (uint64_t)first * rows;
-  stream->out.count_hi = end < 0 ? UINT64_MAX : stream->out_first + (uint64_t)end * rows;
+  const uint64_t rows = (uint64_t)stream->rows, base = warm_first_out_index(stream);
+  stream->out.count_lo = base + (uint64_t)first * rows;
+  stream->out.count_hi = end < 0 ? UINT64_MAX : base + (uint64_t)end * rows;
   return CONVOY_OK;
 }
 

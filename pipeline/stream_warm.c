@@ -38,6 +38,10 @@ int64_t warm_dropped(const convoy_stream *s, int64_t pos, int64_t n) {
   return hi > pos ? kept(s, pos, hi - pos) : 0;
 }
 
+uint64_t warm_first_out_index(const convoy_stream *s) {
+  return (uint64_t)kept(s, 0, s->first_sample) * (uint64_t)s->rows;
+}
+
 void warm_reset_planar(convoy_stream *s) {
   for (int32_t c = 0; c < s->rows; c++)
     memset(s->in_buf[c], 0, sizeof(float) * (size_t)(s->hist + s->lead));
@@ -45,8 +49,7 @@ void warm_reset_planar(convoy_stream *s) {
   s->full_pos = s->first_sample - s->lead;
   /* Dither follows the output's absolute position: the kept frames before
    * first_sample come first in a whole run. */
-  s->out_index = (uint64_t)kept(s, 0, s->first_sample) * (uint64_t)s->rows;
-  s->out_first = s->out_index;
+  s->out_index = warm_first_out_index(s);
   s->started = 0;
 }
 

@@ -42,6 +42,10 @@ void warm_setup(struct convoy_stream *s, const convoy_stream_config *c, int64_t 
  * position) of the first output, not started. */
 void warm_reset_planar(struct convoy_stream *s);
 
+/* The output index (dither position, in samples) of a planar stream's
+ * first output after create or reset. */
+uint64_t warm_first_out_index(const struct convoy_stream *s);
+
 /* Output frames among the full-rate outputs [pos, pos + n) (n >= 0) that the
  * stream writes: those at or after first_sample, the kept ones of them with
  * decimation. */

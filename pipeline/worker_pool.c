@@ -180,6 +180,19 @@ int pool_threads(const worker_pool *pool) {
   return pool ? pool->threads : 1;
 }
 
+int64_t pool_split_tasks(const worker_pool *pool, int64_t n, int64_t per_thread, int64_t min_items,
+                         int64_t max_tasks) {
+  int64_t tasks = (int64_t)pool_threads(pool) * per_thread;
+  if (tasks > n / min_items) tasks = n / min_items;
+  if (tasks > max_tasks) tasks = max_tasks;
+  return pool ? tasks : 1;
+}
+
+int64_t pool_task_start(int64_t n, int64_t tasks, int64_t t, int64_t align) {
+  if (t >= tasks) return n;
+  return (int64_t)((double)n * (double)t / (double)tasks) / align * align;
+}
+
 void pool_run(worker_pool *pool, int64_t tasks, pool_task_fn fn, void *ctx) {
   worker_pool *p = pool;
   if (tasks <= 0) return;

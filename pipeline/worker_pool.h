@@ -33,6 +33,16 @@ worker_pool *pool_create(int threads);
 /* Threads that run jobs, the caller included. */
 int pool_threads(const worker_pool *pool);
 
+/* Tasks for n items split into contiguous ranges on pool: per_thread for
+ * each of its threads, at most n / min_items and max_tasks. Below 2, the
+ * caller does better to run the whole on its own thread. NULL pool: 1. */
+int64_t pool_split_tasks(const worker_pool *pool, int64_t n, int64_t per_thread, int64_t min_items,
+                         int64_t max_tasks);
+
+/* The first item of range t of n items split into `tasks` ranges, on a
+ * multiple of align (t >= tasks: n). */
+int64_t pool_task_start(int64_t n, int64_t tasks, int64_t t, int64_t align);
+
 /* Runs fn(ctx, t) for t = 0 .. tasks - 1 and returns when all are done.
  * tasks <= 2^31. */
 void pool_run(worker_pool *pool, int64_t tasks, pool_task_fn fn, void *ctx);

@@ -135,10 +135,8 @@ convoy_status capture_run(const capture_run_config *cfg, capture_run_result *res
   res->out_frames = pr.out_frames;
   res->pass = pr;
   if (cp.int_out) {
-    convoy_output_stats os;
-    convoy_stream_output_stats(cfg->stream, &os);
-    res->tally.peak = os.peak;
-    res->tally.clipped = os.clipped;
+    res->tally.peak = pr.out_stats.peak;
+    res->tally.clipped = pr.out_stats.clipped;
   } else {
     res->tally = capture_writer_tally(cfg->writer);
     if (cp.floats_tally.peak > res->tally.peak) res->tally.peak = cp.floats_tally.peak;

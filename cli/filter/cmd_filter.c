@@ -76,11 +76,12 @@ int filter_job_make_stream(const filter_job *j, int64_t first_sample, int32_t de
   cfg.fft_size = j->opt.fft_size;
   cfg.device = device >= 0 ? device : j->opt.device;
   cfg.first_sample = first_sample;
-  if (j->stream_codes) {
-    cfg.output_format = j->codes_format;
-    cfg.output_bits = j->codes_bits;
-    cfg.dither = j->opt.dither;
-    cfg.dither_seed = FILTER_DITHER_SEED;
+  if (j->stream_codes) { /* OUT's codes, with its dither */
+    audio_sink_options so;
+    filter_job_sink_options(j, &so);
+    (void)audio_sink_codes_format(&so, &cfg.output_format, &cfg.output_bits);
+    cfg.dither = so.dither;
+    cfg.dither_seed = so.seed;
   }
   convoy_status st = convoy_stream_create(stream, &cfg, j->filters.filters, j->filters.count);
   if (st != CONVOY_OK) {
@@ -182,7 +183,9 @@ void filter_job_choose_codes(filter_job *j) {
   if (!gpu) return;
   audio_sink_options so;
   filter_job_sink_options(j, &so);
-  j->stream_codes = audio_sink_codes_format(&so, &j->codes_format, &j->codes_bits);
+  convoy_sample_format format;
+  int32_t bits;
+  j->stream_codes = audio_sink_codes_format(&so, &format, &bits);
 }
 
 /* Opens OUT's sink (after filter_job_output_format). */

@@ -38,8 +38,6 @@ typedef struct filter_job {
   pass_warm reads;             /* what a pass reads around the selection */
   double gain_db;
   int stream_codes; /* the stream makes OUT's integer codes (filter_job_choose_codes) */
-  convoy_sample_format codes_format;
-  int32_t codes_bits;
   progress prog;
 } filter_job;
 

@@ -113,10 +113,7 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   pc.progress = cfg->progress;
   convoy_status st = pass_run(&pc, res, err, err_size);
   pool_destroy(enc.pool);
-  if (cfg->stream_codes) {
-    convoy_output_stats os;
-    convoy_stream_output_stats(cfg->stream, &os);
-    audio_sink_add_tally(cfg->sink, os.clipped, os.peak);
-  }
+  if (cfg->stream_codes)
+    audio_sink_add_tally(cfg->sink, res->out_stats.clipped, res->out_stats.peak);
   return st;
 }

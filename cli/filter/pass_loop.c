@@ -325,6 +325,7 @@ convoy_status pass_run(const pass_config *cfg, pass_result *res, char *err, size
     st = pass_threads_run(&pl->t, reader_main, writer_main, cfg->encode ? encoder_main : NULL,
                           filter_main, pl, err, err_size);
     res->out_frames = pl->out_frames;
+    (void)convoy_stream_output_stats(cfg->stream, &res->out_stats);
     res->read_s = pl->read_s;
     res->encode_s = pl->encode_s;
     res->write_s = pl->write_s;

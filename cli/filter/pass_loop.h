@@ -92,6 +92,9 @@ typedef struct pass_result {
    * process and flush, encode, write), the threads' run from start to
    * join, and the buffers' allocation and release around it. */
   double read_s, filter_s, encode_s, write_s, run_s, alloc_s;
+  /* The stream's counts of integer output over the frames the window kept
+   * (convoy_stream_output_stats; 0 for float output). */
+  convoy_output_stats out_stats;
 } pass_result;
 
 /* Frames per read for a pass through stream: about `values` samples of
