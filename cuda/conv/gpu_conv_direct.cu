@@ -7,7 +7,11 @@
  * R consecutive outputs from 16-byte shared-memory reads.
  *
  *   direct_reg<M, R, STAGED>  taps in registers, M = 1..64, every loop
- *                             unrolled at compile time.
+ *                             unrolled at compile time; up to 32 taps each
+ *                             thread loads its part of the next tile's
+ *                             input into registers before summing the
+ *                             current tile, so the loads are in flight
+ *                             during the sums.
  *   direct_smem<STAGED>       any tap count: taps staged through shared memory
  *                             2048 at a time, 8 taps per register chunk.
  *
@@ -47,16 +51,34 @@ constexpr int kSmOutputs = 8;
 constexpr int kSmChunk = 8;
 constexpr int kSmTapBlock = 2048; /* the real kernels sum taps in blocks this long */
 
+/* Prefetching the next tile costs 4 * G registers: below 33 taps the kernel
+ * still fits 64 registers with it (7 blocks of 256 threads per SM at 16
+ * taps); at 64 taps it rose from 64 to 79 and ran 4% slower (H200). */
+constexpr int kPrefetchMaxTaps = 32;
+
 template <int M, int R, bool STAGED>
 __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
+  constexpr bool PREFETCH = M <= kPrefetchMaxTaps;
   constexpr int T = kThreads * R;
   constexpr int Q = (R + M - 1 + 3) / 4; /* 16-byte reads per thread */
   constexpr int W = T - R + 4 * Q;       /* >= T + M - 1 rounded up to 4, and >= T */
+  constexpr int G = ((T + M - 1 + 6) / 4 + kThreads - 1) / kThreads; /* granules per thread */
   __shared__ __align__(16) float xs[W];
   float g[M];
+  float next[G][4]; /* the next tile's input, loaded while this one is computed */
   int32_t loaded = -1;
   const int t = threadIdx.x;
+  const auto input_of = [&](int64_t tile, int64_t &k0) {
+    const int64_t c = tile / a.tiles_per_channel;
+    k0 = (tile - c * a.tiles_per_channel) * T;
+    return a.in + c * a.in_stride;
+  };
 
+  int64_t k_next = 0;
+  if (PREFETCH && blockIdx.x < a.tiles) {
+    const float *x = input_of(blockIdx.x, k_next);
+    load_input<G>(next, x, k_next, T + M - 1, a.n_in);
+  }
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
     const int64_t c = tile / a.tiles_per_channel;
     const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
@@ -73,8 +95,15 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
       }
       loaded = f;
     }
-    stage_input<W>(xs, a.in + c * a.in_stride, k0, T + M - 1, a.n_in);
+    if (PREFETCH)
+      put_input<W, G>(xs, next, a.in + c * a.in_stride, k0, T + M - 1);
+    else
+      stage_input<W>(xs, a.in + c * a.in_stride, k0, T + M - 1, a.n_in);
     __syncthreads();
+    if (PREFETCH && tile + gridDim.x < a.tiles) {
+      const float *x = input_of(tile + gridDim.x, k_next);
+      load_input<G>(next, x, k_next, T + M - 1, a.n_in);
+    }
 
     float acc[R];
 #pragma unroll

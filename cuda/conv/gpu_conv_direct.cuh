@@ -35,6 +35,47 @@ struct direct_args {
   int64_t taps_len;
 };
 
+/* A tile's input span: x + k0 lies s floats past a 16-byte boundary, and
+ * `granules` 16-byte granules from x + k0 - s cover count floats. */
+struct tile_span {
+  int s;
+  int granules;
+};
+
+__device__ __forceinline__ tile_span span_of(const float *x, int64_t k0, int count) {
+  const int s = (int)((reinterpret_cast<uintptr_t>(x + k0) >> 2) & 3);
+  return tile_span{s, (s + count + 3) >> 2};
+}
+
+/* v = x[gx .. gx + 3], zero outside [0, n_in); one 16-byte load where the
+ * granule lies wholly inside (gx is 16-byte aligned in x's memory). */
+__device__ __forceinline__ void load_granule(const float *x, int64_t gx, int64_t n_in,
+                                             float (&v)[4]) {
+  if (gx >= 0 && gx + 4 <= n_in) {
+    const float4 q = __ldg(reinterpret_cast<const float4 *>(x + gx));
+    v[0] = q.x;
+    v[1] = q.y;
+    v[2] = q.z;
+    v[3] = q.w;
+  } else {
+#pragma unroll
+    for (int u = 0; u < 4; u++) v[u] = (gx + u >= 0 && gx + u < n_in) ? __ldg(x + gx + u) : 0.0f;
+  }
+}
+
+/* xs[p + u] = v[u] where 0 <= p + u < W; one 16-byte store when the tile is
+ * aligned (s == 0, so p is a multiple of 4 inside xs). */
+template <int W>
+__device__ __forceinline__ void put_granule(float *xs, int p, int s, const float (&v)[4]) {
+  if (s == 0) {
+    *reinterpret_cast<float4 *>(xs + p) = make_float4(v[0], v[1], v[2], v[3]);
+  } else {
+#pragma unroll
+    for (int u = 0; u < 4; u++)
+      if (p + u >= 0 && p + u < W) xs[p + u] = v[u];
+  }
+}
+
 /* xs[p] = x[k0 + p] for 0 <= p < count, zero where k0 + p is outside
  * [0, n_in); positions up to the next multiple of 4 may be written too (W must
  * cover them). Reads only inside [0, n_in), 16 bytes at a time where the
@@ -42,29 +83,37 @@ struct direct_args {
 template <int W>
 __device__ __forceinline__ void stage_input(float *xs, const float *x, int64_t k0, int count,
                                             int64_t n_in) {
-  const int s = (int)((reinterpret_cast<uintptr_t>(x + k0) >> 2) & 3);
-  const int granules = (s + count + 3) >> 2;
-  for (int gi = threadIdx.x; gi < granules; gi += kThreads) {
-    const int64_t gx = k0 - s + 4 * (int64_t)gi;
+  const tile_span sp = span_of(x, k0, count);
+  for (int gi = threadIdx.x; gi < sp.granules; gi += kThreads) {
     float v[4];
-    if (gx >= 0 && gx + 4 <= n_in) {
-      const float4 q = __ldg(reinterpret_cast<const float4 *>(x + gx));
-      v[0] = q.x;
-      v[1] = q.y;
-      v[2] = q.z;
-      v[3] = q.w;
-    } else {
+    load_granule(x, k0 - sp.s + 4 * (int64_t)gi, n_in, v);
+    put_granule<W>(xs, 4 * gi - sp.s, sp.s, v);
+  }
+}
+
+/* stage_input in two halves, so that a tile's loads are in flight while the
+ * block computes the one before: load_input fills this thread's G
+ * granules' registers (G * kThreads granules must cover the span),
+ * put_input writes them to xs. */
+template <int G>
+__device__ __forceinline__ void load_input(float (&v)[G][4], const float *x, int64_t k0, int count,
+                                           int64_t n_in) {
+  const tile_span sp = span_of(x, k0, count);
 #pragma unroll
-      for (int u = 0; u < 4; u++) v[u] = (gx + u >= 0 && gx + u < n_in) ? __ldg(x + gx + u) : 0.0f;
-    }
-    const int p = 4 * gi - s;
-    if (s == 0) {
-      *reinterpret_cast<float4 *>(xs + p) = make_float4(v[0], v[1], v[2], v[3]);
-    } else {
+  for (int g = 0; g < G; g++) {
+    const int gi = threadIdx.x + g * kThreads;
+    if (gi < sp.granules) load_granule(x, k0 - sp.s + 4 * (int64_t)gi, n_in, v[g]);
+  }
+}
+
+template <int W, int G>
+__device__ __forceinline__ void put_input(float *xs, const float (&v)[G][4], const float *x,
+                                          int64_t k0, int count) {
+  const tile_span sp = span_of(x, k0, count);
 #pragma unroll
-      for (int u = 0; u < 4; u++)
-        if (p + u >= 0 && p + u < W) xs[p + u] = v[u];
-    }
+  for (int g = 0; g < G; g++) {
+    const int gi = threadIdx.x + g * kThreads;
+    if (gi < sp.granules) put_granule<W>(xs, 4 * gi - sp.s, sp.s, v[g]);
   }
 }
 
