@@ -50,8 +50,14 @@
  * within float rounding (relative error near 1e-7). Both agree with the
  * stream API's engines of the same kind within float rounding.
  *
- * Memory and streams: everything is enqueued on the caller's stream and the
- * call returns without waiting. The convolver's work buffers and history are
+ * Memory and streams: everything is ordered on the caller's stream and the
+ * call returns without waiting. A float32 call (mono or planar) runs its
+ * first frames (those that need the history) and its history copy on a
+ * stream of the convolver's own, forked from the caller's stream and joined
+ * back to it by events, so that they overlap the rest of the call; when the
+ * caller's stream reaches the point after the call, all of the call's work
+ * is done (this holds in stream capture too). The convolver's work buffers
+ * and history are
  * in use until that work completes, so successive calls on one convolver must
  * be ordered on the device: the same stream, or streams ordered by events.
  * d_in and d_out must stay valid until the work completes. d_out may equal

@@ -658,10 +658,20 @@ static float *planar_run(const ts_case *t, convoy_engine engine, int in_place, c
   float *y = calloc((size_t)(total * ch + 1), sizeof(float));
   for (int64_t k = 0; k < t->frames; k++)
     for (int32_t c = 0; c < ch; c++) rows[c * stride + k] = t->x[k * ch + c];
+  /* The input lands in the stream's order only: behind a fill of 256 MiB
+   * of scratch, over buffers of NaNs, so that any of the convolver's work
+   * not ordered after the upload (its side stream's included) reads NaNs. */
   float *d_in = NULL, *d_out = NULL;
+  void *scratch = NULL;
+  const size_t scratch_bytes = (size_t)256 << 20;
   int ok = cuda_ok(cudaMalloc((void **)&d_in, bytes), "cudaMalloc") &&
-           cuda_ok(cudaMemcpy(d_in, rows, bytes, cudaMemcpyHostToDevice), "cudaMemcpy") &&
-           (in_place || cuda_ok(cudaMalloc((void **)&d_out, bytes), "cudaMalloc"));
+           cuda_ok(cudaMemset(d_in, 0xff, bytes), "cudaMemset") &&
+           (in_place || (cuda_ok(cudaMalloc((void **)&d_out, bytes), "cudaMalloc") &&
+                         cuda_ok(cudaMemset(d_out, 0xff, bytes), "cudaMemset"))) &&
+           cuda_ok(cudaMalloc(&scratch, scratch_bytes), "cudaMalloc") &&
+           cuda_ok(cudaMemsetAsync(scratch, 0, scratch_bytes, stream), "cudaMemsetAsync") &&
+           cuda_ok(cudaMemcpyAsync(d_in, rows, bytes, cudaMemcpyHostToDevice, stream),
+                   "cudaMemcpyAsync");
   if (in_place) d_out = d_in;
   if (ok) {
     TS_CHECK(convoy_cuda_conv_process_planar(conv, d_in, stride, d_in + 1, stride, 8, stream) ==
@@ -685,6 +695,7 @@ static float *planar_run(const ts_case *t, convoy_engine engine, int in_place, c
        cuda_ok(cudaMemcpy(rows, d_out, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
   for (int64_t k = 0; ok && k < total; k++)
     for (int32_t c = 0; c < ch; c++) y[k * ch + c] = rows[c * stride + k];
+  cudaFree(scratch);
   cudaFree(d_in);
   if (!in_place) cudaFree(d_out);
   convoy_cuda_conv_destroy(conv);

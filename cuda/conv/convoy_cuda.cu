@@ -9,7 +9,11 @@
  * then uses. The two buffers never overlap, so the history copy is a plain
  * 2-D copy even when a call is shorter than the history. Planar float32
  * input (and mono float32, one row) is read where it lies: only the frames
- * whose outputs need the history are staged (filter_rows).
+ * whose outputs need the history are staged (filter_rows), and their copy
+ * and run go on a side stream beside the main run. Every copy between
+ * device buffers is a kernel (gp_copy_rows): a cudaMemcpy2DAsync there
+ * would hand the stream to a copy engine and back, several microseconds a
+ * call.
  */
 #include "convoy_cuda.h"
 
@@ -48,6 +52,12 @@ struct convoy_cuda_conv {
   float *work[2] = {nullptr, nullptr};
   int cur = 0;             /* the buffer whose history the next call uses */
   float *planar = nullptr; /* planar output (several channels only) */
+  /* The head's copy and run and the history copy of a planar call go on
+   * side, forked from and joined to the caller's stream by events, so that
+   * they overlap the main run instead of adding their own start and drain
+   * to every call. The head runs on gpu_conv lane 1, the main run on 0. */
+  cudaStream_t side = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;
   char err[CONVOY_ERROR_SIZE] = "";
 };
 
@@ -67,6 +77,9 @@ extern "C" void convoy_cuda_conv_destroy(convoy_cuda_conv *c) {
     cudaFree(c->work[0]);
     cudaFree(c->work[1]);
     cudaFree(c->planar);
+    if (c->fork) cudaEventDestroy(c->fork);
+    if (c->join) cudaEventDestroy(c->join);
+    if (c->side) cudaStreamDestroy(c->side);
     (void)cudaGetLastError();
   }
   gpu_conv_destroy(c->conv);
@@ -127,6 +140,7 @@ static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
   gc.taps_len = c->taps_len;
   gc.taps = taps;
   gc.max_out = c->max_frames;
+  gc.lanes = 2;
   gc.kind = kind;
   gc.device = c->device;
   gc.plan_effort = cfg->plan_effort;
@@ -156,6 +170,9 @@ static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
             "device work buffer (cudaMalloc)");
   GP_CUDA(cudaMemset(c->work[0], 0, work_bytes), "cudaMemset");
   GP_CUDA(cudaMemset(c->work[1], 0, work_bytes), "cudaMemset");
+  GP_CUDA(cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking), "cudaStreamCreate");
+  GP_CUDA(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming), "cudaEventCreate");
+  GP_CUDA(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming), "cudaEventCreate");
   GP_CUDA(cudaDeviceSynchronize(), "device convolver setup");
   return CONVOY_OK;
 }
@@ -271,37 +288,46 @@ static convoy_status filter_rows(convoy_cuda_conv *c, const float *in, int64_t i
                                  int64_t out_pitch, int64_t frames, bool in_place,
                                  cudaStream_t stream, char *err, size_t err_size) {
   float *work = c->work[c->cur], *next = c->work[1 - c->cur];
-  const size_t pitch = sizeof(float) * (size_t)c->stride;
-  const size_t rows = (size_t)c->channels;
   const int64_t granule = gpu_conv_granule(c->conv);
   /* The direct engine may start anywhere: past the history, at a 16-byte
    * step so that the outputs stay aligned for the kernel's vector stores. */
   int64_t head = granule == 1 ? round_up(c->hist, 4) : round_up(c->hist, granule);
   if (in_place || head > frames) head = frames;
-  if (head > 0) {
-    GP_CUDA(cudaMemcpy2DAsync(work + c->hist, pitch, in, sizeof(float) * (size_t)in_pitch,
-                              sizeof(float) * (size_t)head, rows, cudaMemcpyDeviceToDevice, stream),
-            "input copy");
-    convoy_status st =
-        gpu_conv_run(c->conv, 0, work, c->stride, out, out_pitch, head, stream, err, err_size);
-    if (st != CONVOY_OK) return st;
+  /* The copies: the head behind the history, and the last hist frames of
+   * history and input into the other buffer's history. The latter comes from
+   * the caller's input when it holds them (read before any later call may
+   * overwrite it), and then both copies go in one launch; else from the
+   * staged copy, once that is made. */
+  const bool from_input = frames >= c->hist && frames > head;
+  gp_rows_copy copies[2];
+  int n_copies = 0;
+  if (head > 0) copies[n_copies++] = gp_rows_copy{work + c->hist, c->stride, in, in_pitch, head};
+  const gp_rows_copy history =
+      from_input ? gp_rows_copy{next, c->stride, in + frames - c->hist, in_pitch, c->hist}
+                 : gp_rows_copy{next, c->stride, work + frames, c->stride, c->hist};
+  if (c->hist > 0 && from_input) copies[n_copies++] = history;
+  const bool main_run = frames > head;
+  const bool forked = main_run && (n_copies > 0 || (c->hist > 0 && !from_input));
+  cudaStream_t side = forked ? c->side : stream;
+  if (forked) {
+    GP_CUDA(cudaEventRecord(c->fork, stream), "cudaEventRecord");
+    GP_CUDA(cudaStreamWaitEvent(side, c->fork, 0), "cudaStreamWaitEvent");
   }
-  if (frames > head) {
-    convoy_status st = gpu_conv_run(c->conv, 0, in + head - c->hist, in_pitch, out + head,
-                                    out_pitch, frames - head, stream, err, err_size);
-    if (st != CONVOY_OK) return st;
+  convoy_status st = CONVOY_OK;
+  if (n_copies > 0) st = gp_copy_rows(copies, n_copies, c->channels, side, err, err_size);
+  if (st == CONVOY_OK && head > 0)
+    st = gpu_conv_run(c->conv, 1, work, c->stride, out, out_pitch, head, side, err, err_size);
+  if (st == CONVOY_OK && c->hist > 0 && !from_input)
+    st = gp_copy_rows(&history, 1, c->channels, side, err, err_size);
+  if (st == CONVOY_OK && main_run)
+    st = gpu_conv_run(c->conv, 0, in + head - c->hist, in_pitch, out + head, out_pitch,
+                      frames - head, stream, err, err_size);
+  if (forked) { /* joined even after a failure, so that nothing is left behind the caller */
+    cudaError_t e = cudaEventRecord(c->join, side);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(stream, c->join, 0);
+    if (e != cudaSuccess && st == CONVOY_OK) st = gp_cuda_fail(e, "stream join", err, err_size);
   }
-  if (c->hist > 0) {
-    /* The last hist frames of history and input: from the caller's input
-     * when it holds them (read before any later call may overwrite it),
-     * else from the staged copy. */
-    const bool from_input = frames >= c->hist && frames > head;
-    const float *src = from_input ? in + frames - c->hist : work + frames;
-    const size_t src_pitch = from_input ? sizeof(float) * (size_t)in_pitch : pitch;
-    GP_CUDA(cudaMemcpy2DAsync(next, pitch, src, src_pitch, sizeof(float) * (size_t)c->hist, rows,
-                              cudaMemcpyDeviceToDevice, stream),
-            "history copy");
-  }
+  if (st != CONVOY_OK) return st;
   c->cur = 1 - c->cur;
   return CONVOY_OK;
 }
@@ -325,10 +351,9 @@ static convoy_status enqueue(convoy_cuda_conv *c, convoy_sample_format fmt, cons
     if (st != CONVOY_OK) return st;
   }
   if (c->hist > 0) {
-    const size_t pitch = sizeof(float) * (size_t)c->stride;
-    GP_CUDA(cudaMemcpy2DAsync(next, pitch, work + frames, pitch, sizeof(float) * (size_t)c->hist,
-                              (size_t)c->channels, cudaMemcpyDeviceToDevice, stream),
-            "history copy");
+    const gp_rows_copy history{next, c->stride, work + frames, c->stride, c->hist};
+    st = gp_copy_rows(&history, 1, c->channels, stream, err, err_size);
+    if (st != CONVOY_OK) return st;
   }
   c->cur = 1 - c->cur;
   return CONVOY_OK;

@@ -117,6 +117,20 @@ __global__ void interleave_quantize_kernel(const float *__restrict__ planar, int
   }
 }
 
+struct rows_copy_pair {
+  gp_rows_copy job[2];
+};
+
+/* blockIdx.z: the job; blockIdx.y: the row; x strides along the row. */
+__global__ void copy_rows_kernel(rows_copy_pair jobs) {
+  const gp_rows_copy &j = jobs.job[blockIdx.z];
+  const float *__restrict__ src = j.src + blockIdx.y * j.src_pitch;
+  float *__restrict__ dst = j.dst + blockIdx.y * j.dst_pitch;
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < j.width;
+       i += (int64_t)gridDim.x * blockDim.x)
+    dst[i] = src[i];
+}
+
 dim3 grid_for(int64_t frames, int32_t channels) {
   int64_t blocks = (frames + kThreads - 1) / kThreads;
   if (blocks > kMaxBlocks) blocks = kMaxBlocks;
@@ -208,5 +222,24 @@ convoy_status gp_interleave_quantize_pick(const float *planar, int64_t stride, i
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "integer output format expected, got %d", (int)o.fmt);
   GP_LAUNCHED("quantize kernel launch");
+  return CONVOY_OK;
+}
+
+convoy_status gp_copy_rows(const gp_rows_copy *jobs, int n_jobs, int32_t rows, cudaStream_t stream,
+                           char *err, size_t err_size) {
+  if (n_jobs < 1 || n_jobs > 2 || rows < 1)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INTERNAL, "row copy: %d jobs of %d rows",
+                               n_jobs, (int)rows);
+  rows_copy_pair pair;
+  pair.job[0] = jobs[0];
+  pair.job[1] = n_jobs == 2 ? jobs[1] : gp_rows_copy{nullptr, 0, nullptr, 0, 0};
+  const int64_t width =
+      n_jobs == 2 && jobs[1].width > jobs[0].width ? jobs[1].width : jobs[0].width;
+  if (width <= 0) return CONVOY_OK;
+  int64_t blocks = (width + kThreads - 1) / kThreads;
+  if (blocks > kMaxBlocks) blocks = kMaxBlocks;
+  copy_rows_kernel<<<dim3((unsigned)blocks, (unsigned)rows, (unsigned)n_jobs), kThreads, 0,
+                     stream>>>(pair);
+  GP_LAUNCHED("row copy kernel launch");
   return CONVOY_OK;
 }

@@ -66,4 +66,22 @@ convoy_status gp_interleave_quantize_pick(const float *planar, int64_t stride, i
                                           unsigned long long *tally, cudaStream_t stream, char *err,
                                           size_t err_size);
 
+/* One 2-D copy of float32 rows: rows x width floats from src (pitch
+ * src_pitch floats) to dst (pitch dst_pitch floats). */
+struct gp_rows_copy {
+  float *dst;
+  int64_t dst_pitch;
+  const float *src;
+  int64_t src_pitch;
+  int64_t width;
+};
+
+/* Runs up to two row copies (n_jobs 1 or 2) of `rows` rows each in one
+ * kernel launch. The copies run concurrently: neither may write what the
+ * other reads or writes. Device-to-device copies stay on the compute
+ * engine, so a call with small copies between kernels pays no hand-over to
+ * a copy engine (cudaMemcpy2DAsync's cost of several microseconds each). */
+convoy_status gp_copy_rows(const gp_rows_copy *jobs, int n_jobs, int32_t rows, cudaStream_t stream,
+                           char *err, size_t err_size);
+
 #endif /* CONVOY_GPU_LAYOUT_CUH */

@@ -326,9 +326,9 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
       /* The previous chunk's last hist frames of input, its own history
        * included (so this works for hist > C too). */
       GP_CUDA(cudaStreamWaitEvent(s.stream, prev.ev_ready, 0), "cudaStreamWaitEvent");
-      GP_CUDA(cudaMemcpy2DAsync(s.d_in, pitch, prev.d_in + p->chunk, pitch, width,
-                                (size_t)p->channels, cudaMemcpyDeviceToDevice, s.stream),
-              "history copy");
+      const gp_rows_copy history{s.d_in, p->in_stride, prev.d_in + p->chunk, p->in_stride, p->hist};
+      convoy_status st = gp_copy_rows(&history, 1, p->channels, s.stream, err, err_size);
+      if (st != CONVOY_OK) return st;
     } else if (!p->warm) {
       GP_CUDA(cudaMemset2DAsync(s.d_in, pitch, 0, width, (size_t)p->channels, s.stream),
               "history reset");
