@@ -10,7 +10,10 @@
  * 2-D copy even when a call is shorter than the history. Planar float32
  * input (and mono float32, one row) is read where it lies: only the frames
  * whose outputs need the history are staged (filter_rows), and their copy
- * and run go on a side stream beside the main run. Every copy between
+ * and run go on a side stream beside the main run. Interleaved float32
+ * frames go the same way straight through the direct engine's interleaved
+ * kernel where it has one (2, 4 or 8 channels, up to 32 taps:
+ * filter_interleaved); other interleaved input is deinterleaved first. Every copy between
  * device buffers is a kernel (gp_copy_rows): a cudaMemcpy2DAsync there
  * would hand the stream to a copy engine and back, several microseconds a
  * call.
@@ -52,6 +55,10 @@ struct convoy_cuda_conv {
   float *work[2] = {nullptr, nullptr};
   int cur = 0;             /* the buffer whose history the next call uses */
   float *planar = nullptr; /* planar output (several channels only) */
+  /* Interleaved float32 calls the direct engine filters in place
+   * (gpu_conv_run_interleaved): the head's frames, behind the history
+   * interleaved, are staged here. */
+  float *il_stage = nullptr;
   /* The head's copy and run and the history copy of a planar call go on
    * side, forked from and joined to the caller's stream by events, so that
    * they overlap the main run instead of adding their own start and drain
@@ -77,6 +84,7 @@ extern "C" void convoy_cuda_conv_destroy(convoy_cuda_conv *c) {
     cudaFree(c->work[0]);
     cudaFree(c->work[1]);
     cudaFree(c->planar);
+    cudaFree(c->il_stage);
     if (c->fork) cudaEventDestroy(c->fork);
     if (c->join) cudaEventDestroy(c->join);
     if (c->side) cudaStreamDestroy(c->side);
@@ -170,6 +178,10 @@ static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
             "device work buffer (cudaMalloc)");
   GP_CUDA(cudaMemset(c->work[0], 0, work_bytes), "cudaMemset");
   GP_CUDA(cudaMemset(c->work[1], 0, work_bytes), "cudaMemset");
+  if (gpu_conv_interleaved(c->conv) && !c->complex_signal)
+    GP_CUDA(cudaMalloc((void **)&c->il_stage,
+                       sizeof(float) * ch * (size_t)(c->hist + round_up(c->hist, 4) + 4)),
+            "device work buffer (cudaMalloc)");
   GP_CUDA(cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking), "cudaStreamCreate");
   GP_CUDA(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming), "cudaEventCreate");
   GP_CUDA(cudaEventCreateWithFlags(&c->join, cudaEventDisableTiming), "cudaEventCreate");
@@ -332,12 +344,59 @@ static convoy_status filter_rows(convoy_cuda_conv *c, const float *in, int64_t i
   return CONVOY_OK;
 }
 
+/* Interleaved float32 frames filtered where they lie (c->il_stage set):
+ * as filter_rows, the head's frames behind the history, here interleaved in
+ * il_stage, and the history kept as planar rows, so that the calls mix with
+ * the other kinds. Not in place. */
+static convoy_status filter_interleaved(convoy_cuda_conv *c, const float *in, float *out,
+                                        int64_t frames, cudaStream_t stream, char *err,
+                                        size_t err_size) {
+  float *work = c->work[c->cur], *next = c->work[1 - c->cur];
+  const int32_t ch = c->channels;
+  int64_t head = round_up(c->hist, 4);
+  if (head > frames) head = frames;
+  const bool main_run = frames > head;
+  cudaStream_t side = main_run ? c->side : stream;
+  if (main_run) {
+    GP_CUDA(cudaEventRecord(c->fork, stream), "cudaEventRecord");
+    GP_CUDA(cudaStreamWaitEvent(side, c->fork, 0), "cudaStreamWaitEvent");
+  }
+  const gp_rows_copy staged{c->il_stage + c->hist * ch, 0, in, 0, head * ch};
+  convoy_status st = CONVOY_OK;
+  if (c->hist > 0)
+    st = gp_interleave(work, c->stride, ch, c->hist, c->il_stage, side, err, err_size);
+  if (st == CONVOY_OK && head > 0) st = gp_copy_rows(&staged, 1, 1, side, err, err_size);
+  if (st == CONVOY_OK && head > 0)
+    st = gpu_conv_run_interleaved(c->conv, 1, c->il_stage, out, head, side, err, err_size);
+  if (st == CONVOY_OK && c->hist > 0) {
+    /* The last hist frames of history and input, from the input when it
+     * holds them, else from the stage (then head == frames). */
+    const float *src = frames >= c->hist ? in + (frames - c->hist) * ch : c->il_stage + frames * ch;
+    st = gp_deinterleave(CONVOY_FORMAT_F32, src, ch, c->hist, c->hist, next, c->stride, side, err,
+                         err_size);
+  }
+  if (st == CONVOY_OK && main_run)
+    st = gpu_conv_run_interleaved(c->conv, 0, in + (head - c->hist) * ch, out + head * ch,
+                                  frames - head, stream, err, err_size);
+  if (main_run) {
+    cudaError_t e = cudaEventRecord(c->join, side);
+    if (e == cudaSuccess) e = cudaStreamWaitEvent(stream, c->join, 0);
+    if (e != cudaSuccess && st == CONVOY_OK) st = gp_cuda_fail(e, "stream join", err, err_size);
+  }
+  if (st != CONVOY_OK) return st;
+  c->cur = 1 - c->cur;
+  return CONVOY_OK;
+}
+
 static convoy_status enqueue(convoy_cuda_conv *c, convoy_sample_format fmt, const void *d_in,
                              float *d_out, int64_t frames, cudaStream_t stream, char *err,
                              size_t err_size) {
+  const bool in_place = (const void *)d_out == d_in;
   if (c->channels == 1 && fmt == CONVOY_FORMAT_F32) /* one row: already planar */
-    return filter_rows(c, (const float *)d_in, frames, d_out, frames, frames,
-                       (const void *)d_out == d_in, stream, err, err_size);
+    return filter_rows(c, (const float *)d_in, frames, d_out, frames, frames, in_place, stream, err,
+                       err_size);
+  if (c->il_stage && fmt == CONVOY_FORMAT_F32 && !in_place)
+    return filter_interleaved(c, (const float *)d_in, d_out, frames, stream, err, err_size);
   float *work = c->work[c->cur], *next = c->work[1 - c->cur];
   float *fresh = work + c->hist;
   convoy_status st = gp_deinterleave(fmt, d_in, c->channels, frames, frames, fresh, c->stride,

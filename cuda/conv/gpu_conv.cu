@@ -475,6 +475,46 @@ extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float 
   return gc_fft_run(conv->fft, lane, d_in, in_stride, d_out, out_stride, n_out, s, err, err_size);
 }
 
+extern "C" int gpu_conv_interleaved(const gpu_conv *conv) {
+  return conv && conv->kind == GPU_CONV_DIRECT && gc_direct_interleaved(conv->direct);
+}
+
+extern "C" convoy_status gpu_conv_run_interleaved(gpu_conv *conv, int32_t lane, const float *d_in,
+                                                  float *d_out, int64_t n_out, void *cuda_stream,
+                                                  char *err, size_t err_size) {
+  if (!conv)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: conv is NULL");
+  if (!gpu_conv_interleaved(conv))
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: interleaved runs need the direct engine with register "
+                               "taps and 2, 4 or 8 channels");
+  if (n_out < 0 || n_out > conv->max_out)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: n_out %lld out of range (0 .. max_out %lld)",
+                               (long long)n_out, (long long)conv->max_out);
+  if (lane < 0 || lane >= conv->lanes)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: lane %d out of range (0 .. %d)", (int)lane,
+                               (int)conv->lanes - 1);
+  if (n_out == 0) return CONVOY_OK;
+  if (!d_in || !d_out)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
+                               d_in ? "d_out" : "d_in");
+  const size_t ch = (size_t)conv->channels;
+  const uintptr_t i0 = (uintptr_t)d_in, o0 = (uintptr_t)d_out;
+  const uintptr_t i1 = i0 + sizeof(float) * ch * (size_t)(n_out + conv->taps_len - 1);
+  const uintptr_t o1 = o0 + sizeof(float) * ch * (size_t)n_out;
+  if (i0 < o1 && o0 < i1)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: input and output overlap (in-place is not supported)");
+  device_guard guard;
+  convoy_status st = guard.enter(conv->device, err, err_size);
+  if (st != CONVOY_OK) return st;
+  return gc_direct_run_interleaved(conv->direct, d_in, d_out, n_out, (cudaStream_t)cuda_stream, err,
+                                   err_size);
+}
+
 extern "C" int gpu_conv_strided(const gpu_conv *conv) {
   if (!conv) return 0;
   return conv->kind == GPU_CONV_DIRECT || gc_fft_fold(conv->fft) > 1;

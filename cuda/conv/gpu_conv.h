@@ -165,6 +165,21 @@ convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float *d_in, int6
                            float *d_out, int64_t out_stride, int64_t n_out, void *cuda_stream,
                            char *err, size_t err_size);
 
+/* 1 when gpu_conv_run_interleaved runs on this handle: the direct engine
+ * with real taps in registers (taps_len <= 32, default kernel shape) and
+ * 2, 4 or 8 channels; 0 otherwise or for NULL. */
+int gpu_conv_interleaved(const gpu_conv *conv);
+
+/* gpu_conv_run on interleaved frames: d_in holds taps_len - 1 history
+ * frames then n_out frames, d_out receives n_out frames, each frame the
+ * channels' floats side by side. The outputs are bitwise those of
+ * gpu_conv_run on the same samples in planar rows. Any 4-byte alignment;
+ * d_in and d_out must not overlap. CONVOY_ERR_UNSUPPORTED where
+ * gpu_conv_interleaved() is 0. Lanes, streams and errors as gpu_conv_run. */
+convoy_status gpu_conv_run_interleaved(gpu_conv *conv, int32_t lane, const float *d_in,
+                                       float *d_out, int64_t n_out, void *cuda_stream, char *err,
+                                       size_t err_size);
+
 /* 1 when the handle can compute only some outputs (gpu_conv_run_strided):
  * the direct engine, and the FFT engine when its plan folds for the
  * config's decimation (complex taps on the cuFFT path, D a power of two:

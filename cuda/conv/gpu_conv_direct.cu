@@ -229,8 +229,10 @@ struct gc_direct {
   int outputs_per_thread;
   bool staged;
   bool shared_taps;
-  int64_t max_blocks; /* resident blocks on the whole device */
-  int32_t sms;        /* multiprocessors, for the strided launches' grid */
+  int64_t max_blocks;  /* resident blocks on the whole device */
+  kernel_fn il_kernel; /* interleaved frames (NULL: none for this shape) */
+  int64_t il_blocks;   /* its resident blocks on the whole device */
+  int32_t sms;         /* multiprocessors, for the strided launches' grid */
   /* The strided launch for the step the engine was made for (the config's
    * decimation), worked out once: its tile shape, shared memory and grid. */
   int64_t planned_step; /* 0: none */
@@ -343,6 +345,15 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   GP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel, kThreads, 0),
           "gpu_conv: direct kernel occupancy");
   d->max_blocks = (int64_t)dev->sms * (per_sm > 0 ? per_sm : 1);
+  /* The default register kernel's shapes also run on interleaved frames. */
+  if (!cx && !shared_taps && kernel == kRegKernels[(size_t)(m - 1)])
+    d->il_kernel = il_kernel(m, cfg->channels);
+  if (d->il_kernel) {
+    GP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)d->il_kernel,
+                                                          kThreads, 0),
+            "gpu_conv: interleaved kernel occupancy");
+    d->il_blocks = (int64_t)dev->sms * (per_sm > 0 ? per_sm : 1);
+  }
   GP_CUDA(cudaFuncSetAttribute((const void *)strided_kernel(cx),
                                cudaFuncAttributeMaxDynamicSharedMemorySize, kStridedSmemBytes),
           "gpu_conv: strided kernel shared memory");
@@ -378,6 +389,36 @@ convoy_status gc_direct_run(gc_direct *d, const float *in, int64_t in_stride, fl
   GP_CUDA(cudaLaunchKernel((const void *)d->kernel, dim3((unsigned)blocks), dim3(kThreads), args, 0,
                            stream),
           "gpu_conv: direct kernel launch");
+  return CONVOY_OK;
+}
+
+int gc_direct_interleaved(const gc_direct *d) {
+  return d && d->il_kernel;
+}
+
+convoy_status gc_direct_run_interleaved(gc_direct *d, const float *in, float *out, int64_t n_out,
+                                        cudaStream_t stream, char *err, size_t err_size) {
+  if (!d->il_kernel)
+    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                               "gpu_conv: no interleaved kernel for %d channels and %lld taps",
+                               (int)d->channels, (long long)d->taps_len);
+  const int64_t tile = il_frames_per_tile(d->channels);
+  direct_args a;
+  memset(&a, 0, sizeof a);
+  a.in = in;
+  a.n_in = n_out + d->taps_len - 1;
+  a.out = out;
+  a.n_out = n_out;
+  a.tiles_per_channel = a.tiles = (n_out + tile - 1) / tile;
+  a.taps = d->d_taps;
+  a.taps_stride = d->taps_stride;
+  a.filter_of = d->d_filter_of;
+  a.taps_len = d->taps_len;
+  const int64_t blocks = a.tiles < d->il_blocks ? a.tiles : d->il_blocks;
+  void *args[] = {&a};
+  GP_CUDA(cudaLaunchKernel((const void *)d->il_kernel, dim3((unsigned)blocks), dim3(kThreads), args,
+                           0, stream),
+          "gpu_conv: interleaved direct kernel launch");
   return CONVOY_OK;
 }
 

@@ -178,6 +178,17 @@ constexpr int kCxOutputs = 8; /* complex outputs per thread, both kernels */
  * [filters][2][taps_stride], reversed: the real row then the imaginary row. */
 kernel_fn cx_kernel(int64_t taps_len, bool shared_taps);
 
+/* ------------------------------------------------------------- interleaved */
+
+/* The register kernel on C interleaved channels (gpu_conv_direct_il.cu):
+ * in and out hold whole frames of `channels` floats (in_stride and
+ * out_stride unused), n_in and n_out count frames, tiles is the number of
+ * il_frames_per_tile() frame tiles, filter_of maps each channel. NULL where
+ * taps_len > kIlMaxTaps or channels is not 2, 4 or 8. */
+constexpr int kIlMaxTaps = 32;
+kernel_fn il_kernel(int64_t taps_len, int32_t channels);
+int64_t il_frames_per_tile(int32_t channels);
+
 /* ------------------------------------------------------------- strided */
 
 /* Strided runs (gpu_decim_direct.cu) compute only outputs first + f * step,

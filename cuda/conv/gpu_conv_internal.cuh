@@ -58,6 +58,11 @@ convoy_status gc_direct_run(gc_direct *d, const float *in, int64_t in_stride, fl
 convoy_status gc_direct_run_strided(gc_direct *d, const float *in, int64_t in_stride, int64_t first,
                                     int64_t step, float *out, int64_t out_stride, int64_t count,
                                     cudaStream_t stream, char *err, size_t err_size);
+/* Interleaved frames (gpu_conv_run_interleaved); CONVOY_ERR_UNSUPPORTED
+ * where gc_direct_interleaved() is 0. */
+int gc_direct_interleaved(const gc_direct *d);
+convoy_status gc_direct_run_interleaved(gc_direct *d, const float *in, float *out, int64_t n_out,
+                                        cudaStream_t stream, char *err, size_t err_size);
 void gc_direct_describe(const gc_direct *d, char *buf, size_t buf_size);
 void gc_direct_destroy(gc_direct *d);
 
