@@ -131,6 +131,88 @@ __global__ void copy_rows_kernel(rows_copy_pair jobs) {
     dst[i] = src[i];
 }
 
+/* Float32 frames of C = 2, 4 or 8 channels pass through shared memory in
+ * tiles of kTileFloats, so that the interleaved side moves in 16-byte
+ * coalesced runs and each planar row in coalesced runs too (the per-frame
+ * kernels above read or write C floats a thread, C-strided across a warp).
+ * Shared positions are skewed by one word in 32, which keeps the strided
+ * side free of bank conflicts. */
+constexpr int kTileFloats = 2048;
+
+__device__ __forceinline__ int skewed(int i) {
+  return i + (i >> 5);
+}
+
+template <int C>
+__global__ void deinterleave_f32_tiled(const float *__restrict__ raw, int64_t n_valid,
+                                       int64_t n_total, float *__restrict__ planar,
+                                       int64_t stride) {
+  constexpr int FR = kTileFloats / C; /* frames per tile */
+  __shared__ float sm[kTileFloats + kTileFloats / 32];
+  const int64_t tiles = (n_total + FR - 1) / FR, valid = n_valid * C;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int64_t f0 = tile * FR, q0 = f0 * C;
+    if (q0 + kTileFloats <= valid && (reinterpret_cast<uintptr_t>(raw + q0) & 15) == 0) {
+      for (int i = threadIdx.x; i < kTileFloats / 4; i += blockDim.x) {
+        const float4 v = __ldg(reinterpret_cast<const float4 *>(raw + q0) + i);
+        sm[skewed(4 * i)] = v.x;
+        sm[skewed(4 * i + 1)] = v.y;
+        sm[skewed(4 * i + 2)] = v.z;
+        sm[skewed(4 * i + 3)] = v.w;
+      }
+    } else {
+      for (int i = threadIdx.x; i < kTileFloats; i += blockDim.x)
+        sm[skewed(i)] = q0 + i < valid ? raw[q0 + i] : 0.0f;
+    }
+    __syncthreads();
+    const int64_t left = n_total - f0;
+    const int frames = left < FR ? (int)left : FR;
+    for (int i = threadIdx.x; i < C * FR; i += blockDim.x) {
+      const int c = i / FR, p = i - c * FR;
+      if (p < frames) planar[c * stride + f0 + p] = sm[skewed(p * C + c)];
+    }
+    __syncthreads();
+  }
+}
+
+template <int C>
+__global__ void interleave_f32_tiled(const float *__restrict__ planar, int64_t stride,
+                                     int64_t frames, float *__restrict__ out) {
+  constexpr int FR = kTileFloats / C;
+  __shared__ float sm[kTileFloats + kTileFloats / 32];
+  const int64_t tiles = (frames + FR - 1) / FR;
+  for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+    const int64_t f0 = tile * FR, q0 = f0 * C;
+    const int64_t left = frames - f0;
+    const int n = left < FR ? (int)left : FR;
+    for (int i = threadIdx.x; i < C * FR; i += blockDim.x) {
+      const int c = i / FR, p = i - c * FR;
+      if (p < n) sm[skewed(p * C + c)] = planar[c * stride + f0 + p];
+    }
+    __syncthreads();
+    float *y = out + q0;
+    if (n == FR && (reinterpret_cast<uintptr_t>(y) & 15) == 0) {
+      for (int i = threadIdx.x; i < kTileFloats / 4; i += blockDim.x)
+        reinterpret_cast<float4 *>(y)[i] = make_float4(
+            sm[skewed(4 * i)], sm[skewed(4 * i + 1)], sm[skewed(4 * i + 2)], sm[skewed(4 * i + 3)]);
+    } else {
+      for (int i = threadIdx.x; i < n * C; i += blockDim.x) y[i] = sm[skewed(i)];
+    }
+    __syncthreads();
+  }
+}
+
+unsigned tiled_grid(int64_t frames, int32_t channels) {
+  const int64_t fr = kTileFloats / channels;
+  int64_t blocks = (frames + fr - 1) / fr;
+  if (blocks > kMaxBlocks) blocks = kMaxBlocks;
+  return (unsigned)(blocks < 1 ? 1 : blocks);
+}
+
+bool tiled_channels(int32_t channels) {
+  return channels == 2 || channels == 4 || channels == 8;
+}
+
 dim3 grid_for(int64_t frames, int32_t channels) {
   int64_t blocks = (frames + kThreads - 1) / kThreads;
   if (blocks > kMaxBlocks) blocks = kMaxBlocks;
@@ -146,6 +228,21 @@ convoy_status gp_deinterleave(convoy_sample_format fmt, const void *raw, int32_t
                               cudaStream_t stream, char *err, size_t err_size) {
   if (n_total <= 0) return CONVOY_OK;
   const dim3 grid = grid_for(n_total, channels);
+  if (fmt == CONVOY_FORMAT_F32 && tiled_channels(channels)) {
+    const unsigned blocks = tiled_grid(n_total, channels);
+    const float *in = (const float *)raw;
+    if (channels == 2)
+      deinterleave_f32_tiled<2>
+          <<<blocks, kThreads, 0, stream>>>(in, n_valid, n_total, planar, stride);
+    else if (channels == 4)
+      deinterleave_f32_tiled<4>
+          <<<blocks, kThreads, 0, stream>>>(in, n_valid, n_total, planar, stride);
+    else
+      deinterleave_f32_tiled<8>
+          <<<blocks, kThreads, 0, stream>>>(in, n_valid, n_total, planar, stride);
+    GP_LAUNCHED("deinterleave kernel launch");
+    return CONVOY_OK;
+  }
   switch (fmt) {
   case CONVOY_FORMAT_F32:
     deinterleave_kernel<<<grid, kThreads, 0, stream>>>((const float *)raw, channels, n_valid,
@@ -185,6 +282,17 @@ convoy_status gp_interleave_pick(const float *planar, int64_t stride, int32_t ch
                                  int64_t frames, const gp_pick &pick, float *out,
                                  cudaStream_t stream, char *err, size_t err_size) {
   if (frames <= 0) return CONVOY_OK;
+  if (pick.first == 0 && pick.step == 1 && pick.shift == 0.0 && tiled_channels(channels)) {
+    const unsigned blocks = tiled_grid(frames, channels);
+    if (channels == 2)
+      interleave_f32_tiled<2><<<blocks, kThreads, 0, stream>>>(planar, stride, frames, out);
+    else if (channels == 4)
+      interleave_f32_tiled<4><<<blocks, kThreads, 0, stream>>>(planar, stride, frames, out);
+    else
+      interleave_f32_tiled<8><<<blocks, kThreads, 0, stream>>>(planar, stride, frames, out);
+    GP_LAUNCHED("interleave kernel launch");
+    return CONVOY_OK;
+  }
   interleave_kernel<<<grid_for(frames, channels), kThreads, 0, stream>>>(planar, stride, channels,
                                                                          frames, pick, out);
   GP_LAUNCHED("interleave kernel launch");
