@@ -247,6 +247,18 @@ int main(int argc, char **argv) {
   double summary[3][3] = {{0}}; /* [16, 1024, 65536][direct, fft timed, auto] */
 
   summary[0][0] = run_case(&B, taps, 16, "direct (default)", &c);
+  /* The register kernel's other shapes at 16 taps: outputs a thread, stores
+   * staged through shared memory. */
+  const int shapes[3][2] = {{4, 1}, {16, 1}, {8, 2}};
+  for (int i = 0; i < 3; i++) {
+    gpu_conv_config v = c;
+    v.direct_outputs = shapes[i][0];
+    v.direct_store = shapes[i][1];
+    char label[64];
+    snprintf(label, sizeof label, "direct %d outputs/thread, %s stores", shapes[i][0],
+             shapes[i][1] == 2 ? "staged" : "per-thread");
+    run_case(&B, taps, 16, label, &v);
+  }
   run_case(&B, taps, 16, "direct shared-memory taps", &s);
   f.plan_effort = 1;
   summary[0][1] = run_case(&B, taps, 16, "fft (timed N)", &f);
