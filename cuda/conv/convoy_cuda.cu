@@ -288,6 +288,25 @@ static bool overlap(const void *a, size_t a_len, const void *b, size_t b_len) {
   return a_len > 0 && b_len > 0 && a0 < b0 + b_len && b0 < a0 + a_len;
 }
 
+/* The side stream waits for what the caller's stream has enqueued so far. */
+static convoy_status fork_side(convoy_cuda_conv *c, cudaStream_t stream, char *err,
+                               size_t err_size) {
+  GP_CUDA(cudaEventRecord(c->fork, stream), "cudaEventRecord");
+  GP_CUDA(cudaStreamWaitEvent(c->side, c->fork, 0), "cudaStreamWaitEvent");
+  return CONVOY_OK;
+}
+
+/* The caller's stream waits for the side stream; done even after a
+ * failure (st), so that nothing of the call is left behind the caller.
+ * Returns st, or the join's failure. */
+static convoy_status join_side(convoy_cuda_conv *c, cudaStream_t stream, convoy_status st,
+                               char *err, size_t err_size) {
+  cudaError_t e = cudaEventRecord(c->join, c->side);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(stream, c->join, 0);
+  if (e != cudaSuccess && st == CONVOY_OK) st = gp_cuda_fail(e, "stream join", err, err_size);
+  return st;
+}
+
 /* Planar rows: row r of `frames` float32 frames at in + r * in_pitch into
  * out + r * out_pitch. Where in and out are apart, the kernels read the
  * caller's input in place: only the first `head` frames, whose outputs need
@@ -321,11 +340,7 @@ static convoy_status filter_rows(convoy_cuda_conv *c, const float *in, int64_t i
   const bool main_run = frames > head;
   const bool forked = main_run && (n_copies > 0 || (c->hist > 0 && !from_input));
   cudaStream_t side = forked ? c->side : stream;
-  if (forked) {
-    GP_CUDA(cudaEventRecord(c->fork, stream), "cudaEventRecord");
-    GP_CUDA(cudaStreamWaitEvent(side, c->fork, 0), "cudaStreamWaitEvent");
-  }
-  convoy_status st = CONVOY_OK;
+  convoy_status st = forked ? fork_side(c, stream, err, err_size) : CONVOY_OK;
   if (n_copies > 0) st = gp_copy_rows(copies, n_copies, c->channels, side, err, err_size);
   if (st == CONVOY_OK && head > 0)
     st = gpu_conv_run(c->conv, 1, work, c->stride, out, out_pitch, head, side, err, err_size);
@@ -334,11 +349,7 @@ static convoy_status filter_rows(convoy_cuda_conv *c, const float *in, int64_t i
   if (st == CONVOY_OK && main_run)
     st = gpu_conv_run(c->conv, 0, in + head - c->hist, in_pitch, out + head, out_pitch,
                       frames - head, stream, err, err_size);
-  if (forked) { /* joined even after a failure, so that nothing is left behind the caller */
-    cudaError_t e = cudaEventRecord(c->join, side);
-    if (e == cudaSuccess) e = cudaStreamWaitEvent(stream, c->join, 0);
-    if (e != cudaSuccess && st == CONVOY_OK) st = gp_cuda_fail(e, "stream join", err, err_size);
-  }
+  if (forked) st = join_side(c, stream, st, err, err_size);
   if (st != CONVOY_OK) return st;
   c->cur = 1 - c->cur;
   return CONVOY_OK;
@@ -357,12 +368,8 @@ static convoy_status filter_interleaved(convoy_cuda_conv *c, const float *in, fl
   if (head > frames) head = frames;
   const bool main_run = frames > head;
   cudaStream_t side = main_run ? c->side : stream;
-  if (main_run) {
-    GP_CUDA(cudaEventRecord(c->fork, stream), "cudaEventRecord");
-    GP_CUDA(cudaStreamWaitEvent(side, c->fork, 0), "cudaStreamWaitEvent");
-  }
   const gp_rows_copy staged{c->il_stage + c->hist * ch, 0, in, 0, head * ch};
-  convoy_status st = CONVOY_OK;
+  convoy_status st = main_run ? fork_side(c, stream, err, err_size) : CONVOY_OK;
   if (c->hist > 0)
     st = gp_interleave(work, c->stride, ch, c->hist, c->il_stage, side, err, err_size);
   if (st == CONVOY_OK && head > 0) st = gp_copy_rows(&staged, 1, 1, side, err, err_size);
@@ -378,11 +385,7 @@ static convoy_status filter_interleaved(convoy_cuda_conv *c, const float *in, fl
   if (st == CONVOY_OK && main_run)
     st = gpu_conv_run_interleaved(c->conv, 0, in + (head - c->hist) * ch, out + head * ch,
                                   frames - head, stream, err, err_size);
-  if (main_run) {
-    cudaError_t e = cudaEventRecord(c->join, side);
-    if (e == cudaSuccess) e = cudaStreamWaitEvent(stream, c->join, 0);
-    if (e != cudaSuccess && st == CONVOY_OK) st = gp_cuda_fail(e, "stream join", err, err_size);
-  }
+  if (main_run) st = join_side(c, stream, st, err, err_size);
   if (st != CONVOY_OK) return st;
   c->cur = 1 - c->cur;
   return CONVOY_OK;

@@ -437,10 +437,10 @@ static bool rows_overlap(const gpu_conv *conv, const float *d_in, int64_t in_str
                         (conv->channels - 1) * out_stride + n_out);
 }
 
-extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float *d_in,
-                                      int64_t in_stride, float *d_out, int64_t out_stride,
-                                      int64_t n_out, void *cuda_stream, char *err,
-                                      size_t err_size) {
+/* The checks every full-rate run makes: a handle, 0 <= n_out <= max_out, a
+ * lane of the handle's. */
+static convoy_status check_run(const gpu_conv *conv, int32_t lane, int64_t n_out, char *err,
+                               size_t err_size) {
   if (!conv)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: conv is NULL");
@@ -452,7 +452,15 @@ extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float 
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: lane %d out of range (0 .. %d)", (int)lane,
                                (int)conv->lanes - 1);
-  if (n_out == 0) return CONVOY_OK;
+  return CONVOY_OK;
+}
+
+extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float *d_in,
+                                      int64_t in_stride, float *d_out, int64_t out_stride,
+                                      int64_t n_out, void *cuda_stream, char *err,
+                                      size_t err_size) {
+  convoy_status st = check_run(conv, lane, n_out, err, err_size);
+  if (st != CONVOY_OK || n_out == 0) return st;
   int64_t n_in = n_out + conv->taps_len - 1;
   if (!d_in || !d_out)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
@@ -467,7 +475,7 @@ extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float 
                                "gpu_conv: input and output overlap (in-place is not supported)");
 
   device_guard guard;
-  convoy_status st = guard.enter(conv->device, err, err_size);
+  st = guard.enter(conv->device, err, err_size);
   if (st != CONVOY_OK) return st;
   cudaStream_t s = (cudaStream_t)cuda_stream;
   if (conv->kind == GPU_CONV_DIRECT)
@@ -482,21 +490,12 @@ extern "C" int gpu_conv_interleaved(const gpu_conv *conv) {
 extern "C" convoy_status gpu_conv_run_interleaved(gpu_conv *conv, int32_t lane, const float *d_in,
                                                   float *d_out, int64_t n_out, void *cuda_stream,
                                                   char *err, size_t err_size) {
-  if (!conv)
-    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                               "gpu_conv: conv is NULL");
+  convoy_status st = check_run(conv, lane, n_out, err, err_size);
+  if (st != CONVOY_OK) return st;
   if (!gpu_conv_interleaved(conv))
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "gpu_conv: interleaved runs need the direct engine with register "
                                "taps and 2, 4 or 8 channels");
-  if (n_out < 0 || n_out > conv->max_out)
-    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                               "gpu_conv: n_out %lld out of range (0 .. max_out %lld)",
-                               (long long)n_out, (long long)conv->max_out);
-  if (lane < 0 || lane >= conv->lanes)
-    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-                               "gpu_conv: lane %d out of range (0 .. %d)", (int)lane,
-                               (int)conv->lanes - 1);
   if (n_out == 0) return CONVOY_OK;
   if (!d_in || !d_out)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
@@ -509,7 +508,7 @@ extern "C" convoy_status gpu_conv_run_interleaved(gpu_conv *conv, int32_t lane, 
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: input and output overlap (in-place is not supported)");
   device_guard guard;
-  convoy_status st = guard.enter(conv->device, err, err_size);
+  st = guard.enter(conv->device, err, err_size);
   if (st != CONVOY_OK) return st;
   return gc_direct_run_interleaved(conv->direct, d_in, d_out, n_out, (cudaStream_t)cuda_stream, err,
                                    err_size);

@@ -106,21 +106,7 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
     }
 
     float acc[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) acc[r] = 0.0f;
-#pragma unroll
-    for (int q = 0; q < Q; q++) {
-      const float4 v = *reinterpret_cast<const float4 *>(xs + t * R + 4 * q);
-      const float e[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (int u = 0; u < 4; u++) {
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-          const int i = 4 * q + u - r; /* tap index, ascending for each r */
-          if (i >= 0 && i < M) acc[r] = __fmaf_rn(g[i], e[u], acc[r]);
-        }
-      }
-    }
+    sum_window<M, R>(xs + t * R, g, acc);
     if (STAGED) __syncthreads();
     store_outputs<R, T, STAGED>(xs, acc, a.out + c * a.out_stride, k0, a.n_out);
     __syncthreads();

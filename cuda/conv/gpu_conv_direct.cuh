@@ -117,6 +117,30 @@ __device__ __forceinline__ void put_input(float *xs, const float (&v)[G][4], con
   }
 }
 
+/* acc[r] = the sum over taps i of g[i] * x[r + i], 0 <= r < R, as the
+ * fused multiply-add chain in ascending i from 0 (the order every real
+ * kernel keeps, so their bits agree); x is 16-byte aligned shared memory
+ * holding R + M - 1 values (read up to the next multiple of 4). */
+template <int M, int R>
+__device__ __forceinline__ void sum_window(const float *x, const float (&g)[M], float (&acc)[R]) {
+  constexpr int Q = (R + M - 1 + 3) / 4; /* 16-byte reads */
+#pragma unroll
+  for (int r = 0; r < R; r++) acc[r] = 0.0f;
+#pragma unroll
+  for (int q = 0; q < Q; q++) {
+    const float4 v = *reinterpret_cast<const float4 *>(x + 4 * q);
+    const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+#pragma unroll
+      for (int r = 0; r < R; r++) {
+        const int i = 4 * q + u - r; /* tap index, ascending for each r */
+        if (i >= 0 && i < M) acc[r] = __fmaf_rn(g[i], e[u], acc[r]);
+      }
+    }
+  }
+}
+
 /* Writes this thread's R outputs (starting at tile position t*R) of a tile
  * of T outputs starting at k0. When STAGED, xs (>= T floats) is reused: the
  * caller must have synchronised after its last read of xs, and must

@@ -57,22 +57,7 @@ template <int M, int C> __global__ void __launch_bounds__(kThreads) direct_il(di
     __syncthreads();
 
     float acc[R];
-#pragma unroll
-    for (int r = 0; r < R; r++) acc[r] = 0.0f;
-    const float *xr = xs + c * WC + lt * R;
-#pragma unroll
-    for (int q = 0; q < Q; q++) {
-      const float4 v = *reinterpret_cast<const float4 *>(xr + 4 * q);
-      const float e[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-      for (int u = 0; u < 4; u++) {
-#pragma unroll
-        for (int r = 0; r < R; r++) {
-          const int i = 4 * q + u - r; /* tap index, ascending for each r */
-          if (i >= 0 && i < M) acc[r] = __fmaf_rn(g[i], e[u], acc[r]);
-        }
-      }
-    }
+    sum_window<M, R>(xs + c * WC + lt * R, g, acc);
     __syncthreads();
     /* Planar rows of pitch WF, gathered below in interleaved order. */
 #pragma unroll
