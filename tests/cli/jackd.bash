@@ -9,6 +9,12 @@
 # server could start ("too many servers already active"); a name from the
 # pool reclaims the entry its last holder left behind.
 
+# A JACK client can block for good on a server that is starting or going
+# away (seen: jack_lsp -s waiting 10 minutes on a server started a moment
+# before); every query of the scripts gives up after 10 s instead of holding
+# the suite. timeout runs the program, not this function.
+jack_lsp() { timeout 10 jack_lsp "$@"; }
+
 # jackd_start LOG RATE: a jackd with the dummy driver (no sound card, no
 # realtime privileges), RATE Hz, 128-frame periods, under the first name of
 # convoy-test-0..7 that no running server holds, logging to LOG; its name in
