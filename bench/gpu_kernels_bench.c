@@ -260,6 +260,14 @@ int main(int argc, char **argv) {
     run_case(&B, taps, 16, label, &v);
   }
   run_case(&B, taps, 16, "direct shared-memory taps", &s);
+  run_case(&B, taps, 64, "direct (default)", &c);
+  for (int outputs = 4; outputs <= 16; outputs *= 4) {
+    gpu_conv_config v = c;
+    v.direct_outputs = outputs;
+    char label[64];
+    snprintf(label, sizeof label, "direct %d outputs/thread", outputs);
+    run_case(&B, taps, 64, label, &v);
+  }
   f.plan_effort = 1;
   summary[0][1] = run_case(&B, taps, 16, "fft (timed N)", &f);
   summary[0][2] = run_case(&B, taps, 16, "auto (timed)", &a);

@@ -265,27 +265,31 @@ static void test_register_counts(void) {
   }
 }
 
-/* The benchmark's variants of the 16-tap kernel give the default's bits. */
-static void test_direct16_variants(void) {
-  tcase t;
-  if (!case_make(&t, 2, 16, ts_log_range(&rng, 5000, 70000), TAPS_DISTINCT, 1)) return;
-  gpu_conv_config cfg;
-  config_for(&t, GPU_CONV_DIRECT, &cfg);
-  float *base = check_engine(&t, &cfg, "direct 16", 0);
-  const int outputs[3] = {4, 8, 16};
-  for (int i = 0; i < 3 && base; i++) {
-    for (int store = 1; store <= 2; store++) {
-      cfg.direct_outputs = outputs[i];
-      cfg.direct_store = store;
-      float *v = check_engine(&t, &cfg, "direct 16 variant", 0);
-      if (v)
-        TS_CHECK(same_outputs(&t, base, v),
-                 "16 taps, %d outputs/thread, store mode %d: bits differ", outputs[i], store);
-      free(v);
+/* The benchmark's variants of the 16- and 64-tap kernels give the
+ * default's bits. */
+static void test_direct_variants(void) {
+  for (int64_t m = 16; m <= 64; m *= 4) {
+    tcase t;
+    if (!case_make(&t, 2, m, ts_log_range(&rng, 5000, 70000), TAPS_DISTINCT, 1)) return;
+    gpu_conv_config cfg;
+    config_for(&t, GPU_CONV_DIRECT, &cfg);
+    float *base = check_engine(&t, &cfg, "direct default", 0);
+    const int outputs[3] = {4, 8, 16};
+    for (int i = 0; i < 3 && base; i++) {
+      for (int store = 1; store <= (m == 16 ? 2 : 1); store++) {
+        cfg.direct_outputs = outputs[i];
+        cfg.direct_store = store;
+        float *v = check_engine(&t, &cfg, "direct variant", 0);
+        if (v)
+          TS_CHECK(same_outputs(&t, base, v),
+                   "%lld taps, %d outputs/thread, store mode %d: bits differ", (long long)m,
+                   outputs[i], store);
+        free(v);
+      }
     }
+    free(base);
+    case_free(&t);
   }
-  free(base);
-  case_free(&t);
 }
 
 /* The interleaved kernels: for every tap count they serve, and one past,
@@ -547,7 +551,7 @@ int main(void) {
   }
   test_errors();
   test_register_counts();
-  test_direct16_variants();
+  test_direct_variants();
   test_interleaved();
   test_channels();
   test_fft_batches_and_lanes();

@@ -131,7 +131,8 @@ typedef struct gpu_conv_config {
 
   /* Tuning overrides, 0 = default. Used by the benchmark; others leave them 0. */
   int32_t direct_outputs;     /* outputs per thread of the register kernel: 4, 8 or 16
-                                 (4 and 16 only for 16 taps) */
+                                 (4 and 16 only for 16 and 64 taps; at 64 taps with
+                                 per-thread stores only) */
   int32_t direct_store;       /* 1 = each thread stores its own outputs, 2 = through
                                  shared memory, fully coalesced */
   int32_t direct_shared_taps; /* 1 = use the shared-memory-taps kernel at any tap count */

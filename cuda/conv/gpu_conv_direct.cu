@@ -188,8 +188,21 @@ constexpr std::array<kernel_fn, sizeof...(I)> reg_table(std::integer_sequence<in
 const std::array<kernel_fn, kRegMaxTaps> kRegKernels =
     reg_table(std::make_integer_sequence<int, kRegMaxTaps>{});
 
-/* The benchmark's alternatives for the model case of 16 taps. */
-kernel_fn reg16_variant(int outputs, bool staged) {
+/* The benchmark's alternatives for the model cases of 16 and 64 taps. */
+kernel_fn reg_variant(int64_t m, int outputs, bool staged) {
+  if (m == 64 && !staged) {
+    switch (outputs) {
+    case 4:
+      return &direct_reg<64, 4, false>;
+    case 8:
+      return &direct_reg<64, 8, false>;
+    case 16:
+      return &direct_reg<64, 16, false>;
+    default:
+      return nullptr;
+    }
+  }
+  if (m != 16) return nullptr;
   switch (outputs) {
   case 4:
     return staged ? &direct_reg<16, 4, true> : &direct_reg<16, 4, false>;
@@ -277,8 +290,8 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
           err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
           "gpu_conv: the shared-memory-taps kernel computes %d outputs per thread", kSmOutputs);
     kernel = staged ? &direct_smem<true> : &direct_smem<false>;
-  } else if (m == 16 && (cfg->direct_outputs || cfg->direct_store)) {
-    kernel = reg16_variant(outputs, staged);
+  } else if ((m == 16 || m == 64) && (cfg->direct_outputs || cfg->direct_store)) {
+    kernel = reg_variant(m, outputs, staged);
   } else if (outputs == kDefaultOutputs && staged == kDefaultStaged) {
     kernel = kRegKernels[(size_t)(m - 1)];
   }
