@@ -707,6 +707,70 @@ static float *planar_run(const ts_case *t, convoy_engine engine, int in_place, c
   return y;
 }
 
+/* Interleaved float32 calls and planar calls alternating on one convolver
+ * (cut by calls, cycled): the history passes between the two kinds. Returns
+ * the output interleaved, as device_run's, or NULL. */
+static float *mixed_run(const ts_case *t, convoy_engine engine, const int64_t *calls, int n_calls,
+                        cudaStream_t stream) {
+  const int32_t ch = t->channels;
+  const int64_t m = ts_case_longest(t), total = t->frames + m - 1;
+  const size_t floats = (size_t)(total * ch), bytes = sizeof(float) * floats;
+  convoy_cuda_conv *conv = device_conv(t, engine);
+  if (!conv) return NULL;
+  float *x = calloc(floats, sizeof(float)), *rows = calloc(floats, sizeof(float));
+  float *y = calloc(floats + 1, sizeof(float)), *yi = calloc(floats, sizeof(float));
+  float *yp = calloc(floats, sizeof(float));
+  float *d_x = NULL, *d_rows = NULL, *d_yi = NULL, *d_yp = NULL;
+  int ok = x && rows && y && yi && yp;
+  for (int64_t k = 0; ok && k < t->frames; k++)
+    for (int32_t c = 0; c < ch; c++) {
+      x[k * ch + c] = t->x[k * ch + c];
+      rows[c * total + k] = t->x[k * ch + c];
+    }
+  ok = ok && cuda_ok(cudaMalloc((void **)&d_x, bytes), "cudaMalloc") &&
+       cuda_ok(cudaMalloc((void **)&d_rows, bytes), "cudaMalloc") &&
+       cuda_ok(cudaMalloc((void **)&d_yi, bytes), "cudaMalloc") &&
+       cuda_ok(cudaMalloc((void **)&d_yp, bytes), "cudaMalloc") &&
+       cuda_ok(cudaMemcpy(d_x, x, bytes, cudaMemcpyHostToDevice), "cudaMemcpy") &&
+       cuda_ok(cudaMemcpy(d_rows, rows, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+  int64_t pos = 0;
+  for (int i = 0; ok && pos < total; i++) {
+    int64_t n = calls[i % n_calls];
+    if (n > total - pos) n = total - pos;
+    convoy_status st = i % 2 == 0
+                           ? convoy_cuda_conv_process(conv, CONVOY_FORMAT_F32, d_x + pos * ch,
+                                                      d_yi + pos * ch, n, stream)
+                           : convoy_cuda_conv_process_planar(conv, d_rows + pos, total, d_yp + pos,
+                                                             total, n, stream);
+    TS_CHECK(st == CONVOY_OK, "mixed calls: %s", convoy_cuda_conv_last_error(conv));
+    ok = st == CONVOY_OK;
+    /* Frames of this call come from the kind that made them. */
+    for (int64_t k = pos; ok && k < pos + n; k++)
+      for (int32_t c = 0; c < ch; c++) y[k * ch + c] = i % 2 == 0 ? -1.0f : -2.0f;
+    pos += n;
+  }
+  ok = ok && cuda_ok(cudaStreamSynchronize(stream), "mixed work") &&
+       cuda_ok(cudaMemcpy(yi, d_yi, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy") &&
+       cuda_ok(cudaMemcpy(yp, d_yp, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+  for (int64_t k = 0; ok && k < total; k++)
+    for (int32_t c = 0; c < ch; c++)
+      y[k * ch + c] = y[k * ch + c] == -1.0f ? yi[k * ch + c] : yp[c * total + k];
+  cudaFree(d_x);
+  cudaFree(d_rows);
+  cudaFree(d_yi);
+  cudaFree(d_yp);
+  convoy_cuda_conv_destroy(conv);
+  free(x);
+  free(rows);
+  free(yi);
+  free(yp);
+  if (!ok) {
+    free(y);
+    return NULL;
+  }
+  return y;
+}
+
 static void test_device_api(ts_rng *rng) {
   cudaStream_t stream = NULL;
   if (!cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate")) return;
@@ -757,6 +821,13 @@ static void test_device_api(ts_rng *rng) {
       float *p3 = planar_run(&t, engine, 0, odd_calls, 4, stream);
       TS_CHECK(y3 && p3 && memcmp(y3, p3, sizeof(float) * (size_t)(total * ch)) == 0,
                "%s: planar odd calls differ from interleaved odd calls", label);
+      /* Interleaved and planar calls alternating on one convolver: the
+       * bits of whole calls, at any cut for the direct engine, on the
+       * granule grid for the FFT's. */
+      float *mx = mixed_run(&t, engine, e == 0 ? odd_calls : grid_calls, e == 0 ? 4 : 3, stream);
+      TS_CHECK(y && mx && memcmp(y, mx, sizeof(float) * (size_t)(total * ch)) == 0,
+               "%s: interleaved and planar calls mixed differ from whole calls", label);
+      free(mx);
       free(p1);
       free(p2);
       free(p3);
