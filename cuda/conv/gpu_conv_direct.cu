@@ -25,6 +25,7 @@
  */
 #include "gpu_conv_internal.cuh"
 #include "gpu_conv_direct.cuh"
+#include "gpu_device.cuh"
 
 #include <array>
 #include <new>
@@ -232,6 +233,7 @@ struct gc_direct {
   kernel_fn il_kernel; /* interleaved frames (NULL: none for this shape) */
   int64_t il_blocks;   /* its resident blocks on the whole device */
   int32_t sms;         /* multiprocessors, for the strided launches' grid */
+  bool smem_wide;      /* the device allows kStridedSmemWide a block */
   /* The strided launch for the step the engine was made for (the config's
    * decimation), worked out once: its tile shape, shared memory and grid. */
   int64_t planned_step; /* 0: none */
@@ -245,7 +247,11 @@ struct gc_direct {
 static convoy_status strided_prepare(const gc_direct *d, int64_t step, strided_args *a,
                                      size_t *smem, int64_t *most, char *err, size_t err_size) {
   a->taps_len = d->taps_len;
-  *smem = step >= 1 && step <= kMaxStep ? strided_plan((int32_t)step, d->cx, a) : 0;
+  const bool in_range = step >= 1 && step <= kMaxStep;
+  *smem = in_range ? strided_plan((int32_t)step, d->cx, kStridedSmemBytes, a) : 0;
+  const int64_t phases = d->taps_len < step ? d->taps_len : step;
+  if (*smem != 0 && a->rows < phases && d->smem_wide)
+    *smem = strided_plan((int32_t)step, d->cx, kStridedSmemWide, a);
   if (*smem == 0)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: step %lld out of range (1 .. %d)", (long long)step,
@@ -353,8 +359,12 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
             "gpu_conv: interleaved kernel occupancy");
     d->il_blocks = (int64_t)dev->sms * (per_sm > 0 ? per_sm : 1);
   }
+  cudaDeviceProp props;
+  GP_CUDA(gp_device_props(dev->index, &props), "gpu_conv: device properties");
+  d->smem_wide = props.sharedMemPerBlockOptin >= (size_t)kStridedSmemWide;
   GP_CUDA(cudaFuncSetAttribute((const void *)strided_kernel(cx),
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, kStridedSmemBytes),
+                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               d->smem_wide ? kStridedSmemWide : kStridedSmemBytes),
           "gpu_conv: strided kernel shared memory");
   d->sms = dev->sms;
   if (cfg->decimation > 1) {

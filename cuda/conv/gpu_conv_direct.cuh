@@ -256,14 +256,19 @@ constexpr int kStridedOutputs = 8; /* consecutive outputs per thread */
 /* The strided kernel for real (cx false) or complex filters. */
 strided_fn strided_kernel(bool cx);
 
-/* Most dynamic shared memory a strided launch uses (set at create). */
+/* Dynamic shared memory a strided launch may use: kStridedSmemBytes, or
+ * kStridedSmemWide where the first would split a tap block's phases (its
+ * rows could not hold one input row per phase, so every block of taps
+ * restaged the tile: complex taps from D = 44 on measured up to 15x slower
+ * than D = 32) and the device allows it (compute capability 8.0 on). */
 constexpr int kStridedSmemBytes = 96 * 1024;
+constexpr int kStridedSmemWide = 160 * 1024;
 
-/* Fills a's tile, groups, slices, mb, rows, qb and pitch for step and
- * a.taps_len (they depend on nothing else, so neither do the sums), and
- * returns the dynamic shared memory the launch needs (0 when step is out
- * of range). */
-size_t strided_plan(int32_t step, bool cx, strided_args *a);
+/* Fills a's tile, groups, slices, mb, rows, qb and pitch for step,
+ * a.taps_len and the shared-memory budget in bytes (they depend on nothing
+ * else, so neither do the sums), and returns the dynamic shared memory the
+ * launch needs (0 when step is out of range or nothing fits). */
+size_t strided_plan(int32_t step, bool cx, int32_t budget_bytes, strided_args *a);
 
 } // namespace gcd
 

@@ -243,9 +243,9 @@ strided_fn strided_kernel(bool cx) {
   return cx ? &strided_cx : &strided_real;
 }
 
-size_t strided_plan(int32_t step, bool cx, strided_args *a) {
+size_t strided_plan(int32_t step, bool cx, int32_t budget_bytes, strided_args *a) {
   if (step < 1 || step > kMaxStep || a->taps_len < 1) return 0;
-  const int64_t budget = kStridedSmemBytes / (int64_t)sizeof(float) / (cx ? 2 : 1);
+  const int64_t budget = budget_bytes / (int64_t)sizeof(float) / (cx ? 2 : 1);
   const int64_t phases = a->taps_len < step ? a->taps_len : step;
   const int32_t slices = phases >= 8 ? 8 : phases >= 4 ? 4 : phases >= 2 ? 2 : 1;
   const int32_t groups = 8 / slices, tile = 256 * groups;
