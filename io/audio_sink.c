@@ -279,10 +279,7 @@ void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n
   encode_job j = {
       .q = &sink->q, .kind = kind, .x = frames, .codes = codes, .samples = samples, .tasks = tasks};
   pool_run(pool, tasks, encode_task, &j);
-  for (int64_t t = 0; t < tasks; t++) {
-    sink->q.clipped += j.part[t].clipped;
-    if (j.part[t].peak > sink->q.peak) sink->q.peak = j.part[t].peak;
-  }
+  for (int64_t t = 0; t < tasks; t++) audio_sink_add_tally(sink, j.part[t].clipped, j.part[t].peak);
   sink->q.index += (uint64_t)samples;
 }
 

@@ -106,6 +106,15 @@ SQ_FN output_spec output_spec_make(convoy_sample_format fmt, int32_t bits, int32
   return o;
 }
 
+/* Counts only output frames [first, end) (end < 0: to the end; first = 0,
+ * end = -1: every frame) of a run whose frame 0 is at position base, each
+ * frame `samples` positions wide. */
+SQ_FN void output_spec_count_frames(output_spec *o, uint64_t base, int64_t first, int64_t end,
+                                    int32_t samples) {
+  o->count_lo = base + (uint64_t)first * (uint64_t)samples;
+  o->count_hi = end < 0 ? UINT64_MAX : base + (uint64_t)end * (uint64_t)samples;
+}
+
 /* Statistics of integer output (see convoy_output_stats). */
 typedef struct output_tally {
   int64_t clipped;

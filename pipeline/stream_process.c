@@ -269,9 +269,7 @@ convoy_status convoy_stream_set_stats_range(convoy_stream *stream, int64_t first
     stream->ops->whole_stream->stats_range(stream->whole, first, end);
     return CONVOY_OK;
   }
-  const uint64_t rows = (uint64_t)stream->rows, base = warm_first_out_index(stream);
-  stream->out.count_lo = base + (uint64_t)first * rows;
-  stream->out.count_hi = end < 0 ? UINT64_MAX : base + (uint64_t)end * rows;
+  output_spec_count_frames(&stream->out, warm_first_out_index(stream), first, end, stream->rows);
   return CONVOY_OK;
 }
 
@@ -293,8 +291,7 @@ convoy_status convoy_stream_reset(convoy_stream *stream) {
   warm_reset_planar(s);
   s->tally.clipped = 0;
   s->tally.peak = 0.0;
-  s->out.count_lo = 0;
-  s->out.count_hi = UINT64_MAX;
+  output_spec_count_frames(&s->out, 0, 0, -1, s->rows);
   s->flushed = 0;
   s->failed = 0;
   return CONVOY_OK;

@@ -128,6 +128,18 @@ static void loud_case_free(loud_case *c) {
   free(c->h);
 }
 
+/* The tally over frames [a, b) of yf (b < 0: to nf), by the rule. */
+static void expected_tally(const float *yf, int64_t nf, int32_t ch, int64_t a, int64_t b,
+                           const out_case *oc, uint64_t seed, int64_t *clipped, double *peak) {
+  *clipped = 0;
+  *peak = 0.0;
+  const int64_t end = b < 0 || b > nf ? nf : b;
+  for (int64_t i = a * ch; i < end * ch; i++) {
+    if (fabs((double)yf[i]) > *peak) *peak = fabs((double)yf[i]);
+    (void)expected_code(yf[i], oc, seed, (uint64_t)i, clipped);
+  }
+}
+
 /* Integer output of one engine against its own float output, quantized. */
 static void check_engine(convoy_engine engine) {
   const out_case cases[] = {
@@ -157,11 +169,11 @@ static void check_engine(convoy_engine engine) {
       if (yf && yi && yi2) {
         TS_CHECK(nf == frames + taps - 1 && ni == nf && ni2 == nf, "frames %lld %lld %lld",
                  (long long)nf, (long long)ni, (long long)ni2);
-        int64_t want_clipped = 0, bad = 0, first_bad = -1, diff2 = 0;
+        int64_t want_clipped = 0, bad = 0, first_bad = -1, diff2 = 0, clips = 0;
         double peak = 0.0;
+        expected_tally(yf, nf, ch, 0, -1, oc, seed, &want_clipped, &peak);
         for (int64_t i = 0; i < nf * ch; i++) {
-          if (fabs((double)yf[i]) > peak) peak = fabs((double)yf[i]);
-          int64_t want = expected_code(yf[i], oc, seed, (uint64_t)i, &want_clipped);
+          int64_t want = expected_code(yf[i], oc, seed, (uint64_t)i, &clips);
           if (ts_code_at(yi, oc->fmt, i) != want && bad++ == 0) first_bad = i;
           if (ts_code_at(yi2, oc->fmt, i) != ts_code_at(yi, oc->fmt, i)) diff2++;
         }
@@ -188,18 +200,6 @@ static void check_engine(convoy_engine engine) {
       convoy_stream_destroy(si);
       loud_case_free(&lc);
     }
-  }
-}
-
-/* The tally over frames [a, b) of yf (b < 0: to nf), by the rule. */
-static void expected_tally(const float *yf, int64_t nf, int32_t ch, int64_t a, int64_t b,
-                           const out_case *oc, uint64_t seed, int64_t *clipped, double *peak) {
-  *clipped = 0;
-  *peak = 0.0;
-  const int64_t end = b < 0 || b > nf ? nf : b;
-  for (int64_t i = a * ch; i < end * ch; i++) {
-    if (fabs((double)yf[i]) > *peak) *peak = fabs((double)yf[i]);
-    (void)expected_code(yf[i], oc, seed, (uint64_t)i, clipped);
   }
 }
 

@@ -13,10 +13,10 @@
  * and run go on a side stream beside the main run. Interleaved float32
  * frames go the same way straight through the direct engine's interleaved
  * kernel where it has one (2, 4 or 8 channels, up to 32 taps:
- * filter_interleaved); other interleaved input is deinterleaved first. Every copy between
- * device buffers is a kernel (gp_copy_rows): a cudaMemcpy2DAsync there
- * would hand the stream to a copy engine and back, several microseconds a
- * call.
+ * filter_interleaved); other interleaved input is deinterleaved first.
+ * Every copy between device buffers is a kernel (gp_copy_rows): a
+ * cudaMemcpy2DAsync there would hand the stream to a copy engine and back,
+ * several microseconds a call.
  */
 #include "convoy_cuda.h"
 
@@ -307,6 +307,17 @@ static convoy_status join_side(convoy_cuda_conv *c, cudaStream_t stream, convoy_
   return st;
 }
 
+/* The frames of a call of `frames` whose outputs need the history, staged
+ * behind it: a whole number of granules, so that every FFT segment starts
+ * where a staged run would start it; the direct engine may start anywhere
+ * past the history, at a 16-byte step so that the outputs stay aligned for
+ * the kernels' vector stores. At most frames. */
+static int64_t head_frames(const convoy_cuda_conv *c, int64_t frames) {
+  const int64_t granule = gpu_conv_granule(c->conv);
+  const int64_t head = granule == 1 ? round_up(c->hist, 4) : round_up(c->hist, granule);
+  return head < frames ? head : frames;
+}
+
 /* Planar rows: row r of `frames` float32 frames at in + r * in_pitch into
  * out + r * out_pitch. Where in and out are apart, the kernels read the
  * caller's input in place: only the first `head` frames, whose outputs need
@@ -319,11 +330,7 @@ static convoy_status filter_rows(convoy_cuda_conv *c, const float *in, int64_t i
                                  int64_t out_pitch, int64_t frames, bool in_place,
                                  cudaStream_t stream, char *err, size_t err_size) {
   float *work = c->work[c->cur], *next = c->work[1 - c->cur];
-  const int64_t granule = gpu_conv_granule(c->conv);
-  /* The direct engine may start anywhere: past the history, at a 16-byte
-   * step so that the outputs stay aligned for the kernel's vector stores. */
-  int64_t head = granule == 1 ? round_up(c->hist, 4) : round_up(c->hist, granule);
-  if (in_place || head > frames) head = frames;
+  const int64_t head = in_place ? frames : head_frames(c, frames);
   /* The copies: the head behind the history, and the last hist frames of
    * history and input into the other buffer's history. The latter comes from
    * the caller's input when it holds them (read before any later call may
@@ -338,10 +345,12 @@ static convoy_status filter_rows(convoy_cuda_conv *c, const float *in, int64_t i
                  : gp_rows_copy{next, c->stride, work + frames, c->stride, c->hist};
   if (c->hist > 0 && from_input) copies[n_copies++] = history;
   const bool main_run = frames > head;
-  const bool forked = main_run && (n_copies > 0 || (c->hist > 0 && !from_input));
+  /* With no history there is no head either, and nothing for a side stream. */
+  const bool forked = main_run && c->hist > 0;
   cudaStream_t side = forked ? c->side : stream;
   convoy_status st = forked ? fork_side(c, stream, err, err_size) : CONVOY_OK;
-  if (n_copies > 0) st = gp_copy_rows(copies, n_copies, c->channels, side, err, err_size);
+  if (st == CONVOY_OK && n_copies > 0)
+    st = gp_copy_rows(copies, n_copies, c->channels, side, err, err_size);
   if (st == CONVOY_OK && head > 0)
     st = gpu_conv_run(c->conv, 1, work, c->stride, out, out_pitch, head, side, err, err_size);
   if (st == CONVOY_OK && c->hist > 0 && !from_input)
@@ -364,13 +373,13 @@ static convoy_status filter_interleaved(convoy_cuda_conv *c, const float *in, fl
                                         size_t err_size) {
   float *work = c->work[c->cur], *next = c->work[1 - c->cur];
   const int32_t ch = c->channels;
-  int64_t head = round_up(c->hist, 4);
-  if (head > frames) head = frames;
+  const int64_t head = head_frames(c, frames);
   const bool main_run = frames > head;
-  cudaStream_t side = main_run ? c->side : stream;
+  const bool forked = main_run && c->hist > 0;
+  cudaStream_t side = forked ? c->side : stream;
   const gp_rows_copy staged{c->il_stage + c->hist * ch, 0, in, 0, head * ch};
-  convoy_status st = main_run ? fork_side(c, stream, err, err_size) : CONVOY_OK;
-  if (c->hist > 0)
+  convoy_status st = forked ? fork_side(c, stream, err, err_size) : CONVOY_OK;
+  if (st == CONVOY_OK && c->hist > 0)
     st = gp_interleave(work, c->stride, ch, c->hist, c->il_stage, side, err, err_size);
   if (st == CONVOY_OK && head > 0) st = gp_copy_rows(&staged, 1, 1, side, err, err_size);
   if (st == CONVOY_OK && head > 0)
@@ -385,7 +394,7 @@ static convoy_status filter_interleaved(convoy_cuda_conv *c, const float *in, fl
   if (st == CONVOY_OK && main_run)
     st = gpu_conv_run_interleaved(c->conv, 0, in + (head - c->hist) * ch, out + head * ch,
                                   frames - head, stream, err, err_size);
-  if (main_run) st = join_side(c, stream, st, err, err_size);
+  if (forked) st = join_side(c, stream, st, err, err_size);
   if (st != CONVOY_OK) return st;
   c->cur = 1 - c->cur;
   return CONVOY_OK;

@@ -500,11 +500,8 @@ extern "C" convoy_status gpu_conv_run_interleaved(gpu_conv *conv, int32_t lane, 
   if (!d_in || !d_out)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
                                d_in ? "d_out" : "d_in");
-  const size_t ch = (size_t)conv->channels;
-  const uintptr_t i0 = (uintptr_t)d_in, o0 = (uintptr_t)d_out;
-  const uintptr_t i1 = i0 + sizeof(float) * ch * (size_t)(n_out + conv->taps_len - 1);
-  const uintptr_t o1 = o0 + sizeof(float) * ch * (size_t)n_out;
-  if (i0 < o1 && o0 < i1)
+  const int64_t ch = conv->channels;
+  if (ranges_overlap(d_in, ch * (n_out + conv->taps_len - 1), d_out, ch * n_out))
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: input and output overlap (in-place is not supported)");
   device_guard guard;

@@ -69,20 +69,20 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
   float next[G][4]; /* the next tile's input, loaded while this one is computed */
   int32_t loaded = -1;
   const int t = threadIdx.x;
-  const auto input_of = [&](int64_t tile, int64_t &k0) {
-    const int64_t c = tile / a.tiles_per_channel;
+  /* A tile's channel and first output. */
+  const auto origin = [&](int64_t tile, int64_t &c, int64_t &k0) {
+    c = tile / a.tiles_per_channel;
     k0 = (tile - c * a.tiles_per_channel) * T;
-    return a.in + c * a.in_stride;
   };
 
-  int64_t k_next = 0;
   if (PREFETCH && blockIdx.x < a.tiles) {
-    const float *x = input_of(blockIdx.x, k_next);
-    load_input<G>(next, x, k_next, T + M - 1, a.n_in);
+    int64_t c, k0;
+    origin(blockIdx.x, c, k0);
+    load_input<G>(next, a.in + c * a.in_stride, k0, T + M - 1, a.n_in);
   }
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-    const int64_t c = tile / a.tiles_per_channel;
-    const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
+    int64_t c, k0;
+    origin(tile, c, k0);
     const int32_t f = a.filter_of[c];
     if (f != loaded) { /* uniform across the block */
       const float4 *tp = reinterpret_cast<const float4 *>(a.taps + f * a.taps_stride);
@@ -102,8 +102,9 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
       stage_input<W>(xs, a.in + c * a.in_stride, k0, T + M - 1, a.n_in);
     __syncthreads();
     if (PREFETCH && tile + gridDim.x < a.tiles) {
-      const float *x = input_of(tile + gridDim.x, k_next);
-      load_input<G>(next, x, k_next, T + M - 1, a.n_in);
+      int64_t cn, kn;
+      origin(tile + gridDim.x, cn, kn);
+      load_input<G>(next, a.in + cn * a.in_stride, kn, T + M - 1, a.n_in);
     }
 
     float acc[R];
@@ -242,6 +243,18 @@ struct gc_direct {
   int64_t planned_blocks;
 };
 
+/* Blocks of kThreads threads of kernel, with smem bytes of dynamic shared
+ * memory, that the whole device holds at once (at least one an SM): the
+ * grid of a persistent launch. */
+static convoy_status resident_blocks(const void *kernel, size_t smem, int32_t sms, int64_t *blocks,
+                                     char *err, size_t err_size) {
+  int per_sm = 0;
+  GP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem),
+          "gpu_conv: direct kernel occupancy");
+  *blocks = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+  return CONVOY_OK;
+}
+
 /* The tile shape, shared memory and most resident blocks of a strided run
  * by step. */
 static convoy_status strided_prepare(const gc_direct *d, int64_t step, strided_args *a,
@@ -256,12 +269,7 @@ static convoy_status strided_prepare(const gc_direct *d, int64_t step, strided_a
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: step %lld out of range (1 .. %d)", (long long)step,
                                kMaxStep);
-  int per_sm = 0;
-  GP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-              &per_sm, (const void *)strided_kernel(d->cx), kThreads, *smem),
-          "gpu_conv: strided kernel occupancy");
-  *most = (int64_t)d->sms * (per_sm > 0 ? per_sm : 1);
-  return CONVOY_OK;
+  return resident_blocks((const void *)strided_kernel(d->cx), *smem, d->sms, most, err, err_size);
 }
 
 double gc_direct_model_cost(const gc_device *dev, int64_t taps_len, int complex_taps) {
@@ -346,19 +354,14 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
                      cudaMemcpyHostToDevice),
           "gpu_conv: channel map to the device");
 
-  int per_sm = 0;
-  GP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)kernel, kThreads, 0),
-          "gpu_conv: direct kernel occupancy");
-  d->max_blocks = (int64_t)dev->sms * (per_sm > 0 ? per_sm : 1);
+  convoy_status st =
+      resident_blocks((const void *)kernel, 0, dev->sms, &d->max_blocks, err, err_size);
   /* The default register kernel's shapes also run on interleaved frames. */
   if (!cx && !shared_taps && kernel == kRegKernels[(size_t)(m - 1)])
     d->il_kernel = il_kernel(m, cfg->channels);
-  if (d->il_kernel) {
-    GP_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, (const void *)d->il_kernel,
-                                                          kThreads, 0),
-            "gpu_conv: interleaved kernel occupancy");
-    d->il_blocks = (int64_t)dev->sms * (per_sm > 0 ? per_sm : 1);
-  }
+  if (st == CONVOY_OK && d->il_kernel)
+    st = resident_blocks((const void *)d->il_kernel, 0, dev->sms, &d->il_blocks, err, err_size);
+  if (st != CONVOY_OK) return st;
   cudaDeviceProp props;
   GP_CUDA(gp_device_props(dev->index, &props), "gpu_conv: device properties");
   d->smem_wide = props.sharedMemPerBlockOptin >= (size_t)kStridedSmemWide;
@@ -368,8 +371,8 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
           "gpu_conv: strided kernel shared memory");
   d->sms = dev->sms;
   if (cfg->decimation > 1) {
-    convoy_status st = strided_prepare(d, cfg->decimation, &d->planned, &d->planned_smem,
-                                       &d->planned_blocks, err, err_size);
+    st = strided_prepare(d, cfg->decimation, &d->planned, &d->planned_smem, &d->planned_blocks, err,
+                         err_size);
     if (st != CONVOY_OK) return st;
     d->planned_step = cfg->decimation;
   }

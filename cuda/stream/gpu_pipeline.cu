@@ -367,9 +367,7 @@ static convoy_status launch(gpu_pipeline *p, const void *src, convoy_sample_form
     const uint64_t first = (uint64_t)pick.n0 * (uint64_t)p->channels;
     if (p->launched == 0) p->out_first = first;
     output_spec o = p->out;
-    const uint64_t ch = (uint64_t)p->channels;
-    o.count_lo = p->out_first + (uint64_t)p->stats_first * ch;
-    o.count_hi = p->stats_end < 0 ? UINT64_MAX : p->out_first + (uint64_t)p->stats_end * ch;
+    output_spec_count_frames(&o, p->out_first, p->stats_first, p->stats_end, p->channels);
     st = gp_interleave_quantize_pick(s.d_out, p->out_stride, p->channels, keep, pick, o, first,
                                      s.d_outi, p->d_tally, s.stream, err, err_size);
     if (st != CONVOY_OK) return st;
