@@ -28,10 +28,15 @@
  *                     taps - 1 rounded up to 4 for the direct engine, one
  *                     FFT granule or the fewest whole granules that cover
  *                     taps - 1 for the FFT engine). Mono float32 through
- *                     process() takes this path too. Interleaved
- *                     multichannel and integer input go through one
- *                     conversion pass into planar rows and one interleaving
- *                     pass out.
+ *                     process() takes this path too, and so do interleaved
+ *                     float32 frames under real filters where the kernels
+ *                     read frames in place: 2, 4 or 8 values a frame (a
+ *                     complex channel is two) on the direct engine up to 32
+ *                     taps, 2 or 4 on the FFT engine up to an FFT size of
+ *                     2^15. Other interleaved and integer input goes through
+ *                     one conversion pass into planar rows and one
+ *                     interleaving pass out. The outputs are the same bits
+ *                     either way.
  *
  * Complex signals (config.sample = CONVOY_SAMPLE_CF32): a frame holds one
  * complex value per channel, interleaved as re0, im0, re1, im1, ... (2 x

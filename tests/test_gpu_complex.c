@@ -10,8 +10,10 @@
  * filters; the register and shared-memory direct kernels agree bitwise;
  * splitting a run at granule multiples gives bitwise the one-call output;
  * nothing is written outside the outputs; int8 and uint8 input convert
- * exactly (x / 128, (x - 128) / 128); a complex filter on a real config is
- * refused. Skips (77) without a GPU.
+ * exactly (x / 128, (x - 128) / 128); real filters on float32 complex
+ * frames (the interleaved kernels) give the bits of the same values as
+ * uint8 frames (the conversion into planar rows); a complex filter on a
+ * real config is refused. Skips (77) without a GPU.
  */
 #include "test_support.h"
 
@@ -504,6 +506,87 @@ static void test_device_api(void) {
   }
 }
 
+/* Real filters on complex frames: float32 frames go through the engines'
+ * interleaved kernels where they have one (2, 4 or 8 rows), uint8 frames of
+ * the same values through the conversion into planar rows; both, on one
+ * convolver, in calls of granule multiples, give the same bits. */
+static void test_real_taps_interleaved(void) {
+  const int32_t channel_counts[4] = {1, 2, 3, 4};
+  for (int e = 0; e < 2; e++) {
+    for (int ci = 0; ci < 4; ci++) {
+      const int32_t ch = channel_counts[ci];
+      const int64_t m = e == 0 ? ts_range(&rng, 1, 32) : ts_range(&rng, 100, 3000);
+      const int64_t frames = ts_range(&rng, 20000, 60000);
+      const size_t values = (size_t)(frames * 2 * ch);
+      float *taps = malloc(sizeof(float) * (size_t)m);
+      unsigned char *raw = malloc(values);
+      float *x = malloc(sizeof(float) * values);
+      float *y8 = malloc(sizeof(float) * values), *y32 = malloc(sizeof(float) * values);
+      if (!taps || !raw || !x || !y8 || !y32) return;
+      ts_fill_uniform(&rng, taps, m);
+      for (size_t i = 0; i < values; i++) {
+        raw[i] = (unsigned char)ts_range(&rng, 0, 255);
+        x[i] = (float)((int)raw[i] - 128) / 128.0f;
+      }
+      convoy_filter *f = NULL;
+      TS_CHECK_OK(convoy_filter_create(&f, taps, m));
+      convoy_cuda_config cfg;
+      convoy_cuda_config_init(&cfg);
+      cfg.channels = ch;
+      cfg.sample = CONVOY_SAMPLE_CF32;
+      cfg.engine = e == 0 ? CONVOY_ENGINE_GPU_DIRECT : CONVOY_ENGINE_GPU_FFT;
+      cfg.max_frames = frames;
+      convoy_cuda_conv *cc = NULL;
+      TS_CHECK_OK(convoy_cuda_conv_create(&cc, &cfg, &f, 1));
+      void *d_raw = NULL;
+      float *d_x = NULL, *d_y = NULL;
+      int ok =
+          cc && cuda_ok(cudaMalloc(&d_raw, values), "cudaMalloc") &&
+          cuda_ok(cudaMalloc((void **)&d_x, sizeof(float) * values), "cudaMalloc") &&
+          cuda_ok(cudaMalloc((void **)&d_y, sizeof(float) * values), "cudaMalloc") &&
+          cuda_ok(cudaMemcpy(d_raw, raw, values, cudaMemcpyHostToDevice), "copy in") &&
+          cuda_ok(cudaMemcpy(d_x, x, sizeof(float) * values, cudaMemcpyHostToDevice), "copy in");
+      const int64_t g = cc ? convoy_cuda_conv_granule(cc) : 1;
+      for (int pass = 0; ok && pass < 2; pass++) {
+        TS_CHECK_OK(convoy_cuda_conv_reset(cc, NULL));
+        int64_t at = 0;
+        while (ok && at < frames) {
+          int64_t n = pass == 0 ? frames : g * ts_log_range(&rng, 1, 30000 / g + 1);
+          if (n > frames - at) n = frames - at;
+          const convoy_status st =
+              pass == 0 ? convoy_cuda_conv_process(cc, CONVOY_FORMAT_U8, d_raw, d_y, n, NULL)
+                        : convoy_cuda_conv_process(cc, CONVOY_FORMAT_F32, d_x + at * 2 * ch,
+                                                   d_y + at * 2 * ch, n, NULL);
+          TS_CHECK(st == CONVOY_OK, "process: %s", convoy_cuda_conv_last_error(cc));
+          ok = st == CONVOY_OK;
+          at += n;
+        }
+        ok = ok && cuda_ok(cudaMemcpy(pass ? y32 : y8, d_y, sizeof(float) * values,
+                                      cudaMemcpyDeviceToHost),
+                           "copy out");
+      }
+      if (ok) {
+        int64_t differ = 0;
+        for (size_t i = 0; i < values; i++) differ += memcmp(&y8[i], &y32[i], sizeof(float)) != 0;
+        TS_CHECK(differ == 0,
+                 "%s, %lld real taps, %d complex channels: %lld of %zu float32 outputs differ from "
+                 "the uint8 input's",
+                 convoy_engine_name(cfg.engine), (long long)m, (int)ch, (long long)differ, values);
+      }
+      cudaFree(d_raw);
+      cudaFree(d_x);
+      cudaFree(d_y);
+      convoy_cuda_conv_destroy(cc);
+      convoy_filter_destroy(f);
+      free(taps);
+      free(raw);
+      free(x);
+      free(y8);
+      free(y32);
+    }
+  }
+}
+
 /* ------------------------------------------------------------- streams */
 
 /* A complex stream on each GPU engine: reference per channel over the whole
@@ -600,6 +683,7 @@ int main(void) {
   test_fft_huge();
   test_integer_input();
   test_device_api();
+  test_real_taps_interleaved();
   test_stream();
   return ts_finish();
 }

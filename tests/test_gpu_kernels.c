@@ -292,97 +292,122 @@ static void test_direct_variants(void) {
   }
 }
 
-/* The interleaved kernels: for every tap count they serve, and one past,
- * on 1 to 8 channels, whether a handle has one; where it has, its outputs
- * from interleaved frames at an odd offset, in one call and in two (a cut
- * inside a tile), bitwise those of the planar run, and nothing written
- * past the frames. */
+/* g's interleaved runs on t's samples as frames at `offset` floats past a
+ * 16-byte boundary, in one call and in two (cut at a multiple of g's granule
+ * other than 0), bitwise against `planar` (t's planar run on g), with
+ * nothing written past the frames; and an output over its own input
+ * refused. */
+static void check_interleaved(const tcase *t, gpu_conv *g, const float *planar, int64_t offset,
+                              const char *label) {
+  const int32_t ch = t->channels;
+  const int64_t n_out = t->n_out, granule = gpu_conv_granule(g);
+  const size_t in_floats = (size_t)(t->n_in * ch), out_floats = (size_t)(n_out * ch);
+  float *h_in = malloc(sizeof(float) * in_floats);
+  float *h_out = malloc(sizeof(float) * (out_floats + 64));
+  float *d_in = NULL, *d_out = NULL;
+  int ok = h_in && h_out &&
+           cuda_ok(cudaMalloc((void **)&d_in, sizeof(float) * (in_floats + 4)), "cudaMalloc") &&
+           cuda_ok(cudaMalloc((void **)&d_out, sizeof(float) * (out_floats + 64)), "cudaMalloc");
+  for (int64_t k = 0; ok && k < t->n_in; k++)
+    for (int32_t c = 0; c < ch; c++) h_in[k * ch + c] = t->in[c * t->in_stride + k];
+  ok = ok &&
+       cuda_ok(cudaMemcpy(d_in + offset, h_in, sizeof(float) * in_floats, cudaMemcpyHostToDevice),
+               "copy in");
+  char err[256] = "";
+  for (int cut = 0; ok && cut < 2; cut++) {
+    /* Two calls: the first k outputs, then the rest from frame k on. */
+    const int64_t k = cut ? granule * ts_range(&rng, 0, n_out / granule) : n_out;
+    convoy_status st =
+        cuda_ok(cudaMemset(d_out, POISON_BYTE, sizeof(float) * (out_floats + 64)), "memset")
+            ? gpu_conv_run_interleaved(g, 0, d_in + offset, d_out, k, NULL, err, sizeof err)
+            : CONVOY_ERR_BACKEND;
+    if (st == CONVOY_OK && k < n_out)
+      st = gpu_conv_run_interleaved(g, 0, d_in + offset + k * ch, d_out + k * ch, n_out - k, NULL,
+                                    err, sizeof err);
+    TS_CHECK(st == CONVOY_OK, "%s, %lld taps, %d ch: interleaved run: %s", label,
+             (long long)t->taps, (int)ch, err);
+    ok = st == CONVOY_OK && cuda_ok(cudaMemcpy(h_out, d_out, sizeof(float) * (out_floats + 64),
+                                               cudaMemcpyDeviceToHost),
+                                    "copy out");
+    int64_t differ = 0, stray = 0;
+    for (int64_t f = 0; ok && f < n_out; f++)
+      for (int32_t c = 0; c < ch; c++)
+        differ += memcmp(&h_out[f * ch + c], &planar[c * t->out_stride + f], sizeof(float)) != 0;
+    for (size_t i = out_floats; ok && i < out_floats + 64; i++) stray += !is_poison(h_out[i]);
+    TS_CHECK(differ == 0 && stray == 0,
+             "%s, %lld taps, %d ch, %lld outputs at offset %lld (cut at %lld): %lld outputs "
+             "differ from the planar run, %lld floats written past them",
+             label, (long long)t->taps, (int)ch, (long long)n_out, (long long)offset, (long long)k,
+             (long long)differ, (long long)stray);
+  }
+  if (ok && n_out >= 2) /* the output may not overlap the input */
+    TS_CHECK(gpu_conv_run_interleaved(g, 0, d_in, d_in + ch, n_out - 1, NULL, err, sizeof err) ==
+                 CONVOY_ERR_INVALID_ARGUMENT,
+             "%s: interleaved run over its own input accepted", label);
+  cudaFree(d_in);
+  cudaFree(d_out);
+  free(h_in);
+  free(h_out);
+}
+
+/* One handle of kind on t: whether it offers an interleaved run (expect),
+ * and where it does, check_interleaved. */
+static void interleaved_case(tcase *t, gpu_conv_config *cfg, int expect, int64_t offset,
+                             const char *label) {
+  gpu_conv *g = create(cfg, label);
+  float *planar = g ? run_split(t, g, NULL, 0, 1) : NULL;
+  TS_CHECK(!g || gpu_conv_interleaved(g) == expect,
+           "%s, %lld taps, %d channels: interleaved run %s", label, (long long)t->taps,
+           (int)t->channels, expect ? "missing" : "offered");
+  char err[256] = "";
+  if (g && !expect)
+    TS_CHECK(gpu_conv_run_interleaved(g, 0, t->d_in, t->d_out, 1, NULL, err, sizeof err) ==
+                 CONVOY_ERR_UNSUPPORTED,
+             "%s: an interleaved run without the kernel", label);
+  if (g && planar && expect) check_interleaved(t, g, planar, offset, label);
+  free(planar);
+  gpu_conv_destroy(g);
+}
+
+/* The interleaved kernels. The direct engine's: for every tap count they
+ * serve, and one past, on 1 to 8 channels, from odd offsets. The fused FFT
+ * kernel's: 2 and 4 channels at every fused size (and not on 1, 3 or 8
+ * channels, the four-step sizes or complex taps), the frames 16-, 8- and
+ * 4-byte aligned. */
 static void test_interleaved(void) {
   const int32_t channel_counts[5] = {1, 2, 3, 4, 8};
   for (int64_t m = 1; m <= 33; m++) {
     const int32_t ch = channel_counts[m % 5];
-    const int expect = (ch == 2 || ch == 4 || ch == 8) && m <= 32;
     tcase t;
-    const int64_t n_out = ts_log_range(&rng, 1, ts_quick() ? 3000 : 30000);
-    if (!case_make(&t, ch, m, n_out, TAPS_DISTINCT, 0)) return;
+    if (!case_make(&t, ch, m, ts_log_range(&rng, 1, ts_quick() ? 3000 : 30000), TAPS_DISTINCT, 0))
+      return;
     gpu_conv_config cfg;
     config_for(&t, GPU_CONV_DIRECT, &cfg);
-    gpu_conv *g = create(&cfg, "interleaved");
-    float *planar = g ? run_split(&t, g, NULL, 0, 1) : NULL;
-    TS_CHECK(!g || gpu_conv_interleaved(g) == expect,
-             "%lld taps, %d channels: interleaved kernel %s", (long long)m, (int)ch,
-             expect ? "missing" : "offered");
-    if (!g || !planar || !expect) {
-      free(planar);
-      gpu_conv_destroy(g);
-      case_free(&t);
-      continue;
-    }
-    const size_t in_floats = (size_t)(t.n_in * ch), out_floats = (size_t)(n_out * ch);
-    const int64_t offset = m % 4; /* floats: 16-byte aligned or not */
-    float *h_in = malloc(sizeof(float) * in_floats);
-    float *h_out = malloc(sizeof(float) * (out_floats + 64));
-    float *d_in = NULL, *d_out = NULL;
-    int ok = h_in && h_out &&
-             cuda_ok(cudaMalloc((void **)&d_in, sizeof(float) * (in_floats + 4)), "cudaMalloc") &&
-             cuda_ok(cudaMalloc((void **)&d_out, sizeof(float) * (out_floats + 64)), "cudaMalloc");
-    for (int64_t k = 0; ok && k < t.n_in; k++)
-      for (int32_t c = 0; c < ch; c++) h_in[k * ch + c] = t.in[c * t.in_stride + k];
-    ok = ok &&
-         cuda_ok(cudaMemcpy(d_in + offset, h_in, sizeof(float) * in_floats, cudaMemcpyHostToDevice),
-                 "copy in");
-    char err[256] = "";
-    for (int cut = 0; ok && cut < 2; cut++) {
-      /* Two calls: the first k outputs, then the rest from frame k on. */
-      const int64_t k = cut ? ts_range(&rng, 0, n_out) : n_out;
-      convoy_status st =
-          cuda_ok(cudaMemset(d_out, POISON_BYTE, sizeof(float) * (out_floats + 64)), "memset")
-              ? gpu_conv_run_interleaved(g, 0, d_in + offset, d_out, k, NULL, err, sizeof err)
-              : CONVOY_ERR_BACKEND;
-      if (st == CONVOY_OK && k < n_out)
-        st = gpu_conv_run_interleaved(g, 0, d_in + offset + k * ch, d_out + k * ch, n_out - k, NULL,
-                                      err, sizeof err);
-      TS_CHECK(st == CONVOY_OK, "%lld taps, %d ch: interleaved run: %s", (long long)m, (int)ch,
-               err);
-      ok = st == CONVOY_OK && cuda_ok(cudaMemcpy(h_out, d_out, sizeof(float) * (out_floats + 64),
-                                                 cudaMemcpyDeviceToHost),
-                                      "copy out");
-      int64_t differ = 0, stray = 0;
-      for (int64_t f = 0; ok && f < n_out; f++)
-        for (int32_t c = 0; c < ch; c++)
-          differ += memcmp(&h_out[f * ch + c], &planar[c * t.out_stride + f], sizeof(float)) != 0;
-      for (size_t i = out_floats; ok && i < out_floats + 64; i++) stray += !is_poison(h_out[i]);
-      TS_CHECK(differ == 0 && stray == 0,
-               "%lld taps, %d ch, %lld outputs (cut at %lld): %lld outputs differ from the "
-               "planar run, %lld floats written past them",
-               (long long)m, (int)ch, (long long)n_out, (long long)k, (long long)differ,
-               (long long)stray);
-    }
-    if (ok && n_out >= 2) /* the output may not overlap the input */
-      TS_CHECK(gpu_conv_run_interleaved(g, 0, d_in, d_in + ch, n_out - 1, NULL, err, sizeof err) ==
-                   CONVOY_ERR_INVALID_ARGUMENT,
-               "interleaved run over its own input accepted");
-    cudaFree(d_in);
-    cudaFree(d_out);
-    free(h_in);
-    free(h_out);
-    free(planar);
-    gpu_conv_destroy(g);
+    interleaved_case(&t, &cfg, (ch == 2 || ch == 4 || ch == 8) && m <= 32, m % 4, "direct");
     case_free(&t);
   }
-  /* Not on the FFT engine. */
-  tcase t;
-  if (!case_make(&t, 2, 64, 100, TAPS_SHARED, 0)) return;
+  for (int log2n = 10; log2n <= 16; log2n++) {
+    for (int i = 0; i < 5; i++) {
+      const int32_t ch = channel_counts[(log2n + i) % 5];
+      const int64_t n = (int64_t)1 << log2n;
+      const int64_t taps = ts_range(&rng, 1, n / 2 + 1);
+      const int64_t n_out = ts_log_range(&rng, 1, ts_quick() ? 3 * n : 12 * n);
+      tcase t;
+      if (!case_make(&t, ch, taps, n_out, i % 2 ? TAPS_DISTINCT : TAPS_SHARED, 0)) return;
+      gpu_conv_config cfg;
+      config_for(&t, GPU_CONV_FFT, &cfg);
+      cfg.fft_size = n;
+      /* 2^16 takes the four-step kernels */
+      interleaved_case(&t, &cfg, (ch == 2 || ch == 4) && log2n <= 15, i % 4, "fft");
+      case_free(&t);
+    }
+  }
+  tcase t; /* complex taps: rows in pairs, no interleaved run */
+  if (!case_make(&t, 2, 64, 100, TAPS_DISTINCT, 0)) return;
   gpu_conv_config cfg;
   config_for(&t, GPU_CONV_FFT, &cfg);
-  gpu_conv *g = create(&cfg, "interleaved fft");
-  char err[256] = "";
-  if (g)
-    TS_CHECK(!gpu_conv_interleaved(g) &&
-                 gpu_conv_run_interleaved(g, 0, t.d_in, t.d_out, 10, NULL, err, sizeof err) ==
-                     CONVOY_ERR_UNSUPPORTED,
-             "the FFT engine offers an interleaved run");
-  gpu_conv_destroy(g);
+  cfg.complex_taps = 1;
+  interleaved_case(&t, &cfg, 0, 0, "fft complex taps");
   case_free(&t);
 }
 

@@ -11,9 +11,10 @@
  * input (and mono float32, one row) is read where it lies: only the frames
  * whose outputs need the history are staged (filter_rows), and their copy
  * and run go on a side stream beside the main run. Interleaved float32
- * frames go the same way straight through the direct engine's interleaved
- * kernel where it has one (2, 4 or 8 channels, up to 32 taps:
- * filter_interleaved); other interleaved input is deinterleaved first.
+ * frames (real, or complex under real filters) go the same way straight
+ * through an interleaved kernel where the engine has one (2, 4 or 8 rows:
+ * the direct engine up to 32 taps, the fused FFT kernel; filter_interleaved);
+ * other interleaved input is deinterleaved first.
  * Every copy between device buffers is a kernel (gp_copy_rows): a
  * cudaMemcpy2DAsync there would hand the stream to a copy engine and back,
  * several microseconds a call.
@@ -178,9 +179,10 @@ static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
             "device work buffer (cudaMalloc)");
   GP_CUDA(cudaMemset(c->work[0], 0, work_bytes), "cudaMemset");
   GP_CUDA(cudaMemset(c->work[1], 0, work_bytes), "cudaMemset");
-  if (gpu_conv_interleaved(c->conv) && !c->complex_signal)
+  if (gpu_conv_interleaved(c->conv)) /* the history, then the longest head (head_frames) */
     GP_CUDA(cudaMalloc((void **)&c->il_stage,
-                       sizeof(float) * ch * (size_t)(c->hist + round_up(c->hist, 4) + 4)),
+                       sizeof(float) * ch *
+                           (size_t)(c->hist + round_up(c->hist, gpu_conv_granule(c->conv)) + 4)),
             "device work buffer (cudaMalloc)");
   GP_CUDA(cudaStreamCreateWithFlags(&c->side, cudaStreamNonBlocking), "cudaStreamCreate");
   GP_CUDA(cudaEventCreateWithFlags(&c->fork, cudaEventDisableTiming), "cudaEventCreate");

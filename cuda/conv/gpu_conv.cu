@@ -484,7 +484,9 @@ extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float 
 }
 
 extern "C" int gpu_conv_interleaved(const gpu_conv *conv) {
-  return conv && conv->kind == GPU_CONV_DIRECT && gc_direct_interleaved(conv->direct);
+  if (!conv) return 0;
+  return conv->kind == GPU_CONV_DIRECT ? gc_direct_interleaved(conv->direct)
+                                       : gc_fft_interleaved(conv->fft);
 }
 
 extern "C" convoy_status gpu_conv_run_interleaved(gpu_conv *conv, int32_t lane, const float *d_in,
@@ -494,8 +496,8 @@ extern "C" convoy_status gpu_conv_run_interleaved(gpu_conv *conv, int32_t lane, 
   if (st != CONVOY_OK) return st;
   if (!gpu_conv_interleaved(conv))
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                               "gpu_conv: interleaved runs need the direct engine with register "
-                               "taps and 2, 4 or 8 channels");
+                               "gpu_conv: interleaved runs need 2, 4 or 8 channels of real taps "
+                               "on the direct engine's register kernel or the fused FFT kernel");
   if (n_out == 0) return CONVOY_OK;
   if (!d_in || !d_out)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
@@ -507,6 +509,9 @@ extern "C" convoy_status gpu_conv_run_interleaved(gpu_conv *conv, int32_t lane, 
   device_guard guard;
   st = guard.enter(conv->device, err, err_size);
   if (st != CONVOY_OK) return st;
+  if (conv->kind == GPU_CONV_FFT)
+    return gc_fft_run_interleaved(conv->fft, d_in, d_out, n_out, (cudaStream_t)cuda_stream, err,
+                                  err_size);
   return gc_direct_run_interleaved(conv->direct, d_in, d_out, n_out, (cudaStream_t)cuda_stream, err,
                                    err_size);
 }

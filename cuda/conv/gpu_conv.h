@@ -166,9 +166,10 @@ convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float *d_in, int6
                            float *d_out, int64_t out_stride, int64_t n_out, void *cuda_stream,
                            char *err, size_t err_size);
 
-/* 1 when gpu_conv_run_interleaved runs on this handle: the direct engine
- * with real taps in registers (taps_len <= 32, default kernel shape) and
- * 2, 4 or 8 channels; 0 otherwise or for NULL. */
+/* 1 when gpu_conv_run_interleaved runs on this handle: real taps and
+ * either the direct engine in registers (taps_len <= 32, default kernel
+ * shape) on 2, 4 or 8 channels, or the FFT engine's fused kernel (N up to
+ * 2^15) on 2 or 4 channels; 0 otherwise or for NULL. */
 int gpu_conv_interleaved(const gpu_conv *conv);
 
 /* gpu_conv_run on interleaved frames: d_in holds taps_len - 1 history

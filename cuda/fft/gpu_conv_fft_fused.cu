@@ -4,7 +4,8 @@
  * the block's threads as the executor.
  *
  * Instances: N = 2^10 .. 2^15 (M = N/2 complex points), 8 or 16 points per
- * thread (16 only where M/16 >= 32 threads, 8 only where M/8 <= 1024).
+ * thread (16 only where M/16 >= 32 threads, 8 only where M/8 <= 1024); on
+ * interleaved frames of 2 or 4 rows, 16 points per thread.
  */
 #include "gpu_conv_fft_paths.cuh"
 #include "gpu_conv_fft_fused.cuh"
@@ -14,23 +15,28 @@
 
 namespace {
 
-template <int LOG2M, int LOG2E>
+template <int LOG2M, int LOG2E, int IL>
 __global__ void __launch_bounds__(gf::shape<LOG2M, LOG2E>::T) fused_kernel(const gc_fused_args a) {
   using S = gf::shape<LOG2M, LOG2E>;
   extern __shared__ float2 gf_buf[];
   const int64_t pair = a.p0 + blockIdx.x;
-  const int64_t c = pair / a.segments, s = pair - c * a.segments;
-  const float *src = a.in + c * a.in_stride + s * a.l;
-  float *dst = a.out + c * a.out_stride + s * a.l;
+  /* Planar rows: a row's segments one after another. Interleaved frames:
+   * the rows of one segment side by side, so that the blocks sharing its
+   * sectors run together. */
+  const int64_t c = IL == 1 ? pair / a.segments : pair % IL;
+  const int64_t s = IL == 1 ? pair - c * a.segments : pair / IL;
+  const float *src = IL == 1 ? a.in + c * a.in_stride + s * a.l : a.in + s * a.l * IL;
+  float *dst = IL == 1 ? a.out + c * a.out_stride + s * a.l : a.out + s * a.l * IL;
   int64_t left = a.n_in - s * a.l, count = a.n_out - s * a.l;
   if (left > a.window) left = a.window;
   if (count > a.l) count = a.l;
-  const bool in_aligned = (reinterpret_cast<uintptr_t>(src) & 7) == 0;
-  const bool out_aligned =
-      ((reinterpret_cast<uintptr_t>(dst) - 4 * (uintptr_t)(uint32_t)a.skip) & 7) == 0;
+  gf::frames<IL> in, out;
+  in.row = out.row = IL == 1 ? 0 : (int)c;
+  in.align = gf::alignment_of(src);
+  out.align = gf::alignment_of(dst - (IL == 1 ? a.skip : 0));
   gf::block_exec<S::E> ex;
-  gf::segment<S>(ex, gf_buf, src, (int)left, in_aligned, dst, a.skip, (int)count, out_aligned,
-                 a.spec + a.filter_of[c] * a.spec_stride, a.tw);
+  gf::segment<S, IL>(ex, gf_buf, src, (int)left, in, dst, a.skip, (int)count, out,
+                     a.spec + a.filter_of[c] * a.spec_stride, a.tw);
 }
 
 typedef void (*launch_fn)(const gc_fused_args &, unsigned, cudaStream_t);
@@ -40,16 +46,16 @@ template <int LOG2M, int LOG2E> constexpr size_t smem_bytes() {
   return sizeof(float2) * (size_t)gf::shape<LOG2M, LOG2E>::buf_elems;
 }
 
-template <int LOG2M, int LOG2E>
+template <int LOG2M, int LOG2E, int IL = 1>
 void launch(const gc_fused_args &a, unsigned blocks, cudaStream_t stream) {
-  fused_kernel<LOG2M, LOG2E>
+  fused_kernel<LOG2M, LOG2E, IL>
       <<<blocks, gf::shape<LOG2M, LOG2E>::T, smem_bytes<LOG2M, LOG2E>(), stream>>>(a);
 }
 
-template <int LOG2M, int LOG2E> cudaError_t prepare() {
+template <int LOG2M, int LOG2E, int IL = 1> cudaError_t prepare() {
   const size_t bytes = smem_bytes<LOG2M, LOG2E>();
   if (bytes <= 48 * 1024) return cudaSuccess;
-  return cudaFuncSetAttribute(fused_kernel<LOG2M, LOG2E>,
+  return cudaFuncSetAttribute(fused_kernel<LOG2M, LOG2E, IL>,
                               cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
 }
 
@@ -68,11 +74,27 @@ const instance kInstances[6][2] = {
     {{NULL, NULL}, {launch<14, 4>, prepare<14, 4>}},
 };
 
-const instance *find(int64_t n, int points) {
+/* Interleaved frames, 16 points a thread: [log2 N - 10][2, 4 rows]. */
+#define GF_IL_ROW(LM)                                                                              \
+  {                                                                                                \
+    {launch<LM, 4, 2>, prepare<LM, 4, 2>}, {                                                       \
+      launch<LM, 4, 4>, prepare<LM, 4, 4>                                                          \
+    }                                                                                              \
+  }
+const instance kInterleaved[6][2] = {GF_IL_ROW(9),  GF_IL_ROW(10), GF_IL_ROW(11),
+                                     GF_IL_ROW(12), GF_IL_ROW(13), GF_IL_ROW(14)};
+#undef GF_IL_ROW
+
+/* frame_rows: 0 or 1 for planar rows, else the rows of an interleaved frame. */
+const instance *find(int64_t n, int points, int frame_rows) {
   if (n < GC_FUSED_MIN_N || n > GC_FUSED_MAX_N || (n & (n - 1)) != 0) return NULL;
   if (points != 8 && points != 16) return NULL;
   int k = 0;
   while (((int64_t)1 << k) < n) k++;
+  if (frame_rows > 1) {
+    const int col = frame_rows == 2 ? 0 : frame_rows == 4 ? 1 : -1;
+    return points == 16 && col >= 0 ? &kInterleaved[k - 10][col] : NULL;
+  }
   const instance *in = &kInstances[k - 10][points == 16 ? 1 : 0];
   return in->launch ? in : NULL;
 }
@@ -86,12 +108,12 @@ int gc_fused_default_points(int64_t n) {
   return 16;
 }
 
-bool gc_fused_supported(int64_t n, int points) {
-  return find(n, points) != NULL;
+bool gc_fused_supported(int64_t n, int points, int frame_rows) {
+  return find(n, points, frame_rows) != NULL;
 }
 
-convoy_status gc_fused_prepare(int64_t n, int points, char *err, size_t err_size) {
-  const instance *in = find(n, points);
+convoy_status gc_fused_prepare(int64_t n, int points, int frame_rows, char *err, size_t err_size) {
+  const instance *in = find(n, points, frame_rows);
   if (!in)
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "gpu_conv: no fused FFT kernel for N=%lld with %d points per thread",
@@ -102,7 +124,7 @@ convoy_status gc_fused_prepare(int64_t n, int points, char *err, size_t err_size
 
 convoy_status gc_fused_launch(int64_t n, int points, const gc_fused_args *a, unsigned blocks,
                               cudaStream_t stream, char *err, size_t err_size) {
-  const instance *in = find(n, points);
+  const instance *in = find(n, points, a->frame_rows);
   if (!in)
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "gpu_conv: no fused FFT kernel for N=%lld with %d points per thread",

@@ -18,6 +18,11 @@
  * Ns being the product of the earlier radices. Shared memory holds M complex
  * values with one pad element per 16 against bank conflicts.
  *
+ * The samples may also lie in interleaved frames (one row of IL floats a
+ * frame): the block then reads and writes only its row's floats, the other
+ * rows' blocks of the same segment (launched next to it) the rest of each
+ * sector, so that the frames cross device memory once all the same.
+ *
  * The body is written against an executor (`Ex`) that runs one phase for
  * every thread and then synchronises, so that the same code runs on the
  * device (one phase per thread, __syncthreads) and, for checking the index
@@ -200,34 +205,63 @@ template <class S, int P> GF_HD void store_smem(int t, const float2 *v, float2 *
   }
 }
 
+/* Where a segment's samples lie: row `row` of frames of IL floats (IL = 1:
+ * a planar row, row 0), sample i at base[i * IL + row]. align: the bytes
+ * (16, 8 or 4) that base is aligned to; for IL = 1, for dst, that of dst -
+ * skip. Whole vectors move where the alignment allows and they stay inside
+ * the valid samples. */
+template <int IL> struct frames {
+  int row;
+  int align;
+};
+
+GF_HD int alignment_of(const void *p) {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  return (a & 15) == 0 ? 16 : (a & 7) == 0 ? 8 : 4;
+}
+
+/* Samples i and i + 1 (i even) of the segment, zeros from `left` on. */
+template <int IL> GF_HD float2 load_pair(const float *base, frames<IL> at, int i, int left) {
+  if (i + 2 <= left) {
+    if (IL == 1 && at.align >= 8) return GF_LDG(reinterpret_cast<const float2 *>(base + i));
+    if (IL == 2 && at.align == 16) { /* frames i, i + 1: one 16-byte load */
+      const float4 q = GF_LDG(reinterpret_cast<const float4 *>(base + 2 * i));
+      return at.row == 0 ? make_float2(q.x, q.z) : make_float2(q.y, q.w);
+    }
+    if (IL == 2 && at.align == 8) { /* a frame each */
+      const float2 a = GF_LDG(reinterpret_cast<const float2 *>(base + 2 * i));
+      const float2 b = GF_LDG(reinterpret_cast<const float2 *>(base + 2 * i + 2));
+      return at.row == 0 ? make_float2(a.x, b.x) : make_float2(a.y, b.y);
+    }
+  }
+  const int k = IL == 1 ? i : i * IL + at.row;
+  float2 x;
+  x.x = i < left ? GF_LDG(base + k) : 0.0f;
+  x.y = i + 1 < left ? GF_LDG(base + k + IL) : 0.0f;
+  return x;
+}
+
 /* Pass 0 of the forward FFT reads the segment itself: x[i] for i < left,
- * zeros after; 8-byte loads where the segment start allows. */
-template <class S>
-GF_HD void load_input(int t, float2 *v, const float *src, int left, bool aligned8) {
+ * zeros after. */
+template <class S, int IL>
+GF_HD void load_input(int t, float2 *v, const float *src, int left, frames<IL> at) {
   constexpr int LR = S::log2_radix(0), R = 1 << LR, B = S::E / R;
   GF_UNROLL
   for (int b = 0; b < B; b++) {
     const int q = t + b * S::T;
     GF_UNROLL
-    for (int r = 0; r < R; r++) {
-      const int i = 2 * (q + (r << (S::log2m - LR)));
-      float2 x;
-      if (aligned8 && i + 2 <= left) {
-        x = GF_LDG(reinterpret_cast<const float2 *>(src + i));
-      } else {
-        x.x = i < left ? GF_LDG(src + i) : 0.0f;
-        x.y = i + 1 < left ? GF_LDG(src + i + 1) : 0.0f;
-      }
-      v[b * R + r] = x;
-    }
+    for (int r = 0; r < R; r++)
+      v[b * R + r] = load_pair<IL>(src, at, 2 * (q + (r << (S::log2m - LR))), left);
   }
 }
 
 /* The last inverse pass writes y[2n] = Re, y[2n+1] = -Im straight out:
- * output o = 2n - skip for 0 <= o < count. aligned8: dst - skip is 8-byte
- * aligned, so pairs may go out as one 8-byte store. */
-template <class S>
-GF_HD void store_output(int t, const float2 *v, float *dst, int skip, int count, bool aligned8) {
+ * output o = 2n - skip for 0 <= o < count; for IL = 1 pairs go out as one
+ * 8-byte store where dst - skip is 8-byte aligned; interleaved frames take
+ * each output alone, the frame's other rows being written by the other
+ * rows' blocks. */
+template <class S, int IL>
+GF_HD void store_output(int t, const float2 *v, float *dst, int skip, int count, frames<IL> at) {
   constexpr int P = S::passes - 1;
   constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
   GF_UNROLL
@@ -237,11 +271,12 @@ GF_HD void store_output(int t, const float2 *v, float *dst, int skip, int count,
     for (int r = 0; r < R; r++) {
       const int o = 2 * (q + (r << (S::log2m - LR))) - skip;
       const float2 y = cconj(v[b * R + r]);
-      if (aligned8 && o >= 0 && o + 2 <= count) {
+      if (IL == 1 && at.align >= 8 && o >= 0 && o + 2 <= count) {
         *reinterpret_cast<float2 *>(dst + o) = y;
       } else {
-        if (o >= 0 && o < count) dst[o] = y.x;
-        if (o + 1 >= 0 && o + 1 < count) dst[o + 1] = y.y;
+        const int k = IL == 1 ? o : o * IL + at.row;
+        if (o >= 0 && o < count) dst[k] = y.x;
+        if (o + 1 >= 0 && o + 1 < count) dst[k + IL] = y.y;
       }
     }
   }
@@ -326,12 +361,13 @@ GF_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &st
 }
 
 /* One segment: src holds `left` valid inputs (then zeros up to N); dst
- * receives outputs 0 .. count-1 (circular positions skip .. skip+count-1). */
-template <class S, class Ex>
-GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, bool in_aligned8, float *dst,
-                   int skip, int count, bool out_aligned8, const float2 *h, const float2 *tw) {
+ * receives outputs 0 .. count-1 (circular positions skip .. skip+count-1);
+ * in and out say where the samples lie in src and dst (see frames). */
+template <class S, int IL, class Ex>
+GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, frames<IL> in, float *dst,
+                   int skip, int count, frames<IL> out, const float2 *h, const float2 *tw) {
   ex.phase([&](int t, float2 *v) {
-    load_input<S>(t, v, src, left, in_aligned8);
+    load_input<S, IL>(t, v, src, left, in);
     butterflies<S, 0>(t, v, tw);
     store_smem<S, 0>(t, v, buf);
   });
@@ -339,9 +375,8 @@ GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, bool in_alig
   forward_passes<S, 1>(ex, buf, tw);
   ex.phase([&](int t, float2 *) { middle<S>(t, buf, h, tw); });
   ex.sync();
-  inverse_passes<S, 0>(ex, buf, tw, [&](int t, float2 *v) {
-    store_output<S>(t, v, dst, skip, count, out_aligned8);
-  });
+  inverse_passes<S, 0>(ex, buf, tw,
+                       [&](int t, float2 *v) { store_output<S, IL>(t, v, dst, skip, count, out); });
 }
 
 /* ------------------------------------------------------------- complex

@@ -37,19 +37,24 @@ typedef struct gc_fused_args {
   const float2 *spec;  /* [filters][n/2 + 1], scaled by 1/(2n) */
   int64_t spec_stride; /* n/2 + 1 */
   const int32_t *filter_of;
-  const float2 *tw; /* W_n^i, 0 <= i < n/2 */
+  const float2 *tw;   /* W_n^i, 0 <= i < n/2 */
+  int32_t frame_rows; /* 0: planar rows (in_stride, out_stride); 2 or 4: interleaved
+                         frames of that many rows (the channels), strides unused */
 } gc_fused_args;
 
 /* Points per thread the fused kernel uses at size n unless overridden (8 or 16). */
 int gc_fused_default_points(int64_t n);
 
-/* Whether the fused kernel exists for size n and points per thread. */
-bool gc_fused_supported(int64_t n, int points);
+/* Whether the fused kernel exists for size n and points per thread, on
+ * planar rows (frame_rows 0) or interleaved frames of frame_rows rows. */
+bool gc_fused_supported(int64_t n, int points, int frame_rows);
 
 /* Raises the kernel's shared-memory limit where it needs more than 48 KiB. */
-convoy_status gc_fused_prepare(int64_t n, int points, char *err, size_t err_size);
+convoy_status gc_fused_prepare(int64_t n, int points, int frame_rows, char *err, size_t err_size);
 
-/* One block per (channel, segment) pair p0 .. p0 + blocks - 1. */
+/* One block per (channel, segment) pair p0 .. p0 + blocks - 1; on
+ * interleaved frames (a->frame_rows > 1) pair p is segment p / rows of row
+ * p % rows. */
 convoy_status gc_fused_launch(int64_t n, int points, const gc_fused_args *a, unsigned blocks,
                               cudaStream_t stream, char *err, size_t err_size);
 
