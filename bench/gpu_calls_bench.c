@@ -2,7 +2,7 @@
  * gpu_calls_bench.c - convoy_cuda.h's device convolver against the size of
  * its calls, beside the device copy rate.
  *
- *   gpu_calls_bench [REPS [complex]]    (default 7; `complex`: only the complex cases)
+ *   gpu_calls_bench [REPS [complex|fft]]    (default 7; only the complex or FFT cases)
  *
  * 2^28 float32 samples in device memory, filtered through the public API in
  * calls of 2^20, 2^24 and 2^28 frames (one call), for gpu-direct at 16, 32,
@@ -108,8 +108,9 @@ static float run_case(const bench_case *bc, convoy_filter *filter, int64_t call,
 int main(int argc, char **argv) {
   const int reps = argc > 1 ? atoi(argv[1]) : 7;
   const int complex_only = argc > 2 && strcmp(argv[2], "complex") == 0;
-  if (reps < 1 || reps > MAX_REPS || (argc > 2 && !complex_only)) {
-    fprintf(stderr, "usage: gpu_calls_bench [REPS (1 .. %d) [complex]]\n", MAX_REPS);
+  const int fft_only = argc > 2 && strcmp(argv[2], "fft") == 0;
+  if (reps < 1 || reps > MAX_REPS || (argc > 2 && !complex_only && !fft_only)) {
+    fprintf(stderr, "usage: gpu_calls_bench [REPS (1 .. %d) [complex|fft]]\n", MAX_REPS);
     return 2;
   }
   float *d_in = NULL, *d_out = NULL;
@@ -138,7 +139,8 @@ int main(int argc, char **argv) {
 
   for (size_t ci = 0; ci < sizeof kCases / sizeof kCases[0]; ci++) {
     const bench_case *bc = &kCases[ci];
-    if (complex_only && !bc->complex_signal) continue;
+    if ((complex_only && !bc->complex_signal) || (fft_only && bc->engine != CONVOY_ENGINE_GPU_FFT))
+      continue;
     const int tap_values = bc->taps * (bc->complex_taps ? 2 : 1);
     float *taps = malloc(sizeof(float) * (size_t)tap_values);
     if (!taps) return 1;

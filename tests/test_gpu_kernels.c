@@ -372,8 +372,8 @@ static void interleaved_case(tcase *t, gpu_conv_config *cfg, int expect, int64_t
 /* The interleaved kernels. The direct engine's: for every tap count they
  * serve, and one past, on 1 to 8 channels, from odd offsets. The fused FFT
  * kernel's: 2 and 4 channels at every fused size (and not on 1, 3 or 8
- * channels, the four-step sizes or complex taps), the frames 16-, 8- and
- * 4-byte aligned. */
+ * channels, the four-step sizes or complex taps), several rows a block or
+ * one, the frames 16-, 8- and 4-byte aligned. */
 static void test_interleaved(void) {
   const int32_t channel_counts[5] = {1, 2, 3, 4, 8};
   for (int64_t m = 1; m <= 33; m++) {

@@ -841,7 +841,11 @@ static convoy_status run_fused(gc_fft *f, const float *in, int64_t in_stride, fl
   a.filter_of = f->d_filter_of;
   a.tw = f->d_tw;
   a.frame_rows = frame_rows;
-  const int64_t pairs = a.segments * (f->cx ? f->channels / 2 : f->channels);
+  const int64_t units = f->cx ? f->channels / 2
+                        : frame_rows > 1
+                            ? f->channels / gc_fused_rows_per_block(f->n, f->points, frame_rows)
+                            : f->channels;
+  const int64_t pairs = a.segments * units;
   for (int64_t p0 = 0; p0 < pairs; p0 += f->slots) {
     a.p0 = p0;
     const unsigned used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
@@ -852,12 +856,9 @@ static convoy_status run_fused(gc_fft *f, const float *in, int64_t in_stride, fl
   return CONVOY_OK;
 }
 
-/* Interleaved frames of 2 or 4 rows. At 8 rows each block's row is one float
- * in 32 bytes, and the scattered loads and stores cost more than the
- * conversion passes they save (H200, 1024 taps, 2^24-frame calls: 77.6
- * GS/s against 105 through planar rows). */
+/* Interleaved frames of 2 or 4 rows, where the fused kernel has them. */
 int gc_fft_interleaved(const gc_fft *f) {
-  return f && f->path == GPU_CONV_FFT_FUSED && !f->cx && (f->channels == 2 || f->channels == 4) &&
+  return f && f->path == GPU_CONV_FFT_FUSED && !f->cx && f->channels > 1 &&
          gc_fused_supported(f->n, f->points, f->channels);
 }
 

@@ -340,8 +340,9 @@ GF_HD void forward_passes(Ex &ex, float2 *buf, const float2 *tw) {
 }
 
 /* The inverse passes from P on; the last one hands each thread's points to
- * store(t, v) instead of shared memory. */
-template <class S, int P, class Ex, class Store>
+ * store(t, v) instead of shared memory (after a barrier if SYNC_LAST, for a
+ * store back into buf). */
+template <class S, int P, bool SYNC_LAST = false, class Ex, class Store>
 GF_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &store) {
   ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
   if constexpr (P + 1 < S::passes) {
@@ -351,8 +352,9 @@ GF_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &st
       store_smem<S, P>(t, v, buf);
     });
     ex.sync();
-    inverse_passes<S, P + 1>(ex, buf, tw, store);
+    inverse_passes<S, P + 1, SYNC_LAST>(ex, buf, tw, store);
   } else {
+    if constexpr (SYNC_LAST) ex.sync();
     ex.phase([&](int t, float2 *v) {
       butterflies<S, P>(t, v, tw);
       store(t, v);
@@ -378,6 +380,105 @@ GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, frames<IL> i
   inverse_passes<S, 0>(ex, buf, tw,
                        [&](int t, float2 *v) { store_output<S, IL>(t, v, dst, skip, count, out); });
 }
+
+/* ------------------------------------------------------- rows of frames
+ *
+ * G rows of interleaved frames (IL floats a frame, the block's rows side by
+ * side in it) in one block of G x T threads, group g transforming row g in
+ * its own buffer: the frames move through shared memory, G floats a frame
+ * in one vector, so that every load and store of the segment is whole
+ * sectors. The arithmetic is segment()'s: pass 0 reads the staged z[n] =
+ * x[2n] + i x[2n+1] from shared memory where segment() reads it from the
+ * signal, and the last pass puts y[2n], y[2n+1] back there for the frames'
+ * store, so the bits are those of the planar kernel. */
+
+/* Sample i of a row's real signal in its buffer of M complex values. */
+template <class S> GF_HD float &real_at(float2 *buf, int i) {
+  return reinterpret_cast<float *>(buf + S::at(i >> 1))[i & 1];
+}
+
+/* G floats from p (G = 1, 2 or 4), as one vector where aligned. */
+template <int G> GF_HD void load_floats(const float *p, float *x) {
+  if (G == 4 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
+    const float4 q = GF_LDG(reinterpret_cast<const float4 *>(p));
+    x[0] = q.x, x[1] = q.y, x[2] = q.z, x[3] = q.w;
+  } else if (G == 2 && (reinterpret_cast<uintptr_t>(p) & 7) == 0) {
+    const float2 q = GF_LDG(reinterpret_cast<const float2 *>(p));
+    x[0] = q.x, x[1] = q.y;
+  } else {
+    GF_UNROLL
+    for (int g = 0; g < G; g++) x[g] = GF_LDG(p + g);
+  }
+}
+
+template <int G> GF_HD void store_floats(float *p, const float *x) {
+  if (G == 4 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
+    *reinterpret_cast<float4 *>(p) = make_float4(x[0], x[1], x[2], x[3]);
+  } else if (G == 2 && (reinterpret_cast<uintptr_t>(p) & 7) == 0) {
+    *reinterpret_cast<float2 *>(p) = make_float2(x[0], x[1]);
+  } else {
+    GF_UNROLL
+    for (int g = 0; g < G; g++) p[g] = x[g];
+  }
+}
+
+#ifdef __CUDACC__
+/* The executor of G FFTs in one block: thread t of its group (T threads a
+ * group), __syncthreads between phases. */
+template <int E, int T> struct group_exec {
+  float2 v[E];
+  template <class F> __device__ __forceinline__ void phase(F f) {
+    f((int)threadIdx.x & (T - 1), v);
+  }
+  __device__ __forceinline__ void sync() { __syncthreads(); }
+};
+
+/* One segment of G rows: src and dst point at the segment's first frame,
+ * at the block's first row; bufs holds G buffers of S::buf_elems; h is the
+ * filter spectrum of the calling thread's row. Other arguments as
+ * segment(). */
+template <class S, int G, int IL>
+__device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int left, float *dst,
+                                             int skip, int count, const float2 *h,
+                                             const float2 *tw) {
+  constexpr int threads = G * S::T;
+  const int g = (int)threadIdx.x / S::T;
+  float2 *buf = bufs + g * S::buf_elems;
+  for (int i = (int)threadIdx.x; i < 2 * S::M; i += threads) {
+    float x[G];
+    if (i < left) {
+      load_floats<G>(src + (int64_t)i * IL, x);
+    } else {
+      GF_UNROLL
+      for (int r = 0; r < G; r++) x[r] = 0.0f;
+    }
+    GF_UNROLL
+    for (int r = 0; r < G; r++) real_at<S>(bufs + r * S::buf_elems, i) = x[r];
+  }
+  group_exec<S::E, S::T> ex;
+  ex.sync();
+  forward_passes<S, 0>(ex, buf, tw);
+  ex.phase([&](int t, float2 *) { middle<S>(t, buf, h, tw); });
+  ex.sync();
+  inverse_passes<S, 0, true>(ex, buf, tw, [&](int t, float2 *v) {
+    constexpr int P = S::passes - 1;
+    constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
+    GF_UNROLL
+    for (int b = 0; b < B; b++) {
+      const int q = t + b * S::T;
+      GF_UNROLL
+      for (int r = 0; r < R; r++) buf[S::at(q + (r << (S::log2m - LR)))] = cconj(v[b * R + r]);
+    }
+  });
+  ex.sync();
+  for (int o = (int)threadIdx.x; o < count; o += threads) {
+    float y[G];
+    GF_UNROLL
+    for (int r = 0; r < G; r++) y[r] = real_at<S>(bufs + r * S::buf_elems, o + skip);
+    store_floats<G>(dst + (int64_t)o * IL, y);
+  }
+}
+#endif
 
 /* ------------------------------------------------------------- complex
  *

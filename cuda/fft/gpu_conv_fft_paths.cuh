@@ -49,12 +49,15 @@ int gc_fused_default_points(int64_t n);
  * planar rows (frame_rows 0) or interleaved frames of frame_rows rows. */
 bool gc_fused_supported(int64_t n, int points, int frame_rows);
 
+/* Rows of interleaved frames one block transforms (0 where no kernel). */
+int gc_fused_rows_per_block(int64_t n, int points, int frame_rows);
+
 /* Raises the kernel's shared-memory limit where it needs more than 48 KiB. */
 convoy_status gc_fused_prepare(int64_t n, int points, int frame_rows, char *err, size_t err_size);
 
 /* One block per (channel, segment) pair p0 .. p0 + blocks - 1; on
- * interleaved frames (a->frame_rows > 1) pair p is segment p / rows of row
- * p % rows. */
+ * interleaved frames (a->frame_rows > 1) per (rows of a block, segment)
+ * pair, the rows of one segment side by side. */
 convoy_status gc_fused_launch(int64_t n, int points, const gc_fused_args *a, unsigned blocks,
                               cudaStream_t stream, char *err, size_t err_size);
 
