@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """GPU peers of convoy's device-resident kernels, measured in one process.
 
-    python3 bench/gpu_peers.py [--log2n 28] [--reps 7] [--ours BENCH_LOG]
+    python3 bench/gpu_peers.py [--log2n 28] [--reps 7] [--ours BENCH_LOG] [--complex]
 
 For 16, 1024 and 65536 taps on 2^LOG2N float32 mono samples already in GPU
 memory, times
@@ -23,6 +23,11 @@ table says so (TF32 conv1d is skipped at 65536 taps for time). Every peer's outp
 float64 sum on the host. Also: CuPy oaconvolve at 1024 taps from a host
 numpy array and back (end to end, wall clock).
 
+With --complex the signal is complex64 (2^(LOG2N-1) complex samples, so
+2^LOG2N real values) under the same real float32 taps, CuPy's peers only,
+and GS/s counts real values a second (two a complex sample), as
+gpu_calls_bench's cf32 rows do.
+
 With --ours, the "summary" lines of gpu_kernels_bench's output (run in the
 same device session) give convoy's rates, and the script prints the ratios
 against the issue's targets.
@@ -36,6 +41,7 @@ import numpy as np
 
 LIMIT_S = 0.5  # longest single timed run at the full size before the size is cut
 MIN_LOG2 = 20
+COMPLEX = False  # --complex: complex64 signals, rates in real values a second
 
 
 def cupy_modules():
@@ -146,11 +152,12 @@ def spot_check(out_host, x_host, h_host, n):
         return float("inf")
     worst = 0.0
     hr = h_host[::-1].astype(np.float64)
+    wide = np.complex128 if np.iscomplexobj(x_host) else np.float64
     for k in rng.integers(0, n, 16):
-        seg = x_host[k : k + m].astype(np.float64)
+        seg = x_host[k : k + m].astype(wide)
         prod = hr * seg
         ref, mag = prod.sum(), np.abs(prod).sum()
-        worst = max(worst, abs(float(out_host[k]) - ref) / (mag if mag > 0 else 1.0))
+        worst = max(worst, abs(complex(out_host[k]) - ref) / (mag if mag > 0 else 1.0))
     return worst
 
 
@@ -163,6 +170,11 @@ def measure_peer(peer, m, log2n, reps, cupy):
     note = ""
 
     def setup(k):
+        if COMPLEX:  # 2^k real values
+            n = 1 << (k - 1)
+            re = rng.random(n + m - 1, dtype=cupy.float32) * 2 - 1
+            im = rng.random(n + m - 1, dtype=cupy.float32) * 2 - 1
+            return n, (re + 1j * im).astype(cupy.complex64)
         n = 1 << k
         x = (rng.random(n + m - 1, dtype=cupy.float32) * 2 - 1).astype(cupy.float32)
         return n, x
@@ -209,7 +221,8 @@ def measure_peer(peer, m, log2n, reps, cupy):
             del out, fn, x
             free_memory()
             t = float(np.median(times))
-            return k, t, n / t * 1e-9, check, note
+            values = 2 * n if COMPLEX else n
+            return k, t, values / t * 1e-9, check, note
         except Exception as e:
             msg = str(e).splitlines()[0] if str(e) else type(e).__name__
             free_memory()
@@ -271,7 +284,10 @@ def main():
     ap.add_argument("--ours", help="gpu_kernels_bench output with 'summary' lines")
     ap.add_argument("--only", help="comma-separated peer names to run (default: all)")
     ap.add_argument("--no-host", action="store_true", help="skip the host-to-host CuPy run")
+    ap.add_argument("--complex", action="store_true", help="complex64 signals, CuPy's peers")
     args = ap.parse_args()
+    global COMPLEX
+    COMPLEX = args.complex
 
     cupy, signal = cupy_modules()
     import torch
@@ -282,8 +298,12 @@ def main():
         % (dev["name"].decode(), cupy.__version__, torch.__version__, torch.backends.cudnn.version())
     )
     print(
-        "signal: 2^%d float32 samples, mono, device-resident; 'valid' outputs; median of %d runs"
-        % (args.log2n, args.reps)
+        "signal: 2^%d %s, mono, device-resident; 'valid' outputs; median of %d runs"
+        % (
+            args.log2n,
+            "real values as complex64 samples (GS/s: real values)" if COMPLEX else "float32 samples",
+            args.reps,
+        )
     )
 
     peers = [
@@ -295,6 +315,8 @@ def main():
         TorchPeer("torch conv1d fp32", tf32=False),
         TorchPeer("torch conv1d tf32", tf32=True, max_taps=1024),
     ]
+    if COMPLEX:
+        peers = [p for p in peers if p.kind == "cupy"]
     if args.only:
         wanted = [w.strip() for w in args.only.split(",")]
         peers = [p for p in peers if any(w in p.name for w in wanted)]
@@ -317,7 +339,7 @@ def main():
                 )
             sys.stdout.flush()
 
-    if not args.no_host:
+    if not args.no_host and not COMPLEX:
         print()
         t, gsps, check = end_to_end(cupy, signal, 1024, args.log2n, 3)
         results[("cupyx oaconvolve host-to-host", 1024)] = gsps
