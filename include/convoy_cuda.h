@@ -29,11 +29,13 @@
  *                     FFT granule or the fewest whole granules that cover
  *                     taps - 1 for the FFT engine). Mono float32 through
  *                     process() takes this path too, and so do interleaved
- *                     float32 frames under real filters where the kernels
- *                     read frames in place: 2, 4 or 8 values a frame (a
+ *                     float32 frames where the kernels read frames in
+ *                     place: under real filters 2, 4 or 8 values a frame (a
  *                     complex channel is two) on the direct engine up to 32
  *                     taps, 2 or 4 on the FFT engine up to an FFT size of
- *                     2^15. Other interleaved and integer input goes through
+ *                     2^15; one complex channel under a complex filter on
+ *                     the FFT engine up to 2^14 complex points. Other
+ *                     interleaved and integer input goes through
  *                     one conversion pass into planar rows and one
  *                     interleaving pass out. The outputs are the same bits
  *                     either way.

@@ -10,10 +10,10 @@
  * filters; the register and shared-memory direct kernels agree bitwise;
  * splitting a run at granule multiples gives bitwise the one-call output;
  * nothing is written outside the outputs; int8 and uint8 input convert
- * exactly (x / 128, (x - 128) / 128); real filters on float32 complex
- * frames (the interleaved kernels) give the bits of the same values as
- * uint8 frames (the conversion into planar rows); a complex filter on a
- * real config is refused. Skips (77) without a GPU.
+ * exactly (x / 128, (x - 128) / 128); float32 complex frames filtered in
+ * place (the interleaved kernels, real and complex filters) give the bits
+ * of the same values as uint8 frames (the conversion into planar rows); a
+ * complex filter on a real config is refused. Skips (77) without a GPU.
  */
 #include "test_support.h"
 
@@ -506,30 +506,35 @@ static void test_device_api(void) {
   }
 }
 
-/* Real filters on complex frames: float32 frames go through the engines'
- * interleaved kernels where they have one (2, 4 or 8 rows), uint8 frames of
- * the same values through the conversion into planar rows; both, on one
- * convolver, in calls of granule multiples, give the same bits. */
-static void test_real_taps_interleaved(void) {
+/* Complex frames in place: float32 frames go through the engines'
+ * interleaved kernels where they have one (real filters on 2, 4 or 8 rows,
+ * a complex filter on one complex channel), uint8 frames of the same values
+ * through the conversion into planar rows; both, on one convolver, in calls
+ * of granule multiples, give the same bits. e: 0 direct engine, real taps;
+ * 1 FFT engine, real taps; 2 FFT engine, complex taps. */
+static void test_frames_in_place(void) {
   const int32_t channel_counts[4] = {1, 2, 3, 4};
-  for (int e = 0; e < 2; e++) {
+  for (int e = 0; e < 3; e++) {
     for (int ci = 0; ci < 4; ci++) {
       const int32_t ch = channel_counts[ci];
       const int64_t m = e == 0 ? ts_range(&rng, 1, 32) : ts_range(&rng, 100, 3000);
       const int64_t frames = ts_range(&rng, 20000, 60000);
       const size_t values = (size_t)(frames * 2 * ch);
-      float *taps = malloc(sizeof(float) * (size_t)m);
+      float *taps = malloc(sizeof(float) * (size_t)(2 * m));
       unsigned char *raw = malloc(values);
       float *x = malloc(sizeof(float) * values);
       float *y8 = malloc(sizeof(float) * values), *y32 = malloc(sizeof(float) * values);
       if (!taps || !raw || !x || !y8 || !y32) return;
-      ts_fill_uniform(&rng, taps, m);
+      ts_fill_uniform(&rng, taps, 2 * m);
       for (size_t i = 0; i < values; i++) {
         raw[i] = (unsigned char)ts_range(&rng, 0, 255);
         x[i] = (float)((int)raw[i] - 128) / 128.0f;
       }
       convoy_filter *f = NULL;
-      TS_CHECK_OK(convoy_filter_create(&f, taps, m));
+      if (e == 2)
+        f = complex_filter(taps, m);
+      else
+        TS_CHECK_OK(convoy_filter_create(&f, taps, m));
       convoy_cuda_config cfg;
       convoy_cuda_config_init(&cfg);
       cfg.channels = ch;
@@ -569,9 +574,10 @@ static void test_real_taps_interleaved(void) {
         int64_t differ = 0;
         for (size_t i = 0; i < values; i++) differ += memcmp(&y8[i], &y32[i], sizeof(float)) != 0;
         TS_CHECK(differ == 0,
-                 "%s, %lld real taps, %d complex channels: %lld of %zu float32 outputs differ from "
+                 "%s, %lld %s taps, %d complex channels: %lld of %zu float32 outputs differ from "
                  "the uint8 input's",
-                 convoy_engine_name(cfg.engine), (long long)m, (int)ch, (long long)differ, values);
+                 convoy_engine_name(cfg.engine), (long long)m, e == 2 ? "complex" : "real", (int)ch,
+                 (long long)differ, values);
       }
       cudaFree(d_raw);
       cudaFree(d_x);
@@ -683,7 +689,7 @@ int main(void) {
   test_fft_huge();
   test_integer_input();
   test_device_api();
-  test_real_taps_interleaved();
+  test_frames_in_place();
   test_stream();
   return ts_finish();
 }

@@ -372,8 +372,9 @@ static void interleaved_case(tcase *t, gpu_conv_config *cfg, int expect, int64_t
 /* The interleaved kernels. The direct engine's: for every tap count they
  * serve, and one past, on 1 to 8 channels, from odd offsets. The fused FFT
  * kernel's: 2 and 4 channels at every fused size (and not on 1, 3 or 8
- * channels, the four-step sizes or complex taps), several rows a block or
- * one, the frames 16-, 8- and 4-byte aligned. */
+ * channels or the four-step sizes), several rows a block or one, the
+ * frames 16-, 8- and 4-byte aligned; and the complex fused kernel's on one
+ * complex channel. */
 static void test_interleaved(void) {
   const int32_t channel_counts[5] = {1, 2, 3, 4, 8};
   for (int64_t m = 1; m <= 33; m++) {
@@ -402,13 +403,24 @@ static void test_interleaved(void) {
       case_free(&t);
     }
   }
-  tcase t; /* complex taps: rows in pairs, no interleaved run */
-  if (!case_make(&t, 2, 64, 100, TAPS_DISTINCT, 0)) return;
-  gpu_conv_config cfg;
-  config_for(&t, GPU_CONV_FFT, &cfg);
-  cfg.complex_taps = 1;
-  interleaved_case(&t, &cfg, 0, 0, "fft complex taps");
-  case_free(&t);
+  /* Complex taps: one complex channel's (re, im) frames at the fused sizes
+   * (complex points 2^9 .. 2^14), not two channels, not the cuFFT sizes. */
+  for (int log2n = 9; log2n <= 15; log2n++) {
+    for (int rows = 2; rows <= 4; rows += 2) {
+      const int64_t n = (int64_t)1 << log2n;
+      const int64_t taps = ts_range(&rng, 1, n - 3);
+      tcase t;
+      if (!case_make(&t, rows, taps, ts_log_range(&rng, 1, ts_quick() ? 3 * n : 12 * n),
+                     TAPS_DISTINCT, 0))
+        return;
+      gpu_conv_config cfg;
+      config_for(&t, GPU_CONV_FFT, &cfg);
+      cfg.complex_taps = 1;
+      cfg.fft_size = n;
+      interleaved_case(&t, &cfg, rows == 2 && log2n <= 14, (log2n + rows) % 4, "fft complex taps");
+      case_free(&t);
+    }
+  }
 }
 
 /* Longer filters, both engines, chunk invariance on some. */

@@ -92,10 +92,10 @@ int64_t gc_fft_fold(const gc_fft *f);
 convoy_status gc_fft_run_folded(gc_fft *f, int32_t lane, const float *in, int64_t in_stride,
                                 float *out, int64_t out_stride, int64_t count, cudaStream_t stream,
                                 char *err, size_t err_size);
-/* Real filters on interleaved frames of the handle's channels (2 or 4)
- * through the fused kernel: the bits of gc_fft_run on the same samples in
- * planar rows. gc_fft_run_interleaved is CONVOY_ERR_UNSUPPORTED where
- * gc_fft_interleaved() is 0. */
+/* Interleaved frames through the fused kernels, real filters on 2 or 4
+ * rows, a complex filter on one complex channel's (re, im) frames: the bits
+ * of gc_fft_run on the same samples in planar rows. gc_fft_run_interleaved
+ * is CONVOY_ERR_UNSUPPORTED where gc_fft_interleaved() is 0. */
 int gc_fft_interleaved(const gc_fft *f);
 convoy_status gc_fft_run_interleaved(gc_fft *f, const float *in, float *out, int64_t n_out,
                                      cudaStream_t stream, char *err, size_t err_size);

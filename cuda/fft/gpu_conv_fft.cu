@@ -856,10 +856,13 @@ static convoy_status run_fused(gc_fft *f, const float *in, int64_t in_stride, fl
   return CONVOY_OK;
 }
 
-/* Interleaved frames of 2 or 4 rows, where the fused kernel has them. */
+/* Interleaved frames of 2 or 4 rows under real filters, where the fused
+ * kernel has them, and one complex channel's frames under a complex
+ * filter. */
 int gc_fft_interleaved(const gc_fft *f) {
-  return f && f->path == GPU_CONV_FFT_FUSED && !f->cx && f->channels > 1 &&
-         gc_fused_supported(f->n, f->points, f->channels);
+  if (!f || f->path != GPU_CONV_FFT_FUSED) return 0;
+  if (f->cx) return f->channels == 2;
+  return f->channels > 1 && gc_fused_supported(f->n, f->points, f->channels);
 }
 
 convoy_status gc_fft_run_interleaved(gc_fft *f, const float *in, float *out, int64_t n_out,

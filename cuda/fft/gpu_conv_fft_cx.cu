@@ -1,8 +1,9 @@
 /*
  * gpu_conv_fft_cx.cu - the FFT engine's kernels for complex filters on
  * (real, imaginary) row pairs (see gpu_conv_fft_paths.cuh, "complex"): the
- * fused kernel instances and the plain path's gather, multiply (folded or
- * not) and scatter (fold 1: every output).
+ * fused kernel instances, on row pairs or on one channel's complex frames,
+ * and the plain path's gather, multiply (folded or not) and scatter (fold
+ * 1: every output).
  *
  * As in the real paths, a segment holds exactly the L + taps - 1 inputs its
  * outputs need, then zeros, and every slot of a batch is treated alike, so a
@@ -17,21 +18,33 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kLog2Points = 4; /* 16 points per thread */
 
-template <int LOG2M>
+/* FRAMES: one complex channel as (re, im) frames (a->frame_rows 2), read
+ * and written where they lie; else (real, imaginary) row pairs. */
+template <int LOG2M, bool FRAMES>
 __global__ void __launch_bounds__(gf::shape<LOG2M, kLog2Points>::T)
     fused_cx_kernel(const gc_fused_args a) {
   using S = gf::shape<LOG2M, kLog2Points>;
   extern __shared__ float2 gf_buf[];
   const int64_t pair = a.p0 + blockIdx.x;
   const int64_t c = pair / a.segments, s = pair - c * a.segments;
-  const float *src = a.in + 2 * c * a.in_stride + s * a.l;
-  float *dst = a.out + 2 * c * a.out_stride + s * a.l;
   int64_t left = a.n_in - s * a.l, count = a.n_out - s * a.l;
   if (left > a.window) left = a.window;
   if (count > a.l) count = a.l;
   gf::block_exec<S::E> ex;
-  gf::segment_cx<S>(ex, gf_buf, src, src + a.in_stride, (int)left, dst, dst + a.out_stride, a.skip,
-                    (int)count, a.spec + a.filter_of[c] * a.spec_stride, a.tw);
+  const float2 *h = a.spec + a.filter_of[c] * a.spec_stride;
+  if constexpr (FRAMES) {
+    const float *src = a.in + 2 * s * a.l;
+    float *dst = a.out + 2 * s * a.l;
+    const bool aligned8 =
+        ((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst)) & 7) == 0;
+    gf::segment_cx<S, true>(ex, gf_buf, src, nullptr, (int)left, dst, nullptr, a.skip, (int)count,
+                            h, a.tw, aligned8);
+  } else {
+    const float *src = a.in + 2 * c * a.in_stride + s * a.l;
+    float *dst = a.out + 2 * c * a.out_stride + s * a.l;
+    gf::segment_cx<S>(ex, gf_buf, src, src + a.in_stride, (int)left, dst, dst + a.out_stride,
+                      a.skip, (int)count, h, a.tw);
+  }
 }
 
 template <int LOG2M> constexpr size_t smem_bytes() {
@@ -39,15 +52,22 @@ template <int LOG2M> constexpr size_t smem_bytes() {
 }
 
 template <int LOG2M> void launch(const gc_fused_args &a, unsigned blocks, cudaStream_t stream) {
-  fused_cx_kernel<LOG2M>
-      <<<blocks, gf::shape<LOG2M, kLog2Points>::T, smem_bytes<LOG2M>(), stream>>>(a);
+  constexpr unsigned T = gf::shape<LOG2M, kLog2Points>::T;
+  if (a.frame_rows == 2)
+    fused_cx_kernel<LOG2M, true><<<blocks, T, smem_bytes<LOG2M>(), stream>>>(a);
+  else
+    fused_cx_kernel<LOG2M, false><<<blocks, T, smem_bytes<LOG2M>(), stream>>>(a);
 }
 
 template <int LOG2M> cudaError_t prepare() {
   const size_t bytes = smem_bytes<LOG2M>();
   if (bytes <= 48 * 1024) return cudaSuccess;
-  return cudaFuncSetAttribute(fused_cx_kernel<LOG2M>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              (int)bytes);
+  cudaError_t e = cudaFuncSetAttribute(fused_cx_kernel<LOG2M, false>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(fused_cx_kernel<LOG2M, true>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+  return e;
 }
 
 struct instance {

@@ -489,9 +489,12 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
  * two rows. tw is the same table as above for N = 2M. */
 
 /* Pass 0 of the forward FFT reads the segment's complex inputs: index i <
- * left, zeros after. Consecutive threads read consecutive floats of a row. */
-template <class S>
-GF_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int left) {
+ * left, zeros after. Consecutive threads read consecutive floats of a row;
+ * with FRAMES, re holds the values as (re, im) frames and im is unused,
+ * read as one 8-byte load each where re is 8-byte aligned. */
+template <class S, bool FRAMES = false>
+GF_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int left,
+                         bool aligned8) {
   constexpr int LR = S::log2_radix(0), R = 1 << LR, B = S::E / R;
   GF_UNROLL
   for (int b = 0; b < B; b++) {
@@ -499,15 +502,25 @@ GF_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int
     GF_UNROLL
     for (int r = 0; r < R; r++) {
       const int i = q + (r << (S::log2m - LR));
-      v[b * R + r] = i < left ? make_float2(GF_LDG(re + i), GF_LDG(im + i)) : make_float2(0, 0);
+      float2 z = make_float2(0, 0);
+      if (i < left) {
+        if (!FRAMES)
+          z = make_float2(GF_LDG(re + i), GF_LDG(im + i));
+        else if (aligned8)
+          z = GF_LDG(reinterpret_cast<const float2 *>(re) + i);
+        else
+          z = make_float2(GF_LDG(re + 2 * i), GF_LDG(re + 2 * i + 1));
+      }
+      v[b * R + r] = z;
     }
   }
 }
 
 /* The last inverse pass: output o = n - skip, for 0 <= o < count, is the
- * conjugate of point n. */
-template <class S>
-GF_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int skip, int count) {
+ * conjugate of point n; with FRAMES written as (re, im) frames at re. */
+template <class S, bool FRAMES = false>
+GF_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int skip, int count,
+                           bool aligned8) {
   constexpr int P = S::passes - 1;
   constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
   GF_UNROLL
@@ -517,8 +530,16 @@ GF_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int ski
     for (int r = 0; r < R; r++) {
       const int o = q + (r << (S::log2m - LR)) - skip;
       if (o >= 0 && o < count) {
-        re[o] = v[b * R + r].x;
-        im[o] = -v[b * R + r].y;
+        const float2 y = cconj(v[b * R + r]);
+        if (!FRAMES) {
+          re[o] = y.x;
+          im[o] = y.y;
+        } else if (aligned8) {
+          reinterpret_cast<float2 *>(re)[o] = y;
+        } else {
+          re[2 * o] = y.x;
+          re[2 * o + 1] = y.y;
+        }
       }
     }
   }
@@ -535,13 +556,15 @@ template <class S> GF_HD void middle_cx(int t, float2 *buf, const float2 *h) {
 }
 
 /* One complex segment: rows src_re/src_im hold `left` valid inputs (then
- * zeros up to M); dst_re/dst_im receive outputs 0 .. count-1. */
-template <class S, class Ex>
+ * zeros up to M); dst_re/dst_im receive outputs 0 .. count-1. With FRAMES
+ * src_re and dst_re hold (re, im) frames and the im pointers are unused;
+ * aligned8: both are 8-byte aligned. */
+template <class S, bool FRAMES = false, class Ex>
 GF_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src_im, int left,
                       float *dst_re, float *dst_im, int skip, int count, const float2 *h,
-                      const float2 *tw) {
+                      const float2 *tw, bool aligned8 = false) {
   ex.phase([&](int t, float2 *v) {
-    load_input_cx<S>(t, v, src_re, src_im, left);
+    load_input_cx<S, FRAMES>(t, v, src_re, src_im, left, aligned8);
     butterflies<S, 0>(t, v, tw);
     store_smem<S, 0>(t, v, buf);
   });
@@ -550,7 +573,7 @@ GF_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src
   ex.phase([&](int t, float2 *) { middle_cx<S>(t, buf, h); });
   ex.sync();
   inverse_passes<S, 0>(ex, buf, tw, [&](int t, float2 *v) {
-    store_output_cx<S>(t, v, dst_re, dst_im, skip, count);
+    store_output_cx<S, FRAMES>(t, v, dst_re, dst_im, skip, count, aligned8);
   });
 }
 

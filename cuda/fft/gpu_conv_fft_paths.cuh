@@ -39,7 +39,8 @@ typedef struct gc_fused_args {
   const int32_t *filter_of;
   const float2 *tw;   /* W_n^i, 0 <= i < n/2 */
   int32_t frame_rows; /* 0: planar rows (in_stride, out_stride); 2 or 4: interleaved
-                         frames of that many rows (the channels), strides unused */
+                         frames of that many rows (the channels), strides unused;
+                         complex filters: 2 for one channel's (re, im) frames */
 } gc_fused_args;
 
 /* Points per thread the fused kernel uses at size n unless overridden (8 or 16). */
