@@ -220,6 +220,19 @@ GF_HD int alignment_of(const void *p) {
   return (a & 15) == 0 ? 16 : (a & 7) == 0 ? 8 : 4;
 }
 
+/* f(n, k) for every point of thread t in pass P: n its index in the
+ * transform's natural order as the pass reads (pass 0) or writes (last
+ * pass) it, k its place among the thread's values. */
+template <class S, int P, class F> GF_HD void each_point(int t, F f) {
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
+  GF_UNROLL
+  for (int b = 0; b < B; b++) {
+    const int q = t + b * S::T;
+    GF_UNROLL
+    for (int r = 0; r < R; r++) f(q + (r << (S::log2m - LR)), b * R + r);
+  }
+}
+
 /* Samples i and i + 1 (i even) of the segment, zeros from `left` on. */
 template <int IL> GF_HD float2 load_pair(const float *base, frames<IL> at, int i, int left) {
   if (i + 2 <= left) {
@@ -461,14 +474,7 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
   ex.phase([&](int t, float2 *) { middle<S>(t, buf, h, tw); });
   ex.sync();
   inverse_passes<S, 0, true>(ex, buf, tw, [&](int t, float2 *v) {
-    constexpr int P = S::passes - 1;
-    constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
-    GF_UNROLL
-    for (int b = 0; b < B; b++) {
-      const int q = t + b * S::T;
-      GF_UNROLL
-      for (int r = 0; r < R; r++) buf[S::at(q + (r << (S::log2m - LR)))] = cconj(v[b * R + r]);
-    }
+    each_point<S, S::passes - 1>(t, [&](int n, int k) { buf[S::at(n)] = cconj(v[k]); });
   });
   ex.sync();
   for (int o = (int)threadIdx.x; o < count; o += threads) {
@@ -495,25 +501,18 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
 template <class S, bool FRAMES = false>
 GF_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int left,
                          bool aligned8) {
-  constexpr int LR = S::log2_radix(0), R = 1 << LR, B = S::E / R;
-  GF_UNROLL
-  for (int b = 0; b < B; b++) {
-    const int q = t + b * S::T;
-    GF_UNROLL
-    for (int r = 0; r < R; r++) {
-      const int i = q + (r << (S::log2m - LR));
-      float2 z = make_float2(0, 0);
-      if (i < left) {
-        if (!FRAMES)
-          z = make_float2(GF_LDG(re + i), GF_LDG(im + i));
-        else if (aligned8)
-          z = GF_LDG(reinterpret_cast<const float2 *>(re) + i);
-        else
-          z = make_float2(GF_LDG(re + 2 * i), GF_LDG(re + 2 * i + 1));
-      }
-      v[b * R + r] = z;
+  each_point<S, 0>(t, [&](int i, int k) {
+    float2 z = make_float2(0, 0);
+    if (i < left) {
+      if (!FRAMES)
+        z = make_float2(GF_LDG(re + i), GF_LDG(im + i));
+      else if (aligned8)
+        z = GF_LDG(reinterpret_cast<const float2 *>(re) + i);
+      else
+        z = make_float2(GF_LDG(re + 2 * i), GF_LDG(re + 2 * i + 1));
     }
-  }
+    v[k] = z;
+  });
 }
 
 /* The last inverse pass: output o = n - skip, for 0 <= o < count, is the
@@ -521,28 +520,20 @@ GF_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int
 template <class S, bool FRAMES = false>
 GF_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int skip, int count,
                            bool aligned8) {
-  constexpr int P = S::passes - 1;
-  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
-  GF_UNROLL
-  for (int b = 0; b < B; b++) {
-    const int q = t + b * S::T;
-    GF_UNROLL
-    for (int r = 0; r < R; r++) {
-      const int o = q + (r << (S::log2m - LR)) - skip;
-      if (o >= 0 && o < count) {
-        const float2 y = cconj(v[b * R + r]);
-        if (!FRAMES) {
-          re[o] = y.x;
-          im[o] = y.y;
-        } else if (aligned8) {
-          reinterpret_cast<float2 *>(re)[o] = y;
-        } else {
-          re[2 * o] = y.x;
-          re[2 * o + 1] = y.y;
-        }
-      }
+  each_point<S, S::passes - 1>(t, [&](int n, int k) {
+    const int o = n - skip;
+    if (o < 0 || o >= count) return;
+    const float2 y = cconj(v[k]);
+    if (!FRAMES) {
+      re[o] = y.x;
+      im[o] = y.y;
+    } else if (aligned8) {
+      reinterpret_cast<float2 *>(re)[o] = y;
+    } else {
+      re[2 * o] = y.x;
+      re[2 * o + 1] = y.y;
     }
-  }
+  });
 }
 
 /* Between the transforms: conj(Z[k] H[k]) in place; each bin is touched by
