@@ -171,7 +171,8 @@ convoy_status audio_sink_write_encoded(audio_sink *sink, const void *codes, int6
 /* The codes audio_sink_encode() makes for a sink of opt, in the terms of a
  * convoy stream's integer output: 1 with *format (CONVOY_FORMAT_S16 for
  * subtypes of up to 16 bits, S32 above) and *bits (the subtype's
- * significant bits) for integer subtypes, 0 for float and lossy ones. A
+ * significant bits) for integer subtypes (either pointer may be NULL, to
+ * ask only whether), 0 for float and lossy ones. A
  * stream with these, dither = opt->dither and dither_seed = opt->seed, whose
  * first output sample is the file's first, makes bitwise the codes
  * audio_sink_encode() would make of its float output (one quantizer, the

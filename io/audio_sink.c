@@ -200,8 +200,8 @@ int audio_sink_codes_format(const audio_sink_options *opt, convoy_sample_format 
                             int32_t *bits) {
   const sample_path p = sample_path_for(opt->format);
   if (p.kind != SAMPLE_PATH_SHORT && p.kind != SAMPLE_PATH_INT) return 0;
-  *format = p.kind == SAMPLE_PATH_SHORT ? CONVOY_FORMAT_S16 : CONVOY_FORMAT_S32;
-  *bits = p.bits;
+  if (format) *format = p.kind == SAMPLE_PATH_SHORT ? CONVOY_FORMAT_S16 : CONVOY_FORMAT_S32;
+  if (bits) *bits = p.bits;
   return 1;
 }
 

@@ -774,7 +774,8 @@ static float *mixed_run(const ts_case *t, convoy_engine engine, const int64_t *c
 static void test_device_api(ts_rng *rng) {
   cudaStream_t stream = NULL;
   if (!cuda_ok(cudaStreamCreate(&stream), "cudaStreamCreate")) return;
-  /* 2 and 8 channels: the direct engine's interleaved kernel. */
+  /* 2 and 8 channels: the direct engine's interleaved kernel; 2 the fused
+   * FFT kernel's too. */
   const int32_t channel_counts[4] = {1, 2, 3, 8};
   for (int e = 0; e < 2; e++) {
     for (int ci = 0; ci < 4; ci++) {

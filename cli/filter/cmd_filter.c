@@ -183,9 +183,7 @@ void filter_job_choose_codes(filter_job *j) {
   if (!gpu) return;
   audio_sink_options so;
   filter_job_sink_options(j, &so);
-  convoy_sample_format format;
-  int32_t bits;
-  j->stream_codes = audio_sink_codes_format(&so, &format, &bits);
+  j->stream_codes = audio_sink_codes_format(&so, NULL, NULL);
 }
 
 /* Opens OUT's sink (after filter_job_output_format). */

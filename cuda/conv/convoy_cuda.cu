@@ -11,10 +11,11 @@
  * input (and mono float32, one row) is read where it lies: only the frames
  * whose outputs need the history are staged (filter_rows), and their copy
  * and run go on a side stream beside the main run. Interleaved float32
- * frames (real, or complex under real filters) go the same way straight
- * through an interleaved kernel where the engine has one (2, 4 or 8 rows:
- * the direct engine up to 32 taps, the fused FFT kernel; filter_interleaved);
- * other interleaved input is deinterleaved first.
+ * frames go the same way straight through an interleaved kernel where the
+ * engine has one (gpu_conv_interleaved: real filters on 2, 4 or 8 rows on
+ * the direct engine up to 32 taps, on 2 or 4 rows on the fused FFT kernel,
+ * a complex filter on one complex channel; filter_interleaved); other
+ * interleaved input is deinterleaved first.
  * Every copy between device buffers is a kernel (gp_copy_rows): a
  * cudaMemcpy2DAsync there would hand the stream to a copy engine and back,
  * several microseconds a call.
@@ -56,8 +57,8 @@ struct convoy_cuda_conv {
   float *work[2] = {nullptr, nullptr};
   int cur = 0;             /* the buffer whose history the next call uses */
   float *planar = nullptr; /* planar output (several channels only) */
-  /* Interleaved float32 calls the direct engine filters in place
-   * (gpu_conv_run_interleaved): the head's frames, behind the history
+  /* Interleaved float32 calls an engine's interleaved kernel filters in
+   * place (gpu_conv_run_interleaved): the head's frames, behind the history
    * interleaved, are staged here. */
   float *il_stage = nullptr;
   /* The head's copy and run and the history copy of a planar call go on

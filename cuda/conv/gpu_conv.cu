@@ -496,8 +496,8 @@ extern "C" convoy_status gpu_conv_run_interleaved(gpu_conv *conv, int32_t lane, 
   if (st != CONVOY_OK) return st;
   if (!gpu_conv_interleaved(conv))
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                               "gpu_conv: interleaved runs need 2, 4 or 8 channels of real taps "
-                               "on the direct engine's register kernel or the fused FFT kernel");
+                               "gpu_conv: no interleaved kernel for this engine, tap count "
+                               "and channel count (see gpu_conv_interleaved)");
   if (n_out == 0) return CONVOY_OK;
   if (!d_in || !d_out)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
