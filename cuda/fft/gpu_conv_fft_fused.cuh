@@ -167,11 +167,20 @@ template <class S, int P> GF_HD void load_smem(int t, float2 *v, const float2 *b
   }
 }
 
+/* How a butterfly's twiddle powers w^2 .. w^(R-1) come from w = w^1:
+ * `chain` multiplies by w again and again (R - 2 dependent products);
+ * `tree` takes each power as the product of the highest power of two below
+ * it and the rest (log2 R deep). Chosen per kernel by measurement
+ * (docs/BENCHMARKS.md): the overlap-save kernels run the chain as fast or
+ * faster; the pulse kernel, held to 64 or 80 registers, runs faster with
+ * the tree. */
+enum class powers { chain, tree };
+
 /* Pass P, step 2: twiddles and the radix-R DFTs, in registers. Twiddle
- * powers come from one table value by repeated multiplication. The table is
- * read through the read-only cache unless COHERENT: an ordinary load, which
- * the compiler cannot move across a barrier (see the pulse kernel). */
-template <class S, int P, bool COHERENT = false>
+ * powers come from one table value (see powers). The table is read through
+ * the read-only cache unless COHERENT: an ordinary load, which the compiler
+ * cannot move across a barrier (see the pulse kernel). */
+template <class S, int P, bool COHERENT = false, powers POWERS = powers::chain>
 GF_HD void butterflies(int t, float2 *v, const float2 *tw) {
   constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
   GF_UNROLL
@@ -182,11 +191,24 @@ GF_HD void butterflies(int t, float2 *v, const float2 *tw) {
       /* W_M^(k M/(Ns R)) = W_N^(2 k M/(Ns R)) */
       const float2 *at = tw + ((2 * k) << (S::log2m - LNS - LR));
       const float2 w1 = COHERENT ? *at : GF_LDG(at);
-      float2 w = w1;
-      GF_UNROLL
-      for (int r = 1; r < R; r++) {
-        v[b * R + r] = cmul(v[b * R + r], w);
-        if (r + 1 < R) w = cmul(w, w1);
+      if (POWERS == powers::chain) {
+        float2 w = w1;
+        GF_UNROLL
+        for (int r = 1; r < R; r++) {
+          v[b * R + r] = cmul(v[b * R + r], w);
+          if (r + 1 < R) w = cmul(w, w1);
+        }
+      } else {
+        float2 w[R];
+        w[1] = w1;
+        GF_UNROLL
+        for (int r = 2; r < R; r++) {
+          int high = 1;
+          while (2 * high < r) high *= 2;
+          w[r] = cmul(w[high], w[r - high]);
+        }
+        GF_UNROLL
+        for (int r = 1; r < R; r++) v[b * R + r] = cmul(v[b * R + r], w[r]);
       }
     }
     dft<R>::run(v + b * R);

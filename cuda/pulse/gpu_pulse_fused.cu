@@ -68,7 +68,7 @@ __device__ __forceinline__ void smem_passes(int t, float2 *v, float2 *buf, const
   if constexpr (P < END) {
     gf::load_smem<S, P>(t, v, buf);
     __syncthreads();
-    gf::butterflies<S, P, INV>(t, v, tw);
+    gf::butterflies<S, P, INV, gf::powers::tree>(t, v, tw);
     gf::store_smem<S, P>(t, v, buf);
     __syncthreads();
     smem_passes<S, P + 1, END, INV>(t, v, buf, tw);
@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(pshape<LOG2M, false>::T,
   /* last forward pass, product, first inverse pass, in registers */
   gf::load_smem<F, LF>(tid, v, pf_buf);
   __syncthreads();
-  gf::butterflies<F, LF>(tid, v, a.tw);
+  gf::butterflies<F, LF, false, gf::powers::tree>(tid, v, a.tw);
 #pragma unroll
   for (int b = 0; b < BL; b++)
 #pragma unroll
@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(pshape<LOG2M, false>::T,
 
   /* last inverse pass to device memory: butterfly tid, points tid + r T */
   gf::load_smem<I, LI>(tid, v, pf_buf);
-  gf::butterflies<I, LI, true>(tid, v, a.tw);
+  gf::butterflies<I, LI, true, gf::powers::tree>(tid, v, a.tw);
   float2 *y = a.out + a.ix.base(t_pulse, a.out_len);
   /* output index of circular position 0 */
   const int64_t o0 = a.out_first + s * a.valid - (a.taps - 1);
