@@ -2,7 +2,8 @@
  * pulse_bench.c - batched pulse compression throughput: C channels x P
  * pulses x L samples of cf32 against a T-sample chirp (default the radar
  * case 16 x 128 x 9000, T = 1000, full output), on the CPU engine and on the
- * GPU with each plan, device-resident (CUDA events) and host to host (pinned
+ * GPU with each plan (plan 0 by the model and by timing: plan_effort 0 and 1),
+ * device-resident (CUDA events) and host to host (pinned
  * and pageable buffers, the pinned run beside the bus time of its bytes in
  * and out, copied both ways at once). Prints the median of the runs in ms and GS/s of
  * input samples, and the GPU's agreement with the CPU.
@@ -157,11 +158,16 @@ int main(int argc, char **argv) {
     cudaStreamDestroy(down);
   }
 
-  for (int plan = 0; gpus > 0 && plan <= 3; plan++) {
+  /* plan 0 (model, then timing: plan_effort 0 and 1), then plans 1 .. 3 forced */
+  for (int row = 0; gpus > 0 && row <= 4; row++) {
+    const int plan = row ? row - 1 : 0;
     c.engine = CONVOY_ENGINE_GPU;
+    c.plan_effort = row == 0 ? 0 : 1;
+    char who[32];
+    snprintf(who, sizeof who, "gpu plan %d%s", plan, row == 0 ? " model" : row == 1 ? " timed" : "");
     convoy_pulse *g = NULL;
     if (pulse_create_with_plan(&g, &c, plan) != CONVOY_OK) {
-      printf("gpu plan %d: %s\n", plan, convoy_last_error());
+      printf("%s: %s\n", who, convoy_last_error());
       continue;
     }
     convoy_pulse_describe(g, line, sizeof line);
@@ -191,14 +197,14 @@ int main(int argc, char **argv) {
       cudaEventElapsedTime(&ms, e0, e1);
       if (i >= 0) t[i] = 1e-3 * ms;
     }
-    snprintf(line, sizeof line, "gpu plan %d device-resident", plan);
+    snprintf(line, sizeof line, "%s device-resident", who);
     report(line, median(t, runs), n_in);
     for (int i = -1; i < runs; i++) {
       const double t0 = now_s();
       convoy_pulse_run(g, in, out);
       if (i >= 0) t[i] = now_s() - t0;
     }
-    snprintf(line, sizeof line, "gpu plan %d host->host (pinned)", plan);
+    snprintf(line, sizeof line, "%s host->host (pinned)", who);
     const double pinned_s = median(t, runs);
     report(line, pinned_s, n_in);
     printf("  bus time / pinned run: %.1f%%\n", 100.0 * bus_s / pinned_s);
@@ -208,9 +214,9 @@ int main(int argc, char **argv) {
       convoy_pulse_run(g, in_pageable, out_pageable);
       t[i] = now_s() - t0;
     }
-    snprintf(line, sizeof line, "gpu plan %d host->host (pageable)", plan);
+    snprintf(line, sizeof line, "%s host->host (pageable)", who);
     report(line, median(t, pr), n_in);
-    printf("  gpu plan %d vs cpu: rel L2 %.3g; pinned vs pageable identical: %s\n", plan,
+    printf("  %s vs cpu: rel L2 %.3g; pinned vs pageable identical: %s\n", who,
            rel_diff(out, ref, 2 * n_out),
            memcmp(out, out_pageable, sizeof(float) * 2 * (size_t)n_out) ? "no" : "yes");
     cudaFree(d_in);

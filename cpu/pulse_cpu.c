@@ -65,9 +65,10 @@ static convoy_status pulse_cpu_create(const pulse_geom *g, pulse_cpu **out, char
   if (!p->spectrum || !p->buf) goto oom;
   for (int32_t t = 0; t < p->threads; t++)
     if (!(p->buf[t] = fftwf_malloc(sizeof(fftwf_complex) * n))) goto oom;
+  const unsigned flags = g->plan_effort >= 1 ? FFTW_MEASURE : FFTW_ESTIMATE;
   convoy_fftw_lock();
-  p->forward = fftwf_plan_dft_1d((int)n, p->buf[0], p->buf[0], FFTW_FORWARD, FFTW_ESTIMATE);
-  p->inverse = fftwf_plan_dft_1d((int)n, p->buf[0], p->buf[0], FFTW_BACKWARD, FFTW_ESTIMATE);
+  p->forward = fftwf_plan_dft_1d((int)n, p->buf[0], p->buf[0], FFTW_FORWARD, flags);
+  p->inverse = fftwf_plan_dft_1d((int)n, p->buf[0], p->buf[0], FFTW_BACKWARD, flags);
   convoy_fftw_unlock();
   if (!p->forward || !p->inverse) {
     pulse_cpu_destroy(p);

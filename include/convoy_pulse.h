@@ -105,6 +105,15 @@ typedef struct convoy_pulse_config {
   convoy_engine engine;       /* AUTO, CPU or GPU (see above); default AUTO */
   int32_t device;             /* GPU index; -1 = default (GPU 0) */
   int32_t threads;            /* CPU threads; 0 = convoy_cpu_threads() */
+  int32_t plan_effort;        /* 0 = estimate (default): the CPU's FFTW plans by
+                                 estimate and the GPU's fused plan by the cost
+                                 model, so every run on one device and geometry
+                                 gives the same bits; 1 = measure: FFTW_MEASURE
+                                 on the CPU, and on the GPU every fused plan that
+                                 fits is timed at create (a few ms, once per
+                                 geometry and process) and the fastest kept, so
+                                 two processes may pick different plans and
+                                 differ in the last bits */
 } convoy_pulse_config;
 
 /** Fills *config with the defaults above (no waveform, pulse_len 0). */

@@ -80,6 +80,10 @@ static convoy_status check_config(const convoy_pulse_config *c) {
   if (c->window < CONVOY_WINDOW_NONE || c->window > CONVOY_WINDOW_KAISER)
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT, "pulse: unknown window %d",
                             (int)c->window);
+  if (c->plan_effort != 0 && c->plan_effort != 1)
+    return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
+                            "pulse: plan_effort %d is not 0 (estimate) or 1 (measure)",
+                            (int)c->plan_effort);
   if (c->window == CONVOY_WINDOW_KAISER && !(c->kaiser_beta >= 0.0 && c->kaiser_beta <= 50.0))
     return convoy_error_set(CONVOY_ERR_INVALID_ARGUMENT,
                             "pulse: kaiser beta %g out of range 0 .. 50", c->kaiser_beta);
@@ -195,6 +199,7 @@ convoy_status pulse_create_with_plan(convoy_pulse **out, const convoy_pulse_conf
   g->h = h;
   g->threads = c->threads > 0 ? c->threads : convoy_cpu_threads();
   g->device = c->device < 0 ? 0 : c->device;
+  g->plan_effort = c->plan_effort;
 
   st = ops->create(g, gpu_plan, &p->impl, err, sizeof err);
   if (st == CONVOY_OK) p->ops = ops;

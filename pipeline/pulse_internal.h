@@ -34,6 +34,7 @@ typedef struct pulse_geom {
                                  by the front, valid for the backend's life */
   int32_t threads;            /* CPU threads, >= 1 */
   int32_t device;             /* GPU index, >= 0 */
+  int32_t plan_effort;        /* 0 estimate, 1 measure (convoy_pulse_config) */
 } pulse_geom;
 
 /* Pulses in a batch, C P. */

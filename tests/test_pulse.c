@@ -313,6 +313,11 @@ static void test_errors(void) {
   c.mode = (convoy_pulse_mode)7;
   TS_CHECK(convoy_pulse_create(&p, &c) == CONVOY_ERR_INVALID_ARGUMENT, "bad mode");
   c.mode = CONVOY_PULSE_VALID;
+  c.plan_effort = 2;
+  TS_CHECK(convoy_pulse_create(&p, &c) == CONVOY_ERR_INVALID_ARGUMENT && !p &&
+               strstr(convoy_last_error(), "plan_effort 2"),
+           "plan_effort 2: %s", convoy_last_error());
+  c.plan_effort = 0;
   c.engine = CONVOY_ENGINE_CPU_DIRECT;
   TS_CHECK(convoy_pulse_create(&p, &c) == CONVOY_ERR_UNSUPPORTED, "direct engine");
   c.engine = CONVOY_ENGINE_CPU;
@@ -356,6 +361,48 @@ static void test_errors(void) {
 }
 
 #ifdef CONVOY_HAVE_CUDA
+/* The GPU's fused plan: by the model with plan_effort 0, whatever the
+ * process has timed before (so every run computes the same bits), by timing
+ * with 1; both plans within the tolerance of the reference. */
+static void test_plan_effort(ts_rng *rng) {
+  pcase pc;
+  memset(&pc, 0, sizeof pc);
+  convoy_pulse_config_init(&pc.cfg);
+  TS_CHECK(pc.cfg.plan_effort == 0, "default plan_effort %d", (int)pc.cfg.plan_effort);
+  pc.cfg.channels = 2;
+  pc.cfg.pulses = 3;
+  pc.cfg.pulse_len = 3000;
+  pc.cfg.template_len = 300; /* fits M = 1024 .. 8192: several plans to time */
+  pcase_fill(&pc, rng);
+  const int effort[3] = {0, 1, 0};
+  char first[512] = "";
+  for (int i = 0; i < 3; i++) {
+    convoy_pulse_config c = pc.cfg;
+    c.engine = CONVOY_ENGINE_GPU;
+    c.plan_effort = effort[i];
+    convoy_pulse *p = NULL;
+    TS_CHECK_OK(convoy_pulse_create(&p, &c));
+    if (!p) continue;
+    char d[512];
+    convoy_pulse_describe(p, d, sizeof d);
+    if (effort[i] == 0) {
+      TS_CHECK(strstr(d, " (model)") != NULL, "plan_effort 0 plan: %s", d);
+      if (i == 0) snprintf(first, sizeof first, "%s", d);
+      else
+        TS_CHECK(!strcmp(d, first), "plan_effort 0 after timing: %s, before: %s", d, first);
+    } else {
+      TS_CHECK(strstr(d, "(timed:") != NULL, "plan_effort 1 plan: %s", d);
+    }
+    float *y = malloc(sizeof(float) * 2 * (size_t)convoy_pulse_output_samples(p));
+    TS_CHECK_OK(convoy_pulse_run(p, pc.x, y));
+    const double e = check_reference(&pc, y);
+    TS_CHECK(e < TOL, "plan_effort %d: rel error %.3g (%s)", effort[i], e, d);
+    free(y);
+    convoy_pulse_destroy(p);
+  }
+  pcase_free(&pc);
+}
+
 /* Device-resident run: the same bits as the host run of the same plan. */
 static void check_device_run(const pcase *pc, int plan, convoy_pulse_layout layout,
                              const float *host_out) {
@@ -433,6 +480,7 @@ static void test_random(ts_rng *rng, int cases, int64_t max_len, int have_gpu) {
   for (int i = 0; i < cases; i++) {
     pcase pc;
     pcase_make(&pc, rng, max_len);
+    pc.cfg.plan_effort = (i / 2) % 2; /* estimate and measure, each in both layouts */
     check_case(&pc, (convoy_pulse_layout)(i % 2), have_gpu);
     pcase_free(&pc);
   }
@@ -489,6 +537,9 @@ int main(void) {
     printf("GPU runs with a tail stage: %d\n", g_tail_runs);
     test_echo(CONVOY_ENGINE_GPU, 1);
     test_echo(CONVOY_ENGINE_GPU, 2);
+#ifdef CONVOY_HAVE_CUDA
+    test_plan_effort(&rng);
+#endif
   } else {
     printf("no GPU: GPU pulse compression not checked\n");
   }

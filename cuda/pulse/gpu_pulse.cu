@@ -475,6 +475,7 @@ void gpu_pulse_describe(const gpu_pulse *p, char *buf, size_t buf_size) {
       sep = ",";
     }
   if (*sep == ',' && n > 0 && (size_t)n < buf_size) snprintf(buf + n, buf_size - (size_t)n, ")");
+  else if (n > 0 && (size_t)n < buf_size) snprintf(buf + n, buf_size - (size_t)n, " (model)");
 }
 
 /* ------------------------------------------------------------- the backend */

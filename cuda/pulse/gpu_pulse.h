@@ -16,9 +16,10 @@
  *           FFT in registers and shared memory, and writes its M - T + 1
  *           outputs. Needs T - 1 < M / 2. The outputs left over by the
  *           whole segments may go to a second launch of a smaller M (the
- *           tail). M and the tail are chosen at create by timing every
- *           plan that fits on the batch's buffers (a few ms, once per
- *           geometry and process: cuda/pulse/gpu_pulse_choose.cu).
+ *           tail). M and the tail are the cost model's, or with
+ *           plan_effort 1 chosen at create by timing every plan that
+ *           fits on the batch's buffers (a few ms, once per geometry and
+ *           process: cuda/pulse/gpu_pulse_choose.cu).
  *
  * Errors: CUDA and cuFFT failures become convoy_status with the CUDA
  * message in err (and CUDA's last error cleared). Functions of one object

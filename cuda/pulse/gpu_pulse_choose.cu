@@ -11,6 +11,9 @@
  * that kind is kept unless another is kMargin faster, so that near-ties do
  * not flip.
  *
+ * Only with plan_effort 1: with 0 (the default) the model's plan is taken
+ * as it is, so that every process computes the same bits.
+ *
  * The timings are remembered per process for each (device, geometry), so
  * that every compressor of one geometry and plan kind computes the same
  * bits (a device run and a host run of two objects agree exactly). The
@@ -217,7 +220,7 @@ convoy_status gpu_pulse_fused_choose(const pulse_geom *g, gpu_pulse_plan want,
   key.layout = (int)g->layout;
   memset(ms, 0, sizeof(gpu_pulse_fused_times));
   gpu_pulse_fused_plan all[GPU_PULSE_FUSED_SIZES * (GPU_PULSE_FUSED_SIZES + 1)];
-  if (of_kind(g, GPU_PULSE_AUTO, all) < 2) { /* nothing to choose from */
+  if (g->plan_effort < 1 || of_kind(g, GPU_PULSE_AUTO, all) < 2) { /* the model, or no choice */
     *plan = pick(g, want, ms);
     return CONVOY_OK;
   }

@@ -91,7 +91,9 @@ gpu_pulse_fused_plan gpu_pulse_fused_model(const pulse_geom *g, bool allow_tail)
  * tail = 0 for none or tail_log2m - MIN_LOG2 + 1; 0 where not timed. */
 typedef float gpu_pulse_fused_times[GPU_PULSE_FUSED_SIZES][GPU_PULSE_FUSED_SIZES + 1];
 
-/* The plan by timing (cuda/pulse/gpu_pulse_choose.cu): runs every plan that fits
+/* The plan of the kind asked for (below) by the model when g->plan_effort
+ * is 0, without running anything; by timing when it is 1
+ * (cuda/pulse/gpu_pulse_choose.cu): runs every plan that fits
  * (each main size alone and with every smaller tail size) with a's buffers,
  * index and lengths (a.spec and a.tw must hold 2^MAX_LOG2 values; their
  * contents do not matter), on stream s, and writes the fastest to *plan:

@@ -186,6 +186,7 @@ typedef struct convoy_pulse_config {
   convoy_engine engine;
   int32_t device;
   int32_t threads;
+  int32_t plan_effort;
 } convoy_pulse_config;
 
 void convoy_pulse_config_init(convoy_pulse_config *config);

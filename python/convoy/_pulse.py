@@ -13,7 +13,8 @@ class PulseCompressor:
     """A convoy_pulse: correlates batches of pulses with one template.
 
     ``PulseCompressor(template, pulse_len, pulses=1, mode="full",
-    window="none", normalize=False, engine="auto", device=-1, threads=0)``
+    window="none", normalize=False, engine="auto", device=-1, threads=0,
+    plan_effort=0)``
 
     Every pulse x of pulse_len samples becomes its correlation with the
     windowed, normalised template w (numpy.correlate(x, w, mode)):
@@ -22,6 +23,9 @@ class PulseCompressor:
     peaks at d). window: "none", "hamming", "hann", "kaiser" or
     "kaiser:beta=B" (numpy's symmetric windows), applied to the template;
     normalize scales it to unit energy. engine: "auto", "cpu" or "gpu".
+    plan_effort 0 (estimate) gives the same bits on every run of one device
+    and geometry; 1 (measure) times the GPU's fused plans and plans FFTW
+    with FFTW_MEASURE, for speed.
     Create plans the FFTs and transforms the template once; run() then
     compresses a batch of `pulses` pulses, an array of shape (..., pulse_len)
     whose leading dimensions hold that many pulses (a 1-D array is one
@@ -32,7 +36,7 @@ class PulseCompressor:
     """
 
     def __init__(self, template, pulse_len, pulses=1, mode="full", window="none",
-                 normalize=False, engine="auto", device=-1, threads=0):
+                 normalize=False, engine="auto", device=-1, threads=0, plan_effort=0):
         self._p = None
         if is_device_array(template):
             template = _cuda.cupy().asnumpy(template)  # the template is host memory
@@ -62,6 +66,7 @@ class PulseCompressor:
         cfg.engine = engine_id(engine)
         cfg.device = int(device)
         cfg.threads = int(threads)
+        cfg.plan_effort = int(plan_effort)
         out = ffi.new("convoy_pulse **")
         check(lib.convoy_pulse_create(out, cfg))
         self._p = ffi.gc(out[0], lib.convoy_pulse_destroy)
@@ -144,7 +149,7 @@ def pulse_compress(pulses, template, mode="full", window="none", normalize=False
     becomes its correlation with the windowed, normalised template, as
     PulseCompressor describes. Returns complex64 with axis of the mode's
     length (CuPy for GPU arrays, compressed on the GPU).
-    options: device, threads."""
+    options: device, threads, plan_effort."""
     device = is_device_array(pulses)
     if device:
         _cuda.require_cuda_build()

@@ -69,6 +69,7 @@ int main(void) {
   FIELD(convoy_pulse_config, engine);
   FIELD(convoy_pulse_config, device);
   FIELD(convoy_pulse_config, threads);
+  FIELD(convoy_pulse_config, plan_effort);
 
   CONST(CONVOY_OK);
   CONST(CONVOY_ERR_INVALID_ARGUMENT);

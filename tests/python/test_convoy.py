@@ -605,6 +605,10 @@ class TestPulse(unittest.TestCase):
                 p.run(signal((7, 1000), True))
         with self.assertRaises(ValueError):
             p.run(signal((8, 1000), True))
+        x = signal((8, 1000), True)
+        ref, _ = pulse_reference(x, w, "same")
+        measured = convoy.pulse_compress(x, w, mode="same", engine="cpu", plan_effort=1)
+        assert_close(self, measured, ref, x, w)
 
     def test_errors(self):
         with self.assertRaises(ConvoyError) as e:
@@ -619,6 +623,9 @@ class TestPulse(unittest.TestCase):
         self.assertEqual(e.exception.status, convoy.lib.CONVOY_ERR_UNSUPPORTED)
         with self.assertRaises(ValueError):
             convoy.pulse_compress(signal((4, 100), True), signal(20, True), mode="centre")
+        with self.assertRaises(ConvoyError) as e:
+            convoy.pulse_compress(signal((4, 100), True), signal(20, True), plan_effort=2)
+        self.assertIn("plan_effort 2", str(e.exception))
         if convoy.gpu_count() == 0:
             with self.assertRaises(ConvoyError) as e:
                 convoy.pulse_compress(signal((4, 100), True), signal(20, True), engine="gpu")
