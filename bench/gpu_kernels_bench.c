@@ -14,7 +14,10 @@
  * timing, cuFFT's link of the callbacks) is shown. The FFT engine is also
  * run in each of its implementations (fused kernel, four-step kernels,
  * plain cuFFT, cuFFT with callbacks) at fixed FFT sizes and batch sizes. ONLY runs just the cases
- * whose "TAPS LABEL" line contains that text (for a profiler). The last
+ * whose "TAPS LABEL" line contains that text (for a profiler); ONLY "sweep"
+ * runs instead the FFT engine's timed plan at four tap counts an octave from
+ * 100 to 2^20 (where a tap count runs slower than a longer filter, the FFT
+ * sizes' grid is to blame). The last
  * lines ("summary ...") give the default plan's rate per tap count for
  * bench/gpu_peers.py.
  */
@@ -33,7 +36,7 @@
 #include <time.h>
 
 #define BLOCK_LOG2 24 /* the input repeats a random block of 2^24 samples */
-#define MAX_TAPS 65536
+#define MAX_TAPS (1 << 20)
 
 static int failures = 0;
 static const char *only = NULL;
@@ -245,6 +248,15 @@ int main(int argc, char **argv) {
   gpu_conv_config_init(&a);
   a.plan_effort = 1;
   double summary[3][3] = {{0}}; /* [16, 1024, 65536][direct, fft timed, auto] */
+  if (only && !strcmp(only, "sweep")) {
+    f.plan_effort = 1;
+    for (int i = 0;; i++) {
+      const int64_t m = (int64_t)llround(100.0 * pow(2.0, i / 4.0));
+      if (m > MAX_TAPS) break;
+      run_case(&B, taps, m, "sweep fft (timed N)", &f);
+    }
+    only = "no other case";
+  }
 
   summary[0][0] = run_case(&B, taps, 16, "direct (default)", &c);
   /* The register kernel's other shapes at 16 taps: outputs a thread, stores
