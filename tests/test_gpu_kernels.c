@@ -340,10 +340,15 @@ static void check_interleaved(const tcase *t, gpu_conv *g, const float *planar, 
              label, (long long)t->taps, (int)ch, (long long)n_out, (long long)offset, (long long)k,
              (long long)differ, (long long)stray);
   }
-  if (ok && n_out >= 2) /* the output may not overlap the input */
-    TS_CHECK(gpu_conv_run_interleaved(g, 0, d_in, d_in + ch, n_out - 1, NULL, err, sizeof err) ==
+  if (ok && n_out >= 2) { /* the output may not overlap the input */
+    /* n_out - 1 outputs read n_out + taps - 2 frames: one frame on, the
+     * output overlaps them unless that is a single frame */
+    float *over = n_out + t->taps > 3 ? d_in + ch : d_in;
+    TS_CHECK(gpu_conv_run_interleaved(g, 0, d_in, over, n_out - 1, NULL, err, sizeof err) ==
                  CONVOY_ERR_INVALID_ARGUMENT,
-             "%s: interleaved run over its own input accepted", label);
+             "%s: interleaved run over its own input accepted (%lld outputs, %lld taps)", label,
+             (long long)(n_out - 1), (long long)t->taps);
+  }
   cudaFree(d_in);
   cudaFree(d_out);
   free(h_in);
