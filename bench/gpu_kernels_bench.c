@@ -15,7 +15,7 @@
  * run in each of its implementations (fused kernel, four-step kernels,
  * plain cuFFT, cuFFT with callbacks) at fixed FFT sizes and batch sizes. ONLY runs just the cases
  * whose "TAPS LABEL" line contains that text (for a profiler); ONLY "sweep"
- * runs instead the FFT engine's timed plan at four tap counts an octave from
+ * runs instead the FFT engine's model and timed plans at four tap counts an octave from
  * 100 to 2^20 (where a tap count runs slower than a longer filter, the FFT
  * sizes' grid is to blame). The last
  * lines ("summary ...") give the default plan's rate per tap count for
@@ -249,10 +249,12 @@ int main(int argc, char **argv) {
   a.plan_effort = 1;
   double summary[3][3] = {{0}}; /* [16, 1024, 65536][direct, fft timed, auto] */
   if (only && !strcmp(only, "sweep")) {
-    f.plan_effort = 1;
     for (int i = 0;; i++) {
       const int64_t m = (int64_t)llround(100.0 * pow(2.0, i / 4.0));
       if (m > MAX_TAPS) break;
+      f.plan_effort = 0;
+      run_case(&B, taps, m, "sweep fft (model N)", &f);
+      f.plan_effort = 1;
       run_case(&B, taps, m, "sweep fft (timed N)", &f);
     }
     only = "no other case";

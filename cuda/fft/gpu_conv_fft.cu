@@ -234,6 +234,15 @@ double fft_efficiency(double m) {
   return over > 0 ? 0.33 * pow(0.8, over) : 0.33;
 }
 
+/* The four-step kernels' share of the FP32 peak for a transform of m
+ * complex points: on an H200 (gpu_kernels_bench sweep, timed plans) 0.143,
+ * 0.141, 0.128 and 0.110 at m = 2^16, 2^18, 2^20, 2^21. Counted as the fused
+ * kernel's at 2^12 points (0.26) the model took N = 2^17 four-step plans
+ * for 3200 .. 12800 taps, at 82-93 GS/s where fused sizes ran 94-147. */
+double four_step_efficiency(double m) {
+  return 0.15 * pow(0.95, log2(m) - 16.0);
+}
+
 /* Segments of l outputs one full call runs per channel. A ragged last one
  * costs as much as a whole one; a caller that cuts its calls at whole
  * granules (whole_granules) runs the whole segments that fit in max_out,
@@ -291,9 +300,7 @@ double model_cost(const gpu_conv_config *cfg, const gc_device *dev, int64_t n) {
     if (path == GPU_CONV_FFT_FOURSTEP) bytes += 3.0 * 4.0 * dn;
     const double m = dn / 2;
     const double flops = 2.0 * 5.0 * m * log2(m) + 40.0 * m;
-    /* four-step: transforms of sqrt(m)-ish points, but three kernels' worth of
-     * staging; counted as one transform of 2^13 points' efficiency */
-    const double eff = path == GPU_CONV_FFT_FUSED ? fft_efficiency(m) : fft_efficiency(4096);
+    const double eff = path == GPU_CONV_FFT_FUSED ? fft_efficiency(m) : four_step_efficiency(m);
     const double t_mem = bytes / dev->bytes_per_s;
     const double t_fft = flops / (dev->fma_per_s * 2.0 * eff);
     per_segment = t_mem > t_fft ? t_mem : t_fft;
@@ -728,9 +735,11 @@ int64_t probe_outputs(const gpu_conv_config *cfg, const gc_device *dev, int64_t 
 }
 } // namespace
 
-/* Times sizes around the model's best (a quarter to twice it) on one
- * channel; returns the fastest log2 size in *best (unchanged when every
- * candidate failed to build). */
+/* Times, on one channel, the sizes around the model's best (a quarter to
+ * twice it) and every size the fused kernel takes (the model can sit on a
+ * four-step size a window away from a faster fused one: 3200 taps ran at
+ * 114 GS/s against 126 for 3805 on an H200); returns the fastest log2 size in
+ * *best (unchanged when every candidate failed to build). */
 static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters *filters,
                                     const gc_device *dev, int *best, char *err, size_t err_size) {
   const int k_min = min_log2(cfg->taps_len), centre = *best;
@@ -741,9 +750,14 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
   int32_t first = 0;
   gc_filters one = {1, &first, filters->taps, filters->taps_im};
 
+  auto candidate = [&](int k) {
+    return k >= k_min && k <= kMaxLog2 &&
+           ((k >= centre - 2 && k <= centre + 1) ||
+            path_for((int64_t)1 << k, cfg->complex_taps != 0) == GPU_CONV_FFT_FUSED);
+  };
   int64_t n_max = 0;
-  for (int k = centre - 2; k <= centre + 1; k++) {
-    if (k < k_min || k > kMaxLog2) continue;
+  for (int k = k_min; k <= kMaxLog2; k++) {
+    if (!candidate(k)) continue;
     int64_t outs = probe_outputs(cfg, dev, (int64_t)1 << k);
     if (outs > n_max) n_max = outs;
   }
@@ -760,8 +774,8 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
     if (e != cudaSuccess) st = gp_cuda_fail(e, "gpu_conv: FFT timing buffers", err, err_size);
   }
   double best_time = -1.0;
-  for (int k = centre - 2; st == CONVOY_OK && k <= centre + 1; k++) {
-    if (k < k_min || k > kMaxLog2) continue;
+  for (int k = k_min; st == CONVOY_OK && k <= kMaxLog2; k++) {
+    if (!candidate(k)) continue;
     int64_t n = (int64_t)1 << k;
     probe_cfg.max_out = probe_outputs(cfg, dev, n);
     gc_fft *f = NULL;
