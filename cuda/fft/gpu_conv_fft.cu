@@ -235,12 +235,17 @@ double fft_efficiency(double m) {
 }
 
 /* The four-step kernels' share of the FP32 peak for a transform of m
- * complex points: on an H200 (gpu_kernels_bench sweep, timed plans) 0.143,
- * 0.141, 0.128 and 0.110 at m = 2^16, 2^18, 2^20, 2^21. Counted as the fused
- * kernel's at 2^12 points (0.26) the model took N = 2^17 four-step plans
- * for 3200 .. 12800 taps, at 82-93 GS/s where fused sizes ran 94-147. */
+ * complex points, as measured on an H200 (gpu_kernels_bench sweep, timed
+ * plans; the FFT flops of the outputs each plan delivered): m = 2^15 .. 2^21,
+ * falling off by 5% an octave beyond. Counted as the fused kernel's at 2^12
+ * points (0.26) the model took N = 2^17 four-step plans for 3200 .. 10763
+ * taps, at 82-93 GS/s where fused sizes ran 98-147. */
 double four_step_efficiency(double m) {
-  return 0.15 * pow(0.95, log2(m) - 16.0);
+  static const double measured[7] = {0.127, 0.143, 0.125, 0.141, 0.132, 0.128, 0.110};
+  const int k = (int)lround(log2(m));
+  if (k < 15) return measured[0];
+  if (k > 21) return measured[6] * pow(0.95, k - 21);
+  return measured[k - 15];
 }
 
 /* Segments of l outputs one full call runs per channel. A ragged last one
