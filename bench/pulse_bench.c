@@ -164,7 +164,10 @@ int main(int argc, char **argv) {
     c.engine = CONVOY_ENGINE_GPU;
     c.plan_effort = row == 0 ? 0 : 1;
     char who[32];
-    snprintf(who, sizeof who, "gpu plan %d%s", plan, row == 0 ? " model" : row == 1 ? " timed" : "");
+    snprintf(who, sizeof who, "gpu plan %d%s", plan,
+             row == 0   ? " model"
+             : row == 1 ? " timed"
+                        : "");
     convoy_pulse *g = NULL;
     if (pulse_create_with_plan(&g, &c, plan) != CONVOY_OK) {
       printf("%s: %s\n", who, convoy_last_error());

@@ -387,7 +387,8 @@ static void test_plan_effort(ts_rng *rng) {
     convoy_pulse_describe(p, d, sizeof d);
     if (effort[i] == 0) {
       TS_CHECK(strstr(d, " (model)") != NULL, "plan_effort 0 plan: %s", d);
-      if (i == 0) snprintf(first, sizeof first, "%s", d);
+      if (i == 0)
+        snprintf(first, sizeof first, "%s", d);
       else
         TS_CHECK(!strcmp(d, first), "plan_effort 0 after timing: %s, before: %s", d, first);
     } else {

@@ -474,8 +474,10 @@ void gpu_pulse_describe(const gpu_pulse *p, char *buf, size_t buf_size) {
         n += snprintf(buf + n, buf_size - (size_t)n, " %.3f ms", (double)p->fused_ms[k][t]);
       sep = ",";
     }
-  if (*sep == ',' && n > 0 && (size_t)n < buf_size) snprintf(buf + n, buf_size - (size_t)n, ")");
-  else if (n > 0 && (size_t)n < buf_size) snprintf(buf + n, buf_size - (size_t)n, " (model)");
+  if (*sep == ',' && n > 0 && (size_t)n < buf_size)
+    snprintf(buf + n, buf_size - (size_t)n, ")");
+  else if (n > 0 && (size_t)n < buf_size)
+    snprintf(buf + n, buf_size - (size_t)n, " (model)");
 }
 
 /* ------------------------------------------------------------- the backend */
