@@ -286,11 +286,6 @@ extern "C" convoy_status convoy_cuda_conv_create(convoy_cuda_conv **out,
   return CONVOY_OK;
 }
 
-static bool overlap(const void *a, size_t a_len, const void *b, size_t b_len) {
-  uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
-  return a_len > 0 && b_len > 0 && a0 < b0 + b_len && b0 < a0 + a_len;
-}
-
 /* The side stream waits for what the caller's stream has enqueued so far. */
 static convoy_status fork_side(convoy_cuda_conv *c, cudaStream_t stream, char *err,
                                size_t err_size) {
@@ -473,7 +468,7 @@ extern "C" convoy_status convoy_cuda_conv_process(convoy_cuda_conv *c, convoy_sa
   const size_t in_bytes = width * (size_t)c->channels * (size_t)frames;
   const size_t out_bytes = sizeof(float) * (size_t)c->channels * (size_t)frames;
   const bool in_place = fmt == CONVOY_FORMAT_F32 && (const void *)d_out == d_in;
-  if (!in_place && overlap(d_in, in_bytes, d_out, out_bytes))
+  if (!in_place && gp_bytes_overlap(d_in, in_bytes, d_out, out_bytes))
     return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
                                "%s: d_in and d_out overlap without being the same float32 buffer",
                                fn);
@@ -504,7 +499,7 @@ extern "C" convoy_status convoy_cuda_conv_process_planar(convoy_cuda_conv *c, co
   const size_t in_span = sizeof(float) * ((rows - 1) * (size_t)in_stride + (size_t)frames);
   const size_t out_span = sizeof(float) * ((rows - 1) * (size_t)out_stride + (size_t)frames);
   const bool in_place = d_out == d_in && out_stride == in_stride;
-  if (!in_place && overlap(d_in, in_span, d_out, out_span))
+  if (!in_place && gp_bytes_overlap(d_in, in_span, d_out, out_span))
     return convoy_error_format(c->err, sizeof c->err, CONVOY_ERR_INVALID_ARGUMENT,
                                "%s: d_in and d_out overlap without being the same buffer with "
                                "the same stride",

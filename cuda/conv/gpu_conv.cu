@@ -5,6 +5,7 @@
 #include "gpu_conv_internal.cuh"
 #include "gpu_device.cuh"
 #include "gpu_plan_cache.cuh"
+#include "gpu_util.cuh"
 
 #include <new>
 
@@ -127,21 +128,6 @@ bool cache_find(const gpu_conv_config *c, int32_t device, choice *out) {
       out);
 }
 
-/* Restores the calling thread's current device on scope exit. */
-struct device_guard {
-  int previous = -1;
-  convoy_status enter(int device, char *err, size_t err_size) {
-    GP_CUDA(cudaGetDevice(&previous), "cudaGetDevice");
-    if (previous != device) GP_CUDA(cudaSetDevice(device), "cudaSetDevice");
-    return CONVOY_OK;
-  }
-  ~device_guard() {
-    int now = -1;
-    if (previous >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous)
-      cudaSetDevice(previous);
-    (void)cudaGetLastError();
-  }
-};
 } // namespace
 
 /* ------------------------------------------------------------- handle */
@@ -398,7 +384,7 @@ extern "C" convoy_status gpu_conv_create(const gpu_conv_config *config, gpu_conv
     return convoy_error_format(err, err_size, CONVOY_ERR_NO_DEVICE,
                                "gpu_conv: no GPU %d (%d present)", (int)device, count);
 
-  device_guard guard;
+  gp_device_guard guard;
   if ((st = guard.enter(device, err, err_size)) != CONVOY_OK) return st;
 
   gpu_conv *g = new (std::nothrow) gpu_conv();
@@ -423,17 +409,16 @@ extern "C" convoy_status gpu_conv_create(const gpu_conv_config *config, gpu_conv
   return CONVOY_OK;
 }
 
-static bool ranges_overlap(const float *a, int64_t a_len, const float *b, int64_t b_len) {
-  uintptr_t a0 = (uintptr_t)a, a1 = a0 + sizeof(float) * (uint64_t)a_len;
-  uintptr_t b0 = (uintptr_t)b, b1 = b0 + sizeof(float) * (uint64_t)b_len;
-  return a0 < b1 && b0 < a1;
+/* Whether n_a floats from a and n_b floats from b overlap. */
+static bool floats_overlap(const float *a, int64_t n_a, const float *b, int64_t n_b) {
+  return gp_bytes_overlap(a, sizeof(float) * (size_t)n_a, b, sizeof(float) * (size_t)n_b);
 }
 
 /* Whether the spans of conv's rows of input (n_in frames a row) and output
  * (n_out frames a row) overlap. */
 static bool rows_overlap(const gpu_conv *conv, const float *d_in, int64_t in_stride, int64_t n_in,
                          const float *d_out, int64_t out_stride, int64_t n_out) {
-  return ranges_overlap(d_in, (conv->channels - 1) * in_stride + n_in, d_out,
+  return floats_overlap(d_in, (conv->channels - 1) * in_stride + n_in, d_out,
                         (conv->channels - 1) * out_stride + n_out);
 }
 
@@ -474,7 +459,7 @@ extern "C" convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float 
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: input and output overlap (in-place is not supported)");
 
-  device_guard guard;
+  gp_device_guard guard;
   st = guard.enter(conv->device, err, err_size);
   if (st != CONVOY_OK) return st;
   cudaStream_t s = (cudaStream_t)cuda_stream;
@@ -503,10 +488,10 @@ extern "C" convoy_status gpu_conv_run_interleaved(gpu_conv *conv, int32_t lane, 
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT, "gpu_conv: %s is NULL",
                                d_in ? "d_out" : "d_in");
   const int64_t ch = conv->channels;
-  if (ranges_overlap(d_in, ch * (n_out + conv->taps_len - 1), d_out, ch * n_out))
+  if (floats_overlap(d_in, ch * (n_out + conv->taps_len - 1), d_out, ch * n_out))
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: input and output overlap (in-place is not supported)");
-  device_guard guard;
+  gp_device_guard guard;
   st = guard.enter(conv->device, err, err_size);
   if (st != CONVOY_OK) return st;
   if (conv->kind == GPU_CONV_FFT)
@@ -567,7 +552,7 @@ extern "C" convoy_status gpu_conv_run_strided(gpu_conv *conv, int32_t lane, cons
   if (rows_overlap(conv, d_in, in_stride, n_in, d_out, out_stride, count))
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: input and output overlap (in-place is not supported)");
-  device_guard guard;
+  gp_device_guard guard;
   convoy_status st = guard.enter(conv->device, err, err_size);
   if (st != CONVOY_OK) return st;
   if (fold > 1)
@@ -579,7 +564,7 @@ extern "C" convoy_status gpu_conv_run_strided(gpu_conv *conv, int32_t lane, cons
 
 extern "C" void gpu_conv_destroy(gpu_conv *conv) {
   if (!conv) return;
-  device_guard guard;
+  gp_device_guard guard;
   if (guard.enter(conv->device, NULL, 0) == CONVOY_OK) {
     gc_direct_destroy(conv->direct);
     gc_fft_destroy(conv->fft);
