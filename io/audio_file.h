@@ -65,13 +65,16 @@ convoy_status audio_source_set_range(audio_source *src, int64_t skip, int64_t co
 
 /* The sample format the file's samples take without losing or changing a
  * bit: CONVOY_FORMAT_S16 for 16-bit PCM (whose codes divided by 2^15 are
- * exactly the floats audio_source_read gives), CONVOY_FORMAT_F32 otherwise. */
+ * exactly the floats audio_source_read gives), CONVOY_FORMAT_S32 for 24-bit
+ * PCM (the codes left-justified: divided by 2^31, exactly those floats),
+ * CONVOY_FORMAT_F32 otherwise. */
 convoy_sample_format audio_source_native_format(const audio_source *src);
 
 /* audio_source_read() in audio_source_native_format(): frames holds
  * max_frames * channels samples of that format, 16-bit codes as they are
- * stored, so a stream converts them (on the GPU, the bus carries half the
- * bytes). Same errors and end checks. */
+ * stored (on the GPU, the bus carries half the bytes) and 24-bit ones as
+ * 32-bit codes, so a stream converts them (24-bit codes cost the reader
+ * less than floats). Same errors and end checks. */
 convoy_status audio_source_read_native(audio_source *src, void *frames, int64_t max_frames,
                                        int64_t *got, char *err, size_t err_size);
 

@@ -252,8 +252,10 @@ convoy_status audio_source_open(audio_source **out, const char *path, audio_info
   }
   src->seekable = sfi.seekable != 0;
   src->channels = sfi.channels;
-  src->native =
-      (sfi.format & SF_FORMAT_SUBMASK) == SF_FORMAT_PCM_16 ? CONVOY_FORMAT_S16 : CONVOY_FORMAT_F32;
+  const int subtype = sfi.format & SF_FORMAT_SUBMASK;
+  src->native = subtype == SF_FORMAT_PCM_16   ? CONVOY_FORMAT_S16
+                : subtype == SF_FORMAT_PCM_24 ? CONVOY_FORMAT_S32
+                                              : CONVOY_FORMAT_F32;
   convoy_status st = read_unsized(src, fd, &sfi, err, err_size);
   if (st == CONVOY_OK) st = check_opened(src, &sfi, info, err, err_size);
   if (st != CONVOY_OK) {
@@ -351,9 +353,13 @@ static convoy_status read_frames(audio_source *src, void *frames, int native, in
     if (src->delivered >= src->count) return CONVOY_OK; /* the range's end */
     if (max_frames > src->count - src->delivered) max_frames = src->count - src->delivered;
   }
-  sf_count_t n = native && src->native == CONVOY_FORMAT_S16
-                     ? sf_readf_short(src->sf, frames, (sf_count_t)max_frames)
-                     : sf_readf_float(src->sf, frames, (sf_count_t)max_frames);
+  sf_count_t n;
+  if (native && src->native == CONVOY_FORMAT_S16)
+    n = sf_readf_short(src->sf, frames, (sf_count_t)max_frames);
+  else if (native && src->native == CONVOY_FORMAT_S32)
+    n = sf_readf_int(src->sf, frames, (sf_count_t)max_frames);
+  else
+    n = sf_readf_float(src->sf, frames, (sf_count_t)max_frames);
   int code = sf_error(src->sf);
   if (code != SF_ERR_NO_ERROR) {
     char text[256];

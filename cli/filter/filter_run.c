@@ -84,8 +84,9 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   pc.in_name = cfg->in_name;
   pc.stream = cfg->stream;
   pc.chunk_frames = cfg->chunk_frames;
-  /* 16-bit PCM goes to the stream as it is stored: the stream converts it
-   * (a GPU one on the GPU, the bus carrying half the bytes). */
+  /* 16-bit PCM goes to the stream as it is stored, 24-bit as 32-bit codes:
+   * the stream converts them (a GPU one on the GPU, the bus carrying half
+   * the bytes of 16-bit PCM). */
   pc.in_format = audio_source_native_format(cfg->src);
   const size_t stream_channels = cfg->true_stereo ? 4 : (size_t)cfg->channels;
   pc.in_frame_bytes = stream_channels * convoy_sample_format_bytes(pc.in_format);
