@@ -171,6 +171,20 @@ void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n
 convoy_status audio_sink_write_encoded(audio_sink *sink, const void *codes, int64_t n_frames,
                                        char *err, size_t err_size);
 
+/* Codes the file does not store as given (8 and 24-bit PCM in a WAV, RF64
+ * or W64 that the sink writes itself): the bytes a sample takes stored (1
+ * or 3), else 0. audio_sink_store_parallel() turns n_frames frames of
+ * codes (as audio_sink_encode() makes them) into that stored form on the
+ * threads of pool (NULL: the calling thread), touching nothing of the sink;
+ * audio_sink_write_stored() writes them: bitwise what
+ * audio_sink_write_encoded() of the codes writes, without its packing on
+ * the writing thread. */
+size_t audio_sink_stored_bytes(const audio_sink *sink);
+void audio_sink_store_parallel(const audio_sink *sink, const void *codes, int64_t n_frames,
+                               void *stored, struct worker_pool *pool);
+convoy_status audio_sink_write_stored(audio_sink *sink, const void *stored, int64_t n_frames,
+                                      char *err, size_t err_size);
+
 /* The codes audio_sink_encode() makes for a sink of opt, in the terms of a
  * convoy stream's integer output: 1 with *format (CONVOY_FORMAT_S16 for
  * subtypes of up to 16 bits, S32 above) and *bits (the subtype's

@@ -330,12 +330,12 @@ static void track_peaks(audio_part *p, const float *x, int64_t n) {
 }
 
 /* n samples as libsndfile stores them from the codes (or floats) given to
- * sf_write_short/int/float, little-endian. */
-static void store(const audio_part *p, const float *x, const void *codes, size_t n) {
-  const int32_t s = p->format & SF_FORMAT_SUBMASK;
+ * sf_write_short/int/float, little-endian, into o. */
+static void store_to(int32_t format, const float *x, const void *codes, size_t n,
+                     unsigned char *o) {
+  const int32_t s = format & SF_FORMAT_SUBMASK;
   const short *sh = codes;
   const int32_t *in = codes;
-  unsigned char *o = p->out;
   switch (s) {
   case SF_FORMAT_PCM_U8:
     for (size_t i = 0; i < n; i++) o[i] = (unsigned char)((sh[i] >> 8) + 0x80);
@@ -377,6 +377,15 @@ static void store(const audio_part *p, const float *x, const void *codes, size_t
   }
 }
 
+void audio_part_store_codes(const audio_part *p, const void *codes, size_t n, void *stored) {
+  store_to(p->format, NULL, codes, n, stored);
+}
+
+int audio_part_stored_bytes(const audio_part *p) {
+  const int32_t s = p->format & SF_FORMAT_SUBMASK;
+  return s == SF_FORMAT_PCM_U8 ? 1 : s == SF_FORMAT_PCM_24 ? 3 : 0;
+}
+
 static int write_at(int fd, const unsigned char *b, size_t n, off_t at) {
   while (n > 0) {
     const ssize_t put = pwrite(fd, b, n, at);
@@ -396,15 +405,10 @@ static int stored_as_given(const audio_part *p) {
   return s == SF_FORMAT_PCM_16 || s == SF_FORMAT_PCM_32 || s == SF_FORMAT_FLOAT;
 }
 
-/* k frames (x: floats, codes: their codes; one of them NULL) after the last. */
-static convoy_status put(audio_part *p, const float *x, const void *codes, int64_t k, char *err,
-                         size_t err_size) {
+/* k frames as the file stores them after the last. */
+static convoy_status put_stored(audio_part *p, const void *stored, int64_t k, char *err,
+                                size_t err_size) {
   const size_t samples = (size_t)(k * p->channels);
-  const void *stored = x ? (const void *)x : codes;
-  if (!stored_as_given(p)) {
-    store(p, x, codes, samples);
-    stored = p->out;
-  }
   const off_t at = (off_t)(p->data_offset + p->next * (int64_t)p->bytes * p->channels);
   if (write_at(p->fd, stored, samples * (size_t)p->bytes, at) != 0) {
     io_errorf(err, err_size, "%s: write failed: %s", p->name, strerror(errno));
@@ -413,6 +417,14 @@ static convoy_status put(audio_part *p, const float *x, const void *codes, int64
   p->next += k;
   p->frames += k;
   return CONVOY_OK;
+}
+
+/* k frames (x: floats, codes: their codes; one of them NULL) after the last. */
+static convoy_status put(audio_part *p, const float *x, const void *codes, int64_t k, char *err,
+                         size_t err_size) {
+  if (stored_as_given(p)) return put_stored(p, x ? (const void *)x : codes, k, err, err_size);
+  store_to(p->format, x, codes, (size_t)(k * p->channels), p->out);
+  return put_stored(p, p->out, k, err, err_size);
 }
 
 convoy_status audio_part_write(audio_part *p, const float *x, int64_t n, char *err,
@@ -454,6 +466,11 @@ convoy_status audio_part_write_encoded(audio_part *p, const void *codes, int64_t
     n -= k;
   }
   return CONVOY_OK;
+}
+
+convoy_status audio_part_write_stored(audio_part *p, const void *stored, int64_t n, char *err,
+                                      size_t err_size) {
+  return put_stored(p, stored, n, err, err_size);
 }
 
 void audio_part_get_stats(const audio_part *p, audio_part_stats *s, double *channel_peak,

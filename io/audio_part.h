@@ -71,6 +71,17 @@ convoy_status audio_part_write(audio_part *part, const float *frames, int64_t n,
 convoy_status audio_part_write_encoded(audio_part *part, const void *codes, int64_t n, char *err,
                                        size_t err_size);
 
+/* Codes the file does not store as given (8 and 24-bit PCM): the bytes a
+ * sample takes as stored (1 or 3), else 0. audio_part_store_codes turns n
+ * samples of codes into that stored form in `stored` (reading only the
+ * part's format: any thread, any number at once), and
+ * audio_part_write_stored writes n frames of it after the part's last,
+ * bitwise what audio_part_write_encoded of the codes writes. */
+int audio_part_stored_bytes(const audio_part *part);
+void audio_part_store_codes(const audio_part *part, const void *codes, size_t n, void *stored);
+convoy_status audio_part_write_stored(audio_part *part, const void *stored, int64_t n, char *err,
+                                      size_t err_size);
+
 /* What the part wrote: frames, clipped samples, largest |sample|, and per
  * channel (arrays of the file's channels) the largest |sample| and the
  * first frame (of the file) where it occurs, as libsndfile's PEAK chunk

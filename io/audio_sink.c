@@ -283,6 +283,46 @@ void audio_sink_encode_parallel(audio_sink *sink, const float *frames, int64_t n
   sink->q.index += (uint64_t)samples;
 }
 
+size_t audio_sink_stored_bytes(const audio_sink *sink) {
+  if (!sink->part || (sink->path.kind != SAMPLE_PATH_SHORT && sink->path.kind != SAMPLE_PATH_INT))
+    return 0;
+  return (size_t)audio_part_stored_bytes(sink->part);
+}
+
+typedef struct store_job {
+  const audio_part *part;
+  const unsigned char *codes;
+  unsigned char *stored;
+  size_t code_bytes, stored_bytes;
+  int64_t samples, tasks;
+} store_job;
+
+static void store_task(void *ctx, int64_t t) {
+  store_job *j = ctx;
+  const int64_t lo = pool_task_start(j->samples, j->tasks, t, ENCODE_TASK_ALIGN),
+                hi = pool_task_start(j->samples, j->tasks, t + 1, ENCODE_TASK_ALIGN);
+  audio_part_store_codes(j->part, j->codes + (size_t)lo * j->code_bytes, (size_t)(hi - lo),
+                         j->stored + (size_t)lo * j->stored_bytes);
+}
+
+void audio_sink_store_parallel(const audio_sink *sink, const void *codes, int64_t n_frames,
+                               void *stored, worker_pool *pool) {
+  const int64_t samples = n_frames * sink->opt.channels;
+  store_job j = {.part = sink->part,
+                 .codes = codes,
+                 .stored = stored,
+                 .code_bytes = audio_sink_encoded_bytes(sink),
+                 .stored_bytes = audio_sink_stored_bytes(sink),
+                 .samples = samples};
+  j.tasks = pool_split_tasks(pool, samples, ENCODE_TASKS_PER_THREAD, ENCODE_TASK_MIN_SAMPLES,
+                             ENCODE_MAX_TASKS);
+  if (j.tasks < 2) {
+    audio_part_store_codes(sink->part, codes, (size_t)samples, stored);
+    return;
+  }
+  pool_run(pool, j.tasks, store_task, &j);
+}
+
 /* Encoded frames (the floats themselves for a float subtype) into the file. */
 static convoy_status put_encoded(audio_sink *sink, const void *codes, sf_count_t n, char *err,
                                  size_t err_size) {
@@ -320,10 +360,14 @@ static convoy_status write_chunk(audio_sink *sink, const float *x, sf_count_t n,
   return put_encoded(sink, sink->buf, n, err, err_size);
 }
 
+/* What write_frames is given: floats to quantize, codes as audio_sink_encode
+ * makes them, or codes in the file's stored form (audio_sink_stored_bytes). */
+typedef enum written { WRITE_FLOATS, WRITE_CODES, WRITE_STORED } written;
+
 /* Writes n_frames frames of data in libsndfile calls of at most chunk_frames
- * frames: floats through the quantizer (quantize), or codes as they are. */
+ * frames. */
 static convoy_status write_frames(audio_sink *sink, const void *data, int64_t n_frames,
-                                  int quantize, const char *fn, char *err, size_t err_size) {
+                                  written what, const char *fn, char *err, size_t err_size) {
   if (!sink || n_frames < 0 || (!data && n_frames > 0)) {
     io_errorf(err, err_size, "%s: NULL argument or negative count", fn);
     return CONVOY_ERR_INVALID_ARGUMENT;
@@ -342,16 +386,20 @@ static convoy_status write_frames(audio_sink *sink, const void *data, int64_t n_
     return CONVOY_ERR_UNSUPPORTED;
   }
   const size_t encoded = audio_sink_encoded_bytes(sink);
-  const size_t frame_bytes =
-      (quantize || encoded == 0 ? sizeof(float) : encoded) * (size_t)sink->opt.channels;
+  const size_t sample_bytes = what == WRITE_STORED                   ? audio_sink_stored_bytes(sink)
+                              : what == WRITE_FLOATS || encoded == 0 ? sizeof(float)
+                                                                     : encoded;
+  const size_t frame_bytes = sample_bytes * (size_t)sink->opt.channels;
   const int stored = audio_subtype_bytes(sink->opt.format); /* 0: compressed, about 2 */
   const size_t stored_frame_bytes = (size_t)(stored > 0 ? stored : 2) * (size_t)sink->opt.channels;
   for (int64_t done = 0; done < n_frames;) {
     sf_count_t n = n_frames - done < sink->chunk_frames ? (sf_count_t)(n_frames - done)
                                                         : (sf_count_t)sink->chunk_frames;
     const void *x = (const unsigned char *)data + (size_t)done * frame_bytes;
-    convoy_status st =
-        quantize ? write_chunk(sink, x, n, err, err_size) : put_encoded(sink, x, n, err, err_size);
+    convoy_status st = what == WRITE_FLOATS ? write_chunk(sink, x, n, err, err_size)
+                       : what == WRITE_CODES
+                           ? put_encoded(sink, x, n, err, err_size)
+                           : audio_part_write_stored(sink->part, x, n, err, err_size);
     if (st != CONVOY_OK) {
       drop_output(sink);
       sink->failed = 1;
@@ -366,12 +414,24 @@ static convoy_status write_frames(audio_sink *sink, const void *data, int64_t n_
 
 convoy_status audio_sink_write(audio_sink *sink, const float *frames, int64_t n_frames, char *err,
                                size_t err_size) {
-  return write_frames(sink, frames, n_frames, 1, "audio_sink_write", err, err_size);
+  return write_frames(sink, frames, n_frames, WRITE_FLOATS, "audio_sink_write", err, err_size);
 }
 
 convoy_status audio_sink_write_encoded(audio_sink *sink, const void *codes, int64_t n_frames,
                                        char *err, size_t err_size) {
-  return write_frames(sink, codes, n_frames, 0, "audio_sink_write_encoded", err, err_size);
+  return write_frames(sink, codes, n_frames, WRITE_CODES, "audio_sink_write_encoded", err,
+                      err_size);
+}
+
+convoy_status audio_sink_write_stored(audio_sink *sink, const void *stored, int64_t n_frames,
+                                      char *err, size_t err_size) {
+  if (sink && audio_sink_stored_bytes(sink) == 0) {
+    io_errorf(err, err_size, "%s: audio_sink_write_stored: the file stores its codes as given",
+              sink->name);
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  return write_frames(sink, stored, n_frames, WRITE_STORED, "audio_sink_write_stored", err,
+                      err_size);
 }
 
 convoy_status audio_sink_commit(audio_sink *sink, char *err, size_t err_size) {

@@ -6,7 +6,8 @@
  * as a control, on 1 and 2 channels: libsndfile's own PEAK of a double
  * file is taken in pieces of its buffer that cut frames of 3 or 6
  * channels), 1, 2, 3 and 6 channels, 0 to 20000 frames written in
- * random pieces, with and without dither, signals that clip, hold NaN and
+ * random pieces (floats, codes, and the codes in their stored form made on
+ * a pool's threads), with and without dither, signals that clip, hold NaN and
  * infinities, and reach their largest value more than once (a float WAV's
  * PEAK chunk names the first frame). The PEAK chunk's time stamp, the
  * second the file was finished, is the one part left out.
@@ -16,6 +17,7 @@
 #include "quantize.h"
 #include "sample_path.h"
 #include "test_support.h"
+#include "worker_pool.h"
 
 #include <math.h>
 #include <sndfile.h>
@@ -49,6 +51,33 @@ static void make_signal(float *x, int64_t frames, int channels, int nan_ok) {
       if (!isfinite(x[i])) x[i] = 0.0f; /* most files hold no NaN nor infinity */
 }
 
+/* One piece of k frames: floats (audio_sink_write), codes
+ * (audio_sink_encode, then audio_sink_write_encoded) or, where the file
+ * stores its codes otherwise, codes turned into that form on pool's
+ * threads (audio_sink_store_parallel, then audio_sink_write_stored). */
+static convoy_status write_piece(audio_sink *sink, const float *x, int64_t k, int channels,
+                                 worker_pool *pool, char *err, size_t err_size) {
+  const size_t code_bytes = audio_sink_encoded_bytes(sink),
+               stored_bytes = audio_sink_stored_bytes(sink);
+  const int way = (int)ts_range(&rng, 0, stored_bytes ? 2 : code_bytes ? 1 : 0);
+  if (way == 0) return audio_sink_write(sink, x, k, err, err_size);
+  const size_t samples = (size_t)(k * channels);
+  unsigned char *codes = malloc(code_bytes * samples + 1), *stored = malloc(3 * samples + 1);
+  convoy_status st = CONVOY_ERR_OUT_OF_MEMORY;
+  if (codes && stored) {
+    audio_sink_encode(sink, x, k, codes);
+    if (way == 1) {
+      st = audio_sink_write_encoded(sink, codes, k, err, err_size);
+    } else {
+      audio_sink_store_parallel(sink, codes, k, stored, ts_uniform(&rng) < 0.5 ? pool : NULL);
+      st = audio_sink_write_stored(sink, stored, k, err, err_size);
+    }
+  }
+  free(codes);
+  free(stored);
+  return st;
+}
+
 /* Through audio_sink, in random pieces. */
 static int write_sink(const char *path, int format, int channels, const float *x, int64_t frames,
                       int dither, uint64_t seed) {
@@ -59,15 +88,18 @@ static int write_sink(const char *path, int format, int channels, const float *x
     TS_CHECK(0, "%s: %s", path, err);
     return -1;
   }
+  worker_pool *pool = pool_create(3);
   for (int64_t at = 0; at < frames;) {
-    const int64_t k = ts_range(&rng, 1, frames - at < 5000 ? frames - at : 5000);
-    if (audio_sink_write(sink, x + at * channels, k, err, sizeof err) != CONVOY_OK) {
+    const int64_t k = ts_range(&rng, 1, frames - at < 30000 ? frames - at : 30000);
+    if (write_piece(sink, x + at * channels, k, channels, pool, err, sizeof err) != CONVOY_OK) {
       TS_CHECK(0, "%s: %s", path, err);
       audio_sink_abort(sink);
+      pool_destroy(pool);
       return -1;
     }
     at += k;
   }
+  pool_destroy(pool);
   if (audio_sink_commit(sink, err, sizeof err) != CONVOY_OK) {
     TS_CHECK(0, "%s: %s", path, err);
     return -1;

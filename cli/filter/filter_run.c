@@ -59,6 +59,29 @@ static convoy_status encode_scaled(void *ctx, void *frames, int64_t n, void *cod
   return CONVOY_OK;
 }
 
+/* The stream's codes in the file's stored form (24-bit PCM: 3 bytes a
+ * sample), on the pass's encoder thread and its pool: off the writer's. */
+static convoy_status store_codes(void *ctx, void *codes, int64_t n, void *stored, char *err,
+                                 size_t err_size) {
+  const encoder *e = ctx;
+  (void)err, (void)err_size;
+  audio_sink_store_parallel(e->cfg->sink, codes, n, stored, e->pool);
+  return CONVOY_OK;
+}
+
+static convoy_status write_stored(void *ctx, void *stored, int64_t n, char *err, size_t err_size) {
+  const filter_run_config *cfg = ctx;
+  return audio_sink_write_stored(cfg->sink, stored, n, err, err_size);
+}
+
+/* The encoder's pool: half the machine's threads, at most
+ * ENCODE_MAX_THREADS; NULL (one thread, still right) below two. */
+static worker_pool *encoder_pool(void) {
+  int threads = convoy_cpu_threads() / 2;
+  if (threads > ENCODE_MAX_THREADS) threads = ENCODE_MAX_THREADS;
+  return threads >= 2 ? pool_create(threads) : NULL;
+}
+
 static convoy_status write_codes(void *ctx, void *codes, int64_t n, char *err, size_t err_size) {
   const filter_run_config *cfg = ctx;
   return audio_sink_write_encoded(cfg->sink, codes, n, err, err_size);
@@ -100,10 +123,17 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   if (cfg->stream_codes) { /* the stream quantized: the codes go to the file as they are */
     pc.out_frame_bytes = stream_channels * encoded;
     pc.write = write_codes;
+    const size_t stored = audio_sink_stored_bytes(cfg->sink);
+    if (stored > 0) { /* or packed as the file stores them, before the writer */
+      enc.pool = encoder_pool();
+      pc.encode = store_codes;
+      pc.encode_ctx = &enc;
+      pc.encoded_frame_bytes = stored * (size_t)cfg->channels;
+      pc.encode_name = "pack";
+      pc.write = write_stored;
+    }
   } else if (encoded > 0) { /* quantizing overlaps the filter and the writer's system calls */
-    int threads = convoy_cpu_threads() / 2;
-    if (threads > ENCODE_MAX_THREADS) threads = ENCODE_MAX_THREADS;
-    if (threads >= 2) enc.pool = pool_create(threads); /* NULL: one thread, still right */
+    enc.pool = encoder_pool();
     pc.encode = encode_scaled;
     pc.encode_ctx = &enc;
     pc.encoded_frame_bytes = encoded * (size_t)cfg->channels;

@@ -328,6 +328,7 @@ convoy_status pass_run(const pass_config *cfg, pass_result *res, char *err, size
     (void)convoy_stream_output_stats(cfg->stream, &res->out_stats);
     res->read_s = pl->read_s;
     res->encode_s = pl->encode_s;
+    res->encode_name = cfg->encode_name;
     res->write_s = pl->write_s;
     res->run_s = progress_clock() - t1;
   }
@@ -344,7 +345,9 @@ void pass_print_times(const pass_result *r) {
   for (int i = 1; i < 4; i++)
     if (busy[i] > busy[most]) most = i;
   char encode[48] = "";
-  if (r->encode_s > 0) snprintf(encode, sizeof encode, ", encode %.3f s", r->encode_s);
+  if (r->encode_s > 0)
+    snprintf(encode, sizeof encode, ", %s %.3f s", r->encode_name ? r->encode_name : "encode",
+             r->encode_s);
   diag_notice("threads busy: read %.3f s, filter %.3f s%s, write %.3f s, in %.3f s (the %s "
               "thread bounds it); buffers %.3f s",
               r->read_s, r->filter_s, encode, r->write_s, r->run_s, names[most], r->alloc_s);

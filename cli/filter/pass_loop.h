@@ -80,6 +80,8 @@ typedef struct pass_config {
   pass_encode_fn encode; /* NULL: the writer takes the stream's frames */
   void *encode_ctx;
   size_t encoded_frame_bytes; /* with encode: bytes of one encoded frame; 0: in place */
+  const char *encode_name;    /* what the encode stage does, for pass_print_times: NULL
+                                 "encode" (quantizing), "pack" (codes made elsewhere) */
   pass_window window;
   pass_warm warm;     /* frames read around the window's input (pass_warm.h) */
   progress *progress; /* may be NULL */
@@ -92,6 +94,7 @@ typedef struct pass_result {
    * process and flush, encode, write), the threads' run from start to
    * join, and the buffers' allocation and release around it. */
   double read_s, filter_s, encode_s, write_s, run_s, alloc_s;
+  const char *encode_name; /* pass_config's */
   /* The stream's counts of integer output over the frames the window kept
    * (convoy_stream_output_stats; 0 for float output). */
   convoy_output_stats out_stats;

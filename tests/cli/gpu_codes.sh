@@ -32,8 +32,12 @@ for e in gpu-fft gpu-direct; do
       cp stderr.txt host_err.txt
       run filter in.wav "gpu.$1" --taps loud.txt --engine $e --subtype $2 $d -v -y
       expect_status 0 "$what, quantized by the stream"
-      check "$what: no encoder thread (the stream made the codes)" \
+      check "$what: no quantizing on the host (the stream made the codes)" \
         bash -c '! grep -q "encode [0-9]" stderr.txt'
+      if [ "$1 $2" = "wav pcm24" ]; then
+        check "$what: the stream's codes packed to 3 bytes off the writer's thread" \
+          grep -q "pack [0-9]" stderr.txt
+      fi
       check "$what: the same codes as the host's" cmp -s "host.$1" "gpu.$1"
       check "$what: the same level and clip count" \
         test "$(level_line stderr.txt)" = "$(level_line host_err.txt)"
