@@ -78,6 +78,21 @@ convoy_sample_format audio_source_native_format(const audio_source *src);
 convoy_status audio_source_read_native(audio_source *src, void *frames, int64_t max_frames,
                                        int64_t *got, char *err, size_t err_size);
 
+/* 24-bit PCM in a WAV, RF64 or W64 (of this host's byte order) can also be
+ * read as stored and unpacked on several threads: audio_source_stored_bytes()
+ * is 3 for such a source, else 0; audio_source_read_stored() reads frames
+ * as the file stores them (3 bytes a sample) into bytes, with the errors,
+ * range and end checks of audio_source_read(); audio_source_unpack_parallel()
+ * turns n_frames of them into the left-justified 32-bit codes of
+ * audio_source_read_native() on the threads of pool (NULL: the calling
+ * thread), touching nothing of the source. */
+struct worker_pool;
+size_t audio_source_stored_bytes(const audio_source *src);
+convoy_status audio_source_read_stored(audio_source *src, void *bytes, int64_t max_frames,
+                                       int64_t *got, char *err, size_t err_size);
+void audio_source_unpack_parallel(const audio_source *src, const void *bytes, int64_t n_frames,
+                                  void *codes, struct worker_pool *pool);
+
 /* Back to the first frame, of the range when one is set (not for pipes:
  * CONVOY_ERR_UNSUPPORTED). */
 convoy_status audio_source_rewind(audio_source *src, char *err, size_t err_size);

@@ -2,8 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "audio_file.h"
+#include "audio_part.h"
 #include "header_frames.h"
 #include "io_message.h"
+#include "worker_pool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +22,7 @@ struct audio_source {
   int seekable; /* 0 for pipes */
   int channels;
   convoy_sample_format native; /* audio_source_native_format() */
+  int stored_bytes;            /* audio_source_stored_bytes() */
   int64_t expected;            /* frames the file holds, -1 unknown */
   int64_t read;                /* frames read from the file so far */
   int64_t skip, count;         /* audio_source_set_range: first frame, frames (-1: to the end) */
@@ -253,6 +256,7 @@ convoy_status audio_source_open(audio_source **out, const char *path, audio_info
   src->seekable = sfi.seekable != 0;
   src->channels = sfi.channels;
   const int subtype = sfi.format & SF_FORMAT_SUBMASK;
+  src->stored_bytes = subtype == SF_FORMAT_PCM_24 && audio_part_supported(sfi.format) ? 3 : 0;
   src->native = subtype == SF_FORMAT_PCM_16   ? CONVOY_FORMAT_S16
                 : subtype == SF_FORMAT_PCM_24 ? CONVOY_FORMAT_S32
                                               : CONVOY_FORMAT_F32;
@@ -333,9 +337,15 @@ static convoy_status reach_range(audio_source *src, float *scratch, int64_t scra
   return CONVOY_OK;
 }
 
-/* Reads frames as floats or, with native, in the source's native format. */
-static convoy_status read_frames(audio_source *src, void *frames, int native, int64_t max_frames,
-                                 int64_t *got, const char *fn, char *err, size_t err_size) {
+/* What read_frames delivers: floats, the native format, or the bytes as the
+ * file stores them (audio_source_stored_bytes). */
+typedef enum delivered { READ_FLOATS, READ_NATIVE, READ_STORED } delivered;
+
+/* Reads frames as `what` says. */
+static convoy_status read_frames(audio_source *src, void *frames, delivered what,
+                                 int64_t max_frames, int64_t *got, const char *fn, char *err,
+                                 size_t err_size) {
+  const int native = what == READ_NATIVE;
   if (got) *got = 0;
   if (!src || !frames || !got || max_frames < 1) {
     io_errorf(err, err_size, "%s: NULL argument or max_frames < 1", fn);
@@ -344,8 +354,9 @@ static convoy_status read_frames(audio_source *src, void *frames, int native, in
   if (!src->skipped) {
     /* A pipe drops the skipped frames through the caller's buffer, which holds
      * max_frames frames of at least 2 bytes a sample: as floats, half as many. */
-    const int64_t scratch =
-        native && src->native == CONVOY_FORMAT_S16 ? max_frames / 2 : max_frames;
+    const int64_t scratch = what == READ_STORED                          ? max_frames * 3 / 4
+                            : native && src->native == CONVOY_FORMAT_S16 ? max_frames / 2
+                                                                         : max_frames;
     convoy_status st = reach_range(src, frames, scratch > 0 ? scratch : 1, err, err_size);
     if (st != CONVOY_OK) return st;
   }
@@ -354,7 +365,11 @@ static convoy_status read_frames(audio_source *src, void *frames, int native, in
     if (max_frames > src->count - src->delivered) max_frames = src->count - src->delivered;
   }
   sf_count_t n;
-  if (native && src->native == CONVOY_FORMAT_S16)
+  if (what == READ_STORED) {
+    const sf_count_t frame_bytes = (sf_count_t)src->stored_bytes * src->channels;
+    const sf_count_t bytes = sf_read_raw(src->sf, frames, (sf_count_t)max_frames * frame_bytes);
+    n = bytes > 0 ? bytes / frame_bytes : bytes;
+  } else if (native && src->native == CONVOY_FORMAT_S16)
     n = sf_readf_short(src->sf, frames, (sf_count_t)max_frames);
   else if (native && src->native == CONVOY_FORMAT_S32)
     n = sf_readf_int(src->sf, frames, (sf_count_t)max_frames);
@@ -400,12 +415,13 @@ static convoy_status read_frames(audio_source *src, void *frames, int native, in
 
 convoy_status audio_source_read(audio_source *src, float *frames, int64_t max_frames, int64_t *got,
                                 char *err, size_t err_size) {
-  return read_frames(src, frames, 0, max_frames, got, "audio_source_read", err, err_size);
+  return read_frames(src, frames, READ_FLOATS, max_frames, got, "audio_source_read", err, err_size);
 }
 
 convoy_status audio_source_read_native(audio_source *src, void *frames, int64_t max_frames,
                                        int64_t *got, char *err, size_t err_size) {
-  return read_frames(src, frames, 1, max_frames, got, "audio_source_read_native", err, err_size);
+  return read_frames(src, frames, READ_NATIVE, max_frames, got, "audio_source_read_native", err,
+                     err_size);
 }
 
 convoy_status audio_source_rewind(audio_source *src, char *err, size_t err_size) {
@@ -431,4 +447,57 @@ convoy_status audio_source_rewind(audio_source *src, char *err, size_t err_size)
 
 void audio_source_close(audio_source *src) {
   if (src) close_source(src);
+}
+
+size_t audio_source_stored_bytes(const audio_source *src) {
+  return (size_t)src->stored_bytes;
+}
+
+convoy_status audio_source_read_stored(audio_source *src, void *bytes, int64_t max_frames,
+                                       int64_t *got, char *err, size_t err_size) {
+  if (src && !src->stored_bytes) {
+    io_errorf(err, err_size, "%s: audio_source_read_stored: not a 24-bit PCM WAV, RF64 or W64",
+              src->name);
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  return read_frames(src, bytes, READ_STORED, max_frames, got, "audio_source_read_stored", err,
+                     err_size);
+}
+
+/* n stored 24-bit samples (little-endian) as left-justified 32-bit codes,
+ * as sf_readf_int gives them. */
+static void unpack24(const unsigned char *b, int32_t *codes, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    codes[i] = (int32_t)((uint32_t)b[3 * i] << 8 | (uint32_t)b[3 * i + 1] << 16 |
+                         (uint32_t)b[3 * i + 2] << 24);
+}
+
+/* Samples a task of audio_source_unpack_parallel takes at least, and most
+ * tasks per pool thread. */
+#define UNPACK_TASK_MIN_SAMPLES ((int64_t)1 << 14)
+#define UNPACK_TASKS_PER_THREAD 4
+#define UNPACK_MAX_TASKS 64
+
+typedef struct unpack_job {
+  const unsigned char *bytes;
+  int32_t *codes;
+  int64_t samples, tasks;
+} unpack_job;
+
+static void unpack_task(void *ctx, int64_t t) {
+  unpack_job *j = ctx;
+  const int64_t lo = pool_task_start(j->samples, j->tasks, t, 1),
+                hi = pool_task_start(j->samples, j->tasks, t + 1, 1);
+  unpack24(j->bytes + 3 * lo, j->codes + lo, (size_t)(hi - lo));
+}
+
+void audio_source_unpack_parallel(const audio_source *src, const void *bytes, int64_t n_frames,
+                                  void *codes, worker_pool *pool) {
+  unpack_job j = {.bytes = bytes, .codes = codes, .samples = n_frames * src->channels};
+  j.tasks = pool_split_tasks(pool, j.samples, UNPACK_TASKS_PER_THREAD, UNPACK_TASK_MIN_SAMPLES,
+                             UNPACK_MAX_TASKS);
+  if (j.tasks < 2)
+    unpack24(bytes, codes, (size_t)j.samples);
+  else
+    pool_run(pool, j.tasks, unpack_task, &j);
 }

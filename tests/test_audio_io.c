@@ -596,6 +596,101 @@ static void test_encode_parallel(void) {
   free(x);
 }
 
+/* A whole file's samples in uneven blocks: floats (way 0), native codes
+ * (1), or stored 24-bit bytes unpacked on pool (2). NULL on failure. */
+static void *read_way(const char *path, int way, worker_pool *pool, int64_t *samples) {
+  char err[512] = "";
+  audio_info info;
+  audio_source *src;
+  if (audio_source_open(&src, path, &info, err, sizeof err) != CONVOY_OK) {
+    TS_CHECK(0, "%s: %s", path, err);
+    return NULL;
+  }
+  const int64_t frames = info.frames;
+  int32_t *out = malloc(sizeof(int32_t) * (size_t)(frames * info.channels + 1));
+  unsigned char *stored = malloc((size_t)(3 * 40000 * info.channels));
+  int64_t n = 0;
+  convoy_status st = CONVOY_OK;
+  while (st == CONVOY_OK && n < frames) {
+    const int64_t want = ts_range(&rng, 1, 40000); /* many pool tasks, or one */
+    int64_t got = 0;
+    if (way == 0)
+      st = audio_source_read(src, (float *)out + n * info.channels, want, &got, err, sizeof err);
+    else if (way == 1)
+      st = audio_source_read_native(src, out + n * info.channels, want, &got, err, sizeof err);
+    else if ((st = audio_source_read_stored(src, stored, want, &got, err, sizeof err)) == CONVOY_OK)
+      audio_source_unpack_parallel(src, stored, got, out + n * info.channels,
+                                   ts_uniform(&rng) < 0.7 ? pool : NULL);
+    if (got == 0) break;
+    n += got;
+  }
+  TS_CHECK(st == CONVOY_OK && n == frames, "%s, way %d: %lld of %lld frames: %s", path, way,
+           (long long)n, (long long)frames, err);
+  audio_source_close(src);
+  free(stored);
+  *samples = n * info.channels;
+  return out;
+}
+
+/* 24-bit PCM: its native codes divided by 2^31 are exactly the floats, and
+ * the stored bytes unpacked on a pool are exactly the native codes. */
+static void test_read_stored(void) {
+  const int64_t n = 120007;
+  const int channels = 3;
+  float *x = malloc((size_t)n * channels * sizeof *x);
+  ts_fill_uniform(&rng, x, n * channels);
+  worker_pool *pool = pool_create(4);
+  static const struct {
+    const char *name;
+    int format, stored;
+  } cases[] = {{"st24.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_24, 3},
+               {"st24.rf64", SF_FORMAT_RF64 | SF_FORMAT_PCM_24, 3},
+               {"st24.w64", SF_FORMAT_W64 | SF_FORMAT_PCM_24, 3},
+               {"st24.flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_24, 0},
+               {"st16.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 0}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char err[512] = "";
+    const char *path = in_dir(cases[k].name);
+    TS_CHECK(write_file(path, cases[k].format, channels, x, n, 1, 5, 0, NULL, err, sizeof err) ==
+                 CONVOY_OK,
+             "%s: %s", path, err);
+    audio_info info;
+    audio_source *src;
+    if (audio_source_open(&src, path, &info, err, sizeof err) != CONVOY_OK) continue;
+    const size_t stored = audio_source_stored_bytes(src);
+    const int32_t subtype = cases[k].format & SF_FORMAT_SUBMASK;
+    TS_CHECK(stored == (size_t)cases[k].stored, "%s: stored bytes %zu", path, stored);
+    TS_CHECK(audio_source_native_format(src) ==
+                 (subtype == SF_FORMAT_PCM_24 ? CONVOY_FORMAT_S32 : CONVOY_FORMAT_S16),
+             "%s: native format %d", path, (int)audio_source_native_format(src));
+    unsigned char b[64];
+    int64_t got = 0;
+    if (!stored)
+      TS_CHECK(audio_source_read_stored(src, b, 1, &got, err, sizeof err) ==
+                   CONVOY_ERR_INVALID_ARGUMENT,
+               "%s: stored read accepted", path);
+    audio_source_close(src);
+    if (subtype != SF_FORMAT_PCM_24) continue;
+    int64_t nf = 0, nc = 0, ns = 0;
+    float *f = read_way(path, 0, pool, &nf);
+    int32_t *c = read_way(path, 1, pool, &nc), *s = stored ? read_way(path, 2, pool, &ns) : NULL;
+    int64_t off = 0, differ = 0;
+    for (int64_t i = 0; f && c && i < nf && nf == nc; i++)
+      off += (float)c[i] * (1.0f / 2147483648.0f) != f[i];
+    for (int64_t i = 0; c && s && i < nc && nc == ns; i++) differ += c[i] != s[i];
+    TS_CHECK(f && c && nf == nc && off == 0, "%s: %lld native codes / 2^31 differ from the floats",
+             path, (long long)off);
+    TS_CHECK(!stored || (s && ns == nc && differ == 0),
+             "%s: %lld unpacked stored samples differ from the native codes", path,
+             (long long)differ);
+    free(f);
+    free(c);
+    free(s);
+  }
+  pool_destroy(pool);
+  free(x);
+}
+
 static void test_no_temp_left_and_abort(void) {
   float x[256] = {0};
   char err[512] = "";
@@ -1233,6 +1328,7 @@ int main(void) {
   test_lossy_clamp();
   test_dither();
   test_encode_parallel();
+  test_read_stored();
   test_no_temp_left_and_abort();
   test_existing_output();
   test_same_input_output();

@@ -5,12 +5,46 @@
 #include "pass_loop.h"
 #include "worker_pool.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+typedef struct reader {
+  const filter_run_config *cfg;
+  worker_pool *pool;     /* unpacks 24-bit samples; NULL: on the reader thread */
+  unsigned char *stored; /* 24-bit samples as read, before unpacking */
+  int64_t stored_frames; /* frames it holds */
+} reader;
+
+/* The source's 24-bit samples read as stored and unpacked into codes on the
+ * reader's pool: libsndfile's conversion on the one reader thread bounded a
+ * 24-bit file on a GPU engine. */
+static convoy_status read_unpacked(reader *r, void *codes, int64_t max_frames, int64_t *got,
+                                   char *err, size_t err_size) {
+  const audio_source *src = r->cfg->src;
+  if (max_frames > r->stored_frames) {
+    const size_t frame_bytes = audio_source_stored_bytes(src) * (size_t)r->cfg->channels;
+    unsigned char *b = realloc(r->stored, (size_t)max_frames * frame_bytes);
+    if (!b) {
+      snprintf(err, err_size, "%s: out of memory", r->cfg->in_name);
+      return CONVOY_ERR_OUT_OF_MEMORY;
+    }
+    r->stored = b;
+    r->stored_frames = max_frames;
+  }
+  convoy_status st =
+      audio_source_read_stored(r->cfg->src, r->stored, max_frames, got, err, err_size);
+  if (st == CONVOY_OK) audio_source_unpack_parallel(src, r->stored, *got, codes, r->pool);
+  return st;
+}
 
 static convoy_status read_audio(void *ctx, void *in, int64_t max_frames, int64_t *got, char *err,
                                 size_t err_size) {
-  const filter_run_config *cfg = ctx;
-  convoy_status st = audio_source_read_native(cfg->src, in, max_frames, got, err, err_size);
+  reader *r = ctx;
+  const filter_run_config *cfg = r->cfg;
+  convoy_status st = audio_source_stored_bytes(cfg->src)
+                         ? read_unpacked(r, in, max_frames, got, err, err_size)
+                         : audio_source_read_native(cfg->src, in, max_frames, got, err, err_size);
   if (st != CONVOY_OK || !cfg->true_stereo) return st;
   /* L, R -> L, R, L, R in place, from the last frame back. */
   const size_t w = convoy_sample_format_bytes(audio_source_native_format(cfg->src));
@@ -38,6 +72,9 @@ static void scale(const filter_run_config *cfg, float *x, int64_t n) {
   const int64_t samples = n * cfg->channels;
   for (int64_t i = 0; i < samples; i++) x[i] *= cfg->gain;
 }
+
+/* Most threads that unpack one chunk of 24-bit input. */
+#define READ_MAX_THREADS 4
 
 /* Most threads that quantize one chunk of audio output. */
 #define ENCODE_MAX_THREADS 8
@@ -114,8 +151,14 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   const size_t stream_channels = cfg->true_stereo ? 4 : (size_t)cfg->channels;
   pc.in_frame_bytes = stream_channels * convoy_sample_format_bytes(pc.in_format);
   pc.out_frame_bytes = stream_channels * sizeof(float);
+  reader rd = {.cfg = cfg};
+  if (audio_source_stored_bytes(cfg->src)) {
+    int threads = convoy_cpu_threads() / 4;
+    if (threads > READ_MAX_THREADS) threads = READ_MAX_THREADS;
+    if (threads >= 2) rd.pool = pool_create(threads);
+  }
   pc.read = read_audio;
-  pc.read_ctx = (void *)cfg;
+  pc.read_ctx = &rd;
   pc.write = write_scaled;
   pc.write_ctx = (void *)cfg;
   encoder enc = {.cfg = cfg, .pool = NULL};
@@ -144,6 +187,8 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   pc.progress = cfg->progress;
   convoy_status st = pass_run(&pc, res, err, err_size);
   pool_destroy(enc.pool);
+  pool_destroy(rd.pool);
+  free(rd.stored);
   if (cfg->stream_codes)
     audio_sink_add_tally(cfg->sink, res->out_stats.clipped, res->out_stats.peak);
   return st;
