@@ -381,11 +381,6 @@ void audio_part_store_codes(const audio_part *p, const void *codes, size_t n, vo
   store_to(p->format, NULL, codes, n, stored);
 }
 
-int audio_part_stored_bytes(const audio_part *p) {
-  const int32_t s = p->format & SF_FORMAT_SUBMASK;
-  return s == SF_FORMAT_PCM_U8 ? 1 : s == SF_FORMAT_PCM_24 ? 3 : 0;
-}
-
 static int write_at(int fd, const unsigned char *b, size_t n, off_t at) {
   while (n > 0) {
     const ssize_t put = pwrite(fd, b, n, at);
@@ -403,6 +398,10 @@ static int write_at(int fd, const unsigned char *b, size_t n, off_t at) {
 static int stored_as_given(const audio_part *p) {
   const int32_t s = p->format & SF_FORMAT_SUBMASK;
   return s == SF_FORMAT_PCM_16 || s == SF_FORMAT_PCM_32 || s == SF_FORMAT_FLOAT;
+}
+
+int audio_part_stored_bytes(const audio_part *p) {
+  return stored_as_given(p) ? 0 : p->bytes;
 }
 
 /* k frames as the file stores them after the last. */

@@ -71,8 +71,8 @@ convoy_status audio_part_write(audio_part *part, const float *frames, int64_t n,
 convoy_status audio_part_write_encoded(audio_part *part, const void *codes, int64_t n, char *err,
                                        size_t err_size);
 
-/* Codes the file does not store as given (8 and 24-bit PCM): the bytes a
- * sample takes as stored (1 or 3), else 0. audio_part_store_codes turns n
+/* Samples the file does not store as given (8 and 24-bit PCM; double,
+ * which has no codes): the bytes a sample takes as stored, else 0. audio_part_store_codes turns n
  * samples of codes into that stored form in `stored` (reading only the
  * part's format: any thread, any number at once), and
  * audio_part_write_stored writes n frames of it after the part's last,

@@ -294,33 +294,23 @@ typedef struct store_job {
   const unsigned char *codes;
   unsigned char *stored;
   size_t code_bytes, stored_bytes;
-  int64_t samples, tasks;
 } store_job;
 
-static void store_task(void *ctx, int64_t t) {
-  store_job *j = ctx;
-  const int64_t lo = pool_task_start(j->samples, j->tasks, t, ENCODE_TASK_ALIGN),
-                hi = pool_task_start(j->samples, j->tasks, t + 1, ENCODE_TASK_ALIGN);
+static void store_range(void *ctx, int64_t lo, int64_t hi) {
+  const store_job *j = ctx;
   audio_part_store_codes(j->part, j->codes + (size_t)lo * j->code_bytes, (size_t)(hi - lo),
                          j->stored + (size_t)lo * j->stored_bytes);
 }
 
 void audio_sink_store_parallel(const audio_sink *sink, const void *codes, int64_t n_frames,
                                void *stored, worker_pool *pool) {
-  const int64_t samples = n_frames * sink->opt.channels;
   store_job j = {.part = sink->part,
                  .codes = codes,
                  .stored = stored,
                  .code_bytes = audio_sink_encoded_bytes(sink),
-                 .stored_bytes = audio_sink_stored_bytes(sink),
-                 .samples = samples};
-  j.tasks = pool_split_tasks(pool, samples, ENCODE_TASKS_PER_THREAD, ENCODE_TASK_MIN_SAMPLES,
-                             ENCODE_MAX_TASKS);
-  if (j.tasks < 2) {
-    audio_part_store_codes(sink->part, codes, (size_t)samples, stored);
-    return;
-  }
-  pool_run(pool, j.tasks, store_task, &j);
+                 .stored_bytes = audio_sink_stored_bytes(sink)};
+  pool_run_ranges(pool, n_frames * sink->opt.channels, ENCODE_TASKS_PER_THREAD,
+                  ENCODE_TASK_MIN_SAMPLES, ENCODE_MAX_TASKS, ENCODE_TASK_ALIGN, store_range, &j);
 }
 
 /* Encoded frames (the floats themselves for a float subtype) into the file. */

@@ -481,23 +481,16 @@ static void unpack24(const unsigned char *b, int32_t *codes, size_t n) {
 typedef struct unpack_job {
   const unsigned char *bytes;
   int32_t *codes;
-  int64_t samples, tasks;
 } unpack_job;
 
-static void unpack_task(void *ctx, int64_t t) {
-  unpack_job *j = ctx;
-  const int64_t lo = pool_task_start(j->samples, j->tasks, t, 1),
-                hi = pool_task_start(j->samples, j->tasks, t + 1, 1);
+static void unpack_range(void *ctx, int64_t lo, int64_t hi) {
+  const unpack_job *j = ctx;
   unpack24(j->bytes + 3 * lo, j->codes + lo, (size_t)(hi - lo));
 }
 
 void audio_source_unpack_parallel(const audio_source *src, const void *bytes, int64_t n_frames,
                                   void *codes, worker_pool *pool) {
-  unpack_job j = {.bytes = bytes, .codes = codes, .samples = n_frames * src->channels};
-  j.tasks = pool_split_tasks(pool, j.samples, UNPACK_TASKS_PER_THREAD, UNPACK_TASK_MIN_SAMPLES,
-                             UNPACK_MAX_TASKS);
-  if (j.tasks < 2)
-    unpack24(bytes, codes, (size_t)j.samples);
-  else
-    pool_run(pool, j.tasks, unpack_task, &j);
+  unpack_job j = {.bytes = bytes, .codes = codes};
+  pool_run_ranges(pool, n_frames * src->channels, UNPACK_TASKS_PER_THREAD, UNPACK_TASK_MIN_SAMPLES,
+                  UNPACK_MAX_TASKS, 1, unpack_range, &j);
 }

@@ -222,3 +222,26 @@ void pool_run(worker_pool *pool, int64_t tasks, pool_task_fn fn, void *ctx) {
       sched_yield();
   }
 }
+
+typedef struct range_job {
+  pool_range_fn fn;
+  void *ctx;
+  int64_t n, tasks, align;
+} range_job;
+
+static void range_task(void *ctx, int64_t t) {
+  const range_job *j = ctx;
+  j->fn(j->ctx, pool_task_start(j->n, j->tasks, t, j->align),
+        pool_task_start(j->n, j->tasks, t + 1, j->align));
+}
+
+void pool_run_ranges(worker_pool *pool, int64_t n, int64_t per_thread, int64_t min_items,
+                     int64_t max_tasks, int64_t align, pool_range_fn fn, void *ctx) {
+  const int64_t tasks = pool_split_tasks(pool, n, per_thread, min_items, max_tasks);
+  if (tasks < 2) {
+    if (n > 0) fn(ctx, 0, n);
+    return;
+  }
+  range_job j = {fn, ctx, n, tasks, align};
+  pool_run(pool, tasks, range_task, &j);
+}

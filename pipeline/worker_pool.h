@@ -47,6 +47,14 @@ int64_t pool_task_start(int64_t n, int64_t tasks, int64_t t, int64_t align);
  * tasks <= 2^31. */
 void pool_run(worker_pool *pool, int64_t tasks, pool_task_fn fn, void *ctx);
 
+/* fn(ctx, lo, hi) over items [0, n) cut into the contiguous ranges that
+ * pool_split_tasks and pool_task_start (each start a multiple of align)
+ * make of them, on pool; below two ranges, fn(ctx, 0, n) on the calling
+ * thread. For loops whose ranges keep nothing of their own. */
+typedef void (*pool_range_fn)(void *ctx, int64_t lo, int64_t hi);
+void pool_run_ranges(worker_pool *pool, int64_t n, int64_t per_thread, int64_t min_items,
+                     int64_t max_tasks, int64_t align, pool_range_fn fn, void *ctx);
+
 /* The slot of the thread running a task: 0 for the thread that called
  * pool_run(), 1 .. threads - 1 for the workers, so a task can index
  * per-thread scratch memory made at create. */

@@ -111,11 +111,11 @@ static convoy_status write_stored(void *ctx, void *stored, int64_t n, char *err,
   return audio_sink_write_stored(cfg->sink, stored, n, err, err_size);
 }
 
-/* The encoder's pool: half the machine's threads, at most
- * ENCODE_MAX_THREADS; NULL (one thread, still right) below two. */
-static worker_pool *encoder_pool(void) {
-  int threads = convoy_cpu_threads() / 2;
-  if (threads > ENCODE_MAX_THREADS) threads = ENCODE_MAX_THREADS;
+/* A helper pool of the machine's threads / share, at most `most`; NULL
+ * (the stage's own thread alone, still right) below two. */
+static worker_pool *helper_pool(int share, int most) {
+  int threads = convoy_cpu_threads() / share;
+  if (threads > most) threads = most;
   return threads >= 2 ? pool_create(threads) : NULL;
 }
 
@@ -152,11 +152,7 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
   pc.in_frame_bytes = stream_channels * convoy_sample_format_bytes(pc.in_format);
   pc.out_frame_bytes = stream_channels * sizeof(float);
   reader rd = {.cfg = cfg};
-  if (audio_source_stored_bytes(cfg->src)) {
-    int threads = convoy_cpu_threads() / 4;
-    if (threads > READ_MAX_THREADS) threads = READ_MAX_THREADS;
-    if (threads >= 2) rd.pool = pool_create(threads);
-  }
+  if (audio_source_stored_bytes(cfg->src)) rd.pool = helper_pool(4, READ_MAX_THREADS);
   pc.read = read_audio;
   pc.read_ctx = &rd;
   pc.write = write_scaled;
@@ -168,7 +164,7 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
     pc.write = write_codes;
     const size_t stored = audio_sink_stored_bytes(cfg->sink);
     if (stored > 0) { /* or packed as the file stores them, before the writer */
-      enc.pool = encoder_pool();
+      enc.pool = helper_pool(2, ENCODE_MAX_THREADS);
       pc.encode = store_codes;
       pc.encode_ctx = &enc;
       pc.encoded_frame_bytes = stored * (size_t)cfg->channels;
@@ -176,7 +172,7 @@ convoy_status filter_run(const filter_run_config *cfg, pass_result *res, char *e
       pc.write = write_stored;
     }
   } else if (encoded > 0) { /* quantizing overlaps the filter and the writer's system calls */
-    enc.pool = encoder_pool();
+    enc.pool = helper_pool(2, ENCODE_MAX_THREADS);
     pc.encode = encode_scaled;
     pc.encode_ctx = &enc;
     pc.encoded_frame_bytes = encoded * (size_t)cfg->channels;
