@@ -280,14 +280,7 @@ template <int IL> GF_HD float2 load_pair(const float *base, frames<IL> at, int i
  * zeros after. */
 template <class S, int IL>
 GF_HD void load_input(int t, float2 *v, const float *src, int left, frames<IL> at) {
-  constexpr int LR = S::log2_radix(0), R = 1 << LR, B = S::E / R;
-  GF_UNROLL
-  for (int b = 0; b < B; b++) {
-    const int q = t + b * S::T;
-    GF_UNROLL
-    for (int r = 0; r < R; r++)
-      v[b * R + r] = load_pair<IL>(src, at, 2 * (q + (r << (S::log2m - LR))), left);
-  }
+  each_point<S, 0>(t, [&](int n, int k) { v[k] = load_pair<IL>(src, at, 2 * n, left); });
 }
 
 /* The last inverse pass writes y[2n] = Re, y[2n+1] = -Im straight out:
@@ -297,24 +290,17 @@ GF_HD void load_input(int t, float2 *v, const float *src, int left, frames<IL> a
  * rows' blocks. */
 template <class S, int IL>
 GF_HD void store_output(int t, const float2 *v, float *dst, int skip, int count, frames<IL> at) {
-  constexpr int P = S::passes - 1;
-  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
-  GF_UNROLL
-  for (int b = 0; b < B; b++) {
-    const int q = t + b * S::T;
-    GF_UNROLL
-    for (int r = 0; r < R; r++) {
-      const int o = 2 * (q + (r << (S::log2m - LR))) - skip;
-      const float2 y = cconj(v[b * R + r]);
-      if (IL == 1 && at.align >= 8 && o >= 0 && o + 2 <= count) {
-        *reinterpret_cast<float2 *>(dst + o) = y;
-      } else {
-        const int k = IL == 1 ? o : o * IL + at.row;
-        if (o >= 0 && o < count) dst[k] = y.x;
-        if (o + 1 >= 0 && o + 1 < count) dst[k + IL] = y.y;
-      }
+  each_point<S, S::passes - 1>(t, [&](int n, int k) {
+    const int o = 2 * n - skip;
+    const float2 y = cconj(v[k]);
+    if (IL == 1 && at.align >= 8 && o >= 0 && o + 2 <= count) {
+      *reinterpret_cast<float2 *>(dst + o) = y;
+    } else {
+      const int i = IL == 1 ? o : o * IL + at.row;
+      if (o >= 0 && o < count) dst[i] = y.x;
+      if (o + 1 >= 0 && o + 1 < count) dst[i + IL] = y.y;
     }
-  }
+  });
 }
 
 /* Conjugated inverse-split spectrum of bins k and M-k from the forward
