@@ -2,9 +2,10 @@
 #
 # Commands, each command's options, and the values of the options that take
 # names: engines, capture datatypes, output subtypes and containers, design
-# types and keys, windows, modes; files elsewhere. The options and which of
-# them take a value are read from the program's own --help, and the engine
-# names from `convoy help --list-engines`, so that this file names neither.
+# types and keys, windows, modes, plan efforts; files elsewhere. The options
+# and which of them take a value are read from the program's own --help, and
+# the engine names from `convoy help --list-engines`, so that this file names
+# neither.
 #
 # Word lists are expanded unquoted on purpose: each is a list of words.
 # shellcheck shell=bash disable=SC2046,SC2086
@@ -180,6 +181,7 @@ _convoy_value() {
   --design) _convoy_design "$cur" ;;
   --window) _convoy_reply "$cur" none hamming hann kaiser kaiser:beta= ;;
   --mode) _convoy_reply "$cur" full same valid ;;
+  --plan) _convoy_reply "$cur" estimate measure ;;
   --backend) _convoy_reply "$cur" auto jack portaudio ;;
   --control) _convoy_files "$cur" ;;
   *)

@@ -90,6 +90,7 @@ static int make_pulse(pulse_job *j, int64_t pulses, convoy_pulse **p) {
   cfg.engine = family(j->engine);
   cfg.device = j->o->device;
   cfg.threads = j->threads;
+  cfg.plan_effort = j->o->plan_effort;
   convoy_status st = convoy_pulse_create(p, &cfg);
   if (st != CONVOY_OK) {
     const char *msg = convoy_last_error();

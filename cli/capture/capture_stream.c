@@ -16,6 +16,7 @@ int capture_stream_make(const capture_stream_spec *spec, int64_t first_sample, i
   cfg.engine = spec->engine;
   cfg.threads = spec->threads;
   cfg.fft_size = spec->o->fft_size;
+  cfg.plan_effort = spec->o->plan_effort;
   cfg.device = device >= 0 ? device : spec->o->device;
   cfg.output_format = spec->output_format;
   cfg.first_sample = first_sample;

@@ -74,6 +74,7 @@ int filter_job_make_stream(const filter_job *j, int64_t first_sample, int32_t de
   cfg.engine = j->engine;
   cfg.threads = j->opt.threads > 0 ? j->opt.threads : filter_job_default_threads();
   cfg.fft_size = j->opt.fft_size;
+  cfg.plan_effort = j->opt.plan_effort;
   cfg.device = device >= 0 ? device : j->opt.device;
   cfg.first_sample = first_sample;
   if (j->stream_codes) { /* OUT's codes, with its dither */

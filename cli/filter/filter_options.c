@@ -20,6 +20,7 @@ enum {
   OPT_NORMALIZE,
   OPT_THREADS,
   OPT_FFT_SIZE,
+  OPT_PLAN,
   OPT_DEVICE,
   OPT_DEVICES,
   OPT_TYPE,
@@ -61,6 +62,7 @@ static const arg_option filter_opts[] = {
     ARG_FLAG("overwrite", 'y', filter_options, overwrite, 1),
     {"threads", 0, ARG_REQUIRED, OPT_THREADS, ARG_STORE_NONE, 0, 0},
     {"fft-size", 0, ARG_REQUIRED, OPT_FFT_SIZE, ARG_STORE_NONE, 0, 0},
+    {"plan", 0, ARG_REQUIRED, OPT_PLAN, ARG_STORE_NONE, 0, 0},
     {"device", 0, ARG_REQUIRED, OPT_DEVICE, ARG_STORE_NONE, 0, 0},
     {"devices", 0, ARG_REQUIRED, OPT_DEVICES, ARG_STORE_NONE, 0, 0},
     {"type", 0, ARG_REQUIRED, OPT_TYPE, ARG_STORE_NONE, 0, 0},
@@ -200,6 +202,15 @@ static int handle(arg_parser *p, int id, const char *val, void *target) {
   case OPT_FFT_SIZE:
     if (arg_int64(p, val, 2, (int64_t)1 << 40, &n)) return CLI_EXIT_USAGE;
     o->fft_size = n;
+    return CLI_EXIT_OK;
+  case OPT_PLAN:
+    if (strcmp(val, "estimate") == 0) {
+      o->plan_effort = 0;
+    } else if (strcmp(val, "measure") == 0) {
+      o->plan_effort = 1;
+    } else {
+      return diag_usage(p->cmd, "--plan: '%s' is not one of estimate, measure", val);
+    }
     return CLI_EXIT_OK;
   case OPT_DEVICE:
     if (arg_int64(p, val, 0, 1023, &n)) return CLI_EXIT_USAGE;

@@ -45,7 +45,8 @@ typedef struct filter_options {
   filter_align align; /* --align, --align=sox */
   int32_t threads;    /* 0 = library default */
   int64_t fft_size;   /* 0 = cost model */
-  int32_t device;     /* --device: GPU index, -1 = default */
+  int32_t plan_effort;   /* --plan: 0 estimate, 1 measure */
+  int32_t device;        /* --device: GPU index, -1 = default */
   scale_devices devices; /* --devices: one pipeline per GPU named (captures) */
   const char *out_type;  /* --type: container of OUT when it is "-" (extension, e.g. "flac") */
   int help;              /* --help: print help and exit 0 */

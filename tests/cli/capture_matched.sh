@@ -134,6 +134,18 @@ run filter pulses.cf32 pc_first.cf32 --matched chirp.cf32 --pulses 3 --pulse-len
 check "--pulses 3 of 8" test "$(frames pc_first.cf32 8)" -eq $((3 * (L + T - 1)))
 expect_ref "--pulses 3 of 8" pc_first.cf32 pulses.cf32 chirp.cf32 --pulses 3 --pulse-len $L
 check "summary names the pulses" grep -q "3 x $L samples" stderr.txt
+# --plan measure: the timed plans (FFTW_MEASURE here) of a matched filter's
+# stream and of a batch of pulses give the reference too.
+run filter rx.cf32 m_measure.cf32 --matched chirp.cf32 --mode same --engine cpu-fft \
+  --plan measure -q
+expect_status 0 "--matched --plan measure"
+expect_ref "--matched --plan measure" m_measure.cf32 rx.cf32 chirp.cf32 --mode same
+expect_peak "--matched --plan measure" m_measure.cf32 $((D + T - 1 - (T - 1) / 2))
+run filter pulses.cf32 pc_measure.cf32 --matched chirp.cf32 --pulse-len $L --mode same \
+  --window hann --normalize-template --engine cpu --plan measure -q
+expect_status 0 "--pulses --plan measure"
+expect_ref "--pulses --plan measure" pc_measure.cf32 pulses.cf32 chirp.cf32 --pulse-len $L \
+  --mode same --window hann --normalize
 # Two channels of pulses as SigMF, written as SigMF.
 cp two_ch.cf32 pch.sigmf-data
 sed 's/"annotations": \[.*\]/"annotations": []/' rec.sigmf-meta >pch.sigmf-meta

@@ -123,6 +123,8 @@ expect "design keys after a value" "300,high=" "$(complete_line "live --design b
 # Other values.
 expect "filter --subtype" "pcm16 pcm24 pcm32 float double" "$(comp filter a b --subtype '')"
 expect "filter --mode" "full same valid" "$(comp filter a b --mode '')"
+expect "filter --plan" "estimate measure" "$(comp filter a b --plan '')"
+expect "filter --plan=m (split at '=')" "measure" "$(complete_line "filter a b --plan=m")"
 has "filter --window" hamming "$(comp filter a b --window '')"
 expect "filter --align=" "sox" "$(complete_line "filter a b --align=")"
 expect "a number: nothing" "" "$(comp filter a b --rate '')"

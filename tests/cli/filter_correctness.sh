@@ -1,7 +1,7 @@
 #!/bin/bash
 # convoy filter output against a double-precision reference convolution:
 # text taps, --design and --ir; float and pcm24 input; mono and stereo; the
-# direct and FFT CPU engines; --gain.
+# direct and FFT CPU engines; --gain; --plan estimate and measure.
 source "$(dirname "$0")/common.bash"
 
 FRAMES=30011
@@ -83,5 +83,51 @@ run filter in_float_1.wav o_fft.wav --taps taps.txt --engine cpu-fft --fft-size 
 expect_status 0 "--fft-size 4096 --threads 1"
 check "--fft-size 4096 --threads 1 matches" \
   "$TOOLS/audio_check" compare o_fft.wav in_float_1.wav taps.txt
+
+# --plan estimate and --plan measure (timed FFTW plans) on every CPU engine,
+# audio and a capture: both match the reference, and estimate gives the
+# same bytes run after run (AU output: a float WAV's PEAK chunk holds the
+# time). The measure cost model prices large blocks cheaper, so 100 taps get
+# a larger FFT under it: cpu-fft's -v plan shows that the option reached it.
+random_taps 100 13 >taps100.txt
+"$TOOLS/capture_ref" gen iq.cf32 cf32_le 20000 14
+fft_size_of_plan() { sed -nE 's/^convoy: plan: cpu-fft N=([0-9]+).*/\1/p' stderr.txt; }
+# plan_run KIND ENGINE PLAN: filters KIND's input (audio, capture) into
+# o_plan_KIND_ENGINE_PLAN.EXT and checks it against the reference.
+plan_run() {
+  local kind=$1 engine=$2 plan=$3 tag="$1, $2, --plan $3"
+  local out=o_plan_${kind}_${engine}_$plan
+  if [ "$kind" = audio ]; then
+    run filter in_float_2.wav "$out.au" --taps taps100.txt --engine "$engine" --plan "$plan" -v
+    expect_status 0 "$tag"
+    check "$tag matches the reference" \
+      "$TOOLS/audio_check" compare "$out.au" in_float_2.wav taps100.txt
+  else
+    run filter iq.cf32 "$out.cf32" --taps taps100.txt --engine "$engine" --plan "$plan" -v
+    expect_status 0 "$tag"
+    check "$tag matches the reference" \
+      "$TOOLS/capture_ref" compare "$out.cf32" cf32_le iq.cf32 cf32_le taps100.txt
+  fi
+  check "$tag: -v prints the plan" grep -q "^convoy: plan: $engine" stderr.txt
+}
+for kind in audio capture; do
+  estimated="" measured=""
+  for engine in cpu-fft cpu-direct; do
+    plan_run $kind $engine estimate
+    [ $engine = cpu-fft ] && estimated=$(fft_size_of_plan)
+    plan_run $kind $engine measure
+    [ $engine = cpu-fft ] && measured=$(fft_size_of_plan)
+  done
+  check "$kind: --plan reaches cpu-fft (FFT ${estimated:-?} estimated, ${measured:-?} measured)" \
+    test -n "$estimated" -a -n "$measured" -a "$estimated" != "$measured"
+done
+for engine in cpu-fft cpu-direct; do
+  run filter in_float_2.wav o_plan_again.au --taps taps100.txt --engine $engine --plan estimate -q
+  check "--plan estimate, $engine: the same bytes on a second run" \
+    cmp -s o_plan_again.au o_plan_audio_${engine}_estimate.au
+  rm -f o_plan_again.au
+done
+run filter in_float_2.wav o_plan_default.au --taps taps100.txt --engine cpu-fft -v
+check "estimate is the default plan" cmp -s o_plan_default.au o_plan_audio_cpu-fft_estimate.au
 
 finish

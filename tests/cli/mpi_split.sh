@@ -7,9 +7,10 @@
 # only in its time stamp), lengths that no rank count divides, 2 and 3
 # ranks, with --decimate, --shift, --align, --tail, --gain, --skip/--count
 # (warm and --cold-start), a valid-mode matched filter, and taps longer than
-# a rank's range. What cannot be split (--normalize, FLAC out) is refused. A failure every rank
-# meets is reported once; a rank killed mid-run leaves no output and no
-# temporary. Skipped (77) without mpirun or a build with MPI.
+# a rank's range; with --plan measure, the reference's within the engine's
+# error. What cannot be split (--normalize, FLAC out) is refused. A failure
+# every rank meets is reported once; a rank killed mid-run leaves no output
+# and no temporary. Skipped (77) without mpirun or a build with MPI.
 source "$(dirname "$0")/common.bash"
 
 command -v mpirun >/dev/null || { echo "no mpirun: skipped"; exit 77; }
@@ -130,6 +131,23 @@ for n in 2 3; do
   same_audio $n "RF64 in, W64 out" rf64_in.wav w64 --taps taps.txt --tail
   same_audio $n "WAV in, RF64 float out" st.wav rf64 --taps taps.txt --subtype float
 done
+
+# --plan measure: each process times its own plans, so the ranges join into
+# the reference within the engine's error rather than into one run's bits.
+if "${MPIRUN[@]}" -np 2 "$CONVOY" filter in.cf32 measure.cf32 --taps taps.txt --engine cpu-fft \
+  --plan measure -q >mpi.txt 2>&1; then
+  check "cf32, --plan measure, 2 ranks, matches the reference" \
+    "$REF" compare measure.cf32 cf32_le in.cf32 cf32_le taps.txt
+else
+  fail "cf32, --plan measure, 2 ranks: failed: $(head -c 300 mpi.txt | tr '\n' '|')"
+fi
+if "${MPIRUN[@]}" -np 2 "$CONVOY" filter st.wav measure.wav --taps taps.txt --engine cpu-fft \
+  --subtype float --plan measure -q >mpi.txt 2>&1; then
+  check "WAV, --plan measure, 2 ranks, matches the reference" \
+    "$TOOLS/audio_check" compare measure.wav st.wav taps.txt
+else
+  fail "WAV, --plan measure, 2 ranks: failed: $(head -c 300 mpi.txt | tr '\n' '|')"
+fi
 rm -rf out && mkdir out
 "${MPIRUN[@]}" -np 2 "$CONVOY" filter st.wav out/n.wav --taps taps.txt --normalize >mpi.txt 2>&1
 status=$?

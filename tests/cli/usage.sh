@@ -29,6 +29,9 @@ expect_usage "bad gain number" abc filter in.wav out/o.wav --taps taps.txt --gai
 expect_usage "gain with junk after the number" 3dB filter in.wav out/o.wav --taps taps.txt --gain 3dB
 expect_usage "bad thread count" --threads filter in.wav out/o.wav --taps taps.txt --threads 0
 expect_usage "bad fft size" --fft-size filter in.wav out/o.wav --taps taps.txt --fft-size x
+expect_usage "unknown plan" "--plan: 'bogus' is not one of estimate, measure" filter in.wav \
+  out/o.wav --taps taps.txt --plan bogus
+expect_usage "plan without a value" --plan filter in.wav out/o.wav --taps taps.txt --plan
 expect_usage "unknown engine" warp filter in.wav out/o.wav --taps taps.txt --engine warp
 expect_usage "unknown subtype" pcm12 filter in.wav out/o.wav --taps taps.txt --subtype pcm12
 expect_usage "normalize above 0 dBFS" --normalize filter in.wav out/o.wav --taps taps.txt --normalize=3
