@@ -155,10 +155,8 @@ static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
   gc.device = c->device;
   gc.plan_effort = cfg->plan_effort;
   if (cfg->fft_size > 0) {
-    int64_t want = cfg->fft_size > c->taps_len + 3 ? cfg->fft_size : c->taps_len + 3;
-    int k = 6;
-    while (k <= kMaxFftLog2 && ((int64_t)1 << k) < want) k++;
-    gc.fft_size = k <= kMaxFftLog2 ? (int64_t)1 << k : -1;
+    gc.fft_size = gpu_conv_fft_size_at_least(c->taps_len, cfg->fft_size, cx_taps);
+    if (gc.fft_size == 0) gc.fft_size = -1;
   }
   convoy_status st =
       gc.fft_size < 0

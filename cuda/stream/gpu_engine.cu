@@ -37,13 +37,6 @@ constexpr int64_t kModelOutputs = (int64_t)1 << 20;
 
 constexpr int kMaxFftLog2 = 26;
 
-/* Smallest power-of-two FFT size >= want, at least 64; 0 above 2^26. */
-int64_t pow2_at_least(int64_t want) {
-  for (int k = 6; k <= kMaxFftLog2; k++)
-    if (((int64_t)1 << k) >= want) return (int64_t)1 << k;
-  return 0;
-}
-
 /* The device's facts for gpu_conv's cost models, the one model of the
  * kernels' speed that both the engine choice here and gpu_conv's own choice
  * between direct and FFT read. */
@@ -142,7 +135,7 @@ convoy_status planar_create(const engine_request *r, gpu_conv_kind kind, void **
   gc.plan_effort = r->plan_effort;
   gc.complex_taps = r->complex_taps;
   if (kind == GPU_CONV_FFT && r->fft_size > 0) {
-    gc.fft_size = pow2_at_least(r->fft_size > r->taps_len + 3 ? r->fft_size : r->taps_len + 3);
+    gc.fft_size = gpu_conv_fft_size_at_least(r->taps_len, r->fft_size, r->complex_taps);
     if (gc.fft_size == 0) {
       delete e;
       return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,

@@ -789,14 +789,11 @@ static convoy_status check_config(const gpu_pipeline_config *c, int64_t *fft_siz
                                "%lld taps is above 2^%d", (long long)c->taps_len, kMaxChunkLog2);
   *fft_size = 0;
   if (c->fft_size > 0) {
-    int64_t want = c->fft_size > c->taps_len + 3 ? c->fft_size : c->taps_len + 3;
-    int k = 6;
-    while (k <= kMaxFftLog2 && ((int64_t)1 << k) < want) k++;
-    if (k > kMaxFftLog2)
+    *fft_size = gpu_conv_fft_size_at_least(c->taps_len, c->fft_size, c->complex_taps);
+    if (*fft_size == 0)
       return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                  "fft_size %lld with %lld taps needs an FFT above 2^%d points",
                                  (long long)c->fft_size, (long long)c->taps_len, kMaxFftLog2);
-    *fft_size = (int64_t)1 << k;
   }
   return CONVOY_OK;
 }

@@ -1,0 +1,188 @@
+/*
+ * test_fused_host - the fused FFT kernel's arithmetic (cuda/fft/
+ * gpu_conv_fft_fused.cuh) run on the host, a loop over a block's threads
+ * for each phase: every shape the engine instantiates, power-of-two and
+ * 3 * 2^k, real segments on planar rows and on interleaved frames, complex
+ * segments, against a double-precision convolution. It checks the index
+ * arithmetic of the passes without a GPU (CUDA builds only); the kernels
+ * themselves are tested on the device by test_gpu_kernels.
+ */
+/* The header's functions are __host__ __device__; the host executor's
+ * phases are host code, which is what this test runs. */
+#pragma nv_diag_suppress 20011, 20014
+#include "gpu_conv_fft_fused.cuh"
+
+extern "C" {
+#include "test_support.h"
+}
+
+#include <complex>
+#include <math.h>
+#include <stdlib.h>
+#include <vector>
+
+namespace {
+
+ts_rng rng;
+
+/* The executor of one block on the host: phase f for each thread in turn. */
+template <int E, int T> struct host_exec {
+  float2 v[T][E];
+  template <class F> void phase(F f) {
+    for (int t = 0; t < T; t++) f(t, v[t]);
+  }
+  void sync() {}
+};
+
+constexpr float kUnwritten = 12345.0f;
+
+/* W_n^i for 0 <= i < count, as gc_twiddle_fill makes them. */
+std::vector<float2> twiddles(int64_t n, int64_t count) {
+  std::vector<float2> tw((size_t)count);
+  for (int64_t i = 0; i < count; i++) {
+    const double a = 2.0 * M_PI * (double)i / (double)n;
+    tw[(size_t)i] = make_float2((float)cos(a), (float)-sin(a));
+  }
+  return tw;
+}
+
+/* sum_j taps[j] W_n^(j k) * scale for k < bins. */
+std::vector<float2> spectrum(const std::vector<std::complex<double>> &taps, int64_t n, int64_t bins,
+                             double scale) {
+  std::vector<std::complex<double>> w((size_t)n);
+  for (int64_t i = 0; i < n; i++)
+    w[(size_t)i] = std::polar(1.0, -2.0 * M_PI * (double)i / (double)n);
+  std::vector<float2> h((size_t)bins);
+  for (int64_t k = 0; k < bins; k++) {
+    std::complex<double> s = 0;
+    for (size_t j = 0; j < taps.size(); j++) s += taps[j] * w[(size_t)((int64_t)j * k % n)];
+    s *= scale;
+    h[(size_t)k] = make_float2((float)s.real(), (float)s.imag());
+  }
+  return h;
+}
+
+/* Relative L2 error of got (count outputs, stride apart) against the
+ * linear convolution of x (left valid inputs, zeros after) at positions
+ * skip .. skip + count - 1. */
+double error_of(const std::vector<std::complex<double>> &x, int left,
+                const std::vector<std::complex<double>> &taps, int skip, int count,
+                const std::vector<std::complex<double>> &got) {
+  double num = 0, den = 0;
+  for (int o = 0; o < count; o++) {
+    std::complex<double> r = 0;
+    for (int j = 0; j < (int)taps.size(); j++) {
+      const int i = o + skip - j;
+      if (i >= 0 && i < left) r += taps[(size_t)j] * x[(size_t)i];
+    }
+    num += std::norm(got[(size_t)o] - r);
+    den += std::norm(r);
+  }
+  return den > 0 ? sqrt(num / den) : sqrt(num);
+}
+
+/* One real segment of shape S in row `row` of frames of IL floats: random
+ * taps (1 .. N - 3), inputs (left of them, zeros after), and the outputs
+ * the overlap-save engine keeps; nothing else written. */
+template <class S, int IL> void real_segment(int row) {
+  constexpr int M = S::M, N = 2 * M;
+  const int taps_len = (int)ts_log_range(&rng, 1, N - 3);
+  const int skip = taps_len - 1, count = (int)ts_range(&rng, 1, N - skip);
+  const int left = (int)ts_range(&rng, 1, N);
+  std::vector<std::complex<double>> taps((size_t)taps_len), x((size_t)N, 0.0), got((size_t)count);
+  for (auto &t : taps) t = ts_uniform(&rng) - 0.5;
+  std::vector<float> src((size_t)N * IL, kUnwritten), dst((size_t)N * IL, kUnwritten);
+  for (int i = 0; i < left; i++) {
+    const float v = (float)(ts_uniform(&rng) - 0.5);
+    src[(size_t)i * IL + row] = v;
+    x[(size_t)i] = v;
+  }
+  const std::vector<float2> h = spectrum(taps, N, M + 1, 1.0 / (2.0 * N)), tw = twiddles(N, M);
+  std::vector<float2> buf(S::buf_elems);
+  gf::frames<IL> in = {IL == 1 ? 0 : row, 16}, out = {IL == 1 ? 0 : row, 16};
+  auto *ex = new host_exec<S::E, S::T>();
+  gf::segment<S, IL>(*ex, buf.data(), src.data(), left, in, dst.data(), skip, count, out, h.data(),
+                     tw.data());
+  delete ex;
+  int64_t stray = 0;
+  for (int i = 0; i < N * IL; i++) {
+    const bool output = i % IL == (IL == 1 ? 0 : row) && i / IL < count;
+    if (output)
+      got[(size_t)(i / IL)] = dst[(size_t)i];
+    else
+      stray += dst[(size_t)i] != kUnwritten;
+  }
+  const double e = error_of(x, left, taps, skip, count, got);
+  TS_CHECK(e < 2e-6 && stray == 0,
+           "real M = %d, %d rows (row %d), %d taps, %d inputs, %d outputs: rel L2 error %.3g, "
+           "%lld floats written outside the outputs",
+           M, IL, row, taps_len, left, count, e, (long long)stray);
+}
+
+/* One complex segment of shape S on planar (re, im) rows. */
+template <class S> void complex_segment() {
+  constexpr int M = S::M;
+  const int taps_len = (int)ts_log_range(&rng, 1, M - 3);
+  const int skip = taps_len - 1, count = (int)ts_range(&rng, 1, M - skip);
+  const int left = (int)ts_range(&rng, 1, M);
+  std::vector<std::complex<double>> taps((size_t)taps_len), x((size_t)M, 0.0), got((size_t)count);
+  for (auto &t : taps) t = std::complex<double>(ts_uniform(&rng) - 0.5, ts_uniform(&rng) - 0.5);
+  std::vector<float> re((size_t)M, 0.0f), im((size_t)M, 0.0f);
+  std::vector<float> out_re((size_t)M, kUnwritten), out_im((size_t)M, kUnwritten);
+  for (int i = 0; i < left; i++) {
+    re[(size_t)i] = (float)(ts_uniform(&rng) - 0.5);
+    im[(size_t)i] = (float)(ts_uniform(&rng) - 0.5);
+    x[(size_t)i] = std::complex<double>(re[(size_t)i], im[(size_t)i]);
+  }
+  const std::vector<float2> h = spectrum(taps, M, M, 1.0 / M), tw = twiddles(2 * M, M);
+  std::vector<float2> buf(S::buf_elems);
+  auto *ex = new host_exec<S::E, S::T>();
+  gf::segment_cx<S>(*ex, buf.data(), re.data(), im.data(), left, out_re.data(), out_im.data(), skip,
+                    count, h.data(), tw.data());
+  delete ex;
+  int64_t stray = 0;
+  for (int o = 0; o < M; o++) {
+    if (o < count)
+      got[(size_t)o] = std::complex<double>(out_re[(size_t)o], out_im[(size_t)o]);
+    else
+      stray += out_re[(size_t)o] != kUnwritten || out_im[(size_t)o] != kUnwritten;
+  }
+  const double e = error_of(x, left, taps, skip, count, got);
+  TS_CHECK(e < 2e-6 && stray == 0,
+           "complex M = %d, %d taps, %d inputs, %d outputs: rel L2 error %.3g, %lld values "
+           "written outside the outputs",
+           M, taps_len, left, count, e, (long long)stray);
+}
+
+/* Planar rows and every row of frames of 2 and 4. */
+template <class S> void real_shape(int rounds) {
+  for (int i = 0; i < rounds; i++) {
+    real_segment<S, 1>(0);
+    real_segment<S, 2>(i % 2);
+    real_segment<S, 4>(i % 4);
+  }
+}
+
+} // namespace
+
+int main(void) {
+  ts_rng_init(&rng, ts_seed("test_fused_host"));
+  const int rounds = ts_quick() ? 1 : 3;
+  real_shape<gf::shape<9, 3>>(rounds);
+  real_shape<gf::shape<9, 4>>(rounds);
+  real_shape<gf::shape<10, 4>>(rounds);
+  real_shape<gf::shape<11, 4>>(rounds);
+  real_shape<gf::shape<12, 4>>(rounds);
+  real_shape<gf::shape<13, 3>>(rounds);
+  real_shape<gf::shape<14, 4>>(1);
+  real_shape<gf::shape3<8>>(rounds);
+  real_shape<gf::shape3<9>>(rounds);
+  real_shape<gf::shape3<10>>(rounds);
+  real_shape<gf::shape3<11>>(rounds);
+  real_shape<gf::shape3<12>>(1);
+  for (int i = 0; i < rounds; i++) {
+    complex_segment<gf::shape<9, 4>>();
+    complex_segment<gf::shape<12, 4>>();
+  }
+  return ts_finish();
+}
