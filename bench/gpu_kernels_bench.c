@@ -17,9 +17,9 @@
  * whose "TAPS LABEL" line contains that text (for a profiler); ONLY "sweep"
  * runs instead the FFT engine's model and timed plans at four tap counts an octave from
  * 100 to 2^20 (where a tap count runs slower than a longer filter, the FFT
- * sizes' grid is to blame); ONLY "sizes" runs every fused size (2^k and
- * 3 * 2^k) that keeps at least an eighth of a segment at tap counts an
- * octave apart from 100 to 25600. The last
+ * sizes' grid is to blame); ONLY "sizes" runs every fused size that keeps
+ * at least an eighth of a segment at tap counts an octave apart from 100 to
+ * 25600. The last
  * lines ("summary ...") give the default plan's rate per tap count for
  * bench/gpu_peers.py.
  */
@@ -169,27 +169,21 @@ static double run_case(bench *B, const float *taps, int64_t m, const char *label
   return run_case_path(B, taps, m, label, overrides, GPU_CONV_FFT_CHOOSE, 0);
 }
 
-/* Forced implementation at FFT size 2^k, or 3 * 2^(k - 2) where three
- * (with a batch of batch_mb MiB when non-zero). */
-static double fft_at3(bench *B, const float *taps, int64_t m, int path, int points, int k,
-                      int three, int64_t batch_mb) {
+/* Forced implementation at FFT size 2^k (with a batch of batch_mb MiB when
+ * non-zero). */
+static void fft_at(bench *B, const float *taps, int64_t m, int path, int points, int k,
+                   int64_t batch_mb) {
   static const char *names[5] = {"", "fused", "callbacks", "plain", "four-step"};
   gpu_conv_config f;
   gpu_conv_config_init(&f);
   f.kind = GPU_CONV_FFT;
-  f.fft_size = three ? (int64_t)3 << (k - 2) : (int64_t)1 << k;
+  f.fft_size = (int64_t)1 << k;
   f.fft_batch_bytes = batch_mb << 20;
   char label[64];
-  int at = three ? snprintf(label, sizeof label, "fft %s N=3*2^%d", names[path], k - 2)
-                 : snprintf(label, sizeof label, "fft %s N=2^%d", names[path], k);
+  int at = snprintf(label, sizeof label, "fft %s N=2^%d", names[path], k);
   if (points) at += snprintf(label + at, sizeof label - (size_t)at, ", %d pts", points);
   if (batch_mb) snprintf(label + at, sizeof label - (size_t)at, ", %lld MiB", (long long)batch_mb);
-  return run_case_path(B, taps, m, label, &f, path, points);
-}
-
-static void fft_at(bench *B, const float *taps, int64_t m, int path, int points, int k,
-                   int64_t batch_mb) {
-  fft_at3(B, taps, m, path, points, k, 0, batch_mb);
+  run_case_path(B, taps, m, label, &f, path, points);
 }
 
 int main(int argc, char **argv) {
@@ -268,15 +262,13 @@ int main(int argc, char **argv) {
     only = "no other case";
   }
   if (only && !strcmp(only, "sizes")) {
-    /* Every fused size, powers of two and 3 * 2^k, at tap counts an octave
-     * apart: what each size delivers where it fits. */
+    /* Every fused size at tap counts an octave apart: what each delivers
+     * where it keeps at least an eighth of its segment. */
+    only = NULL;
     for (int64_t m = 100; m <= 25600; m *= 2)
-      for (int k = 11; k <= 16; k++)
-        for (int three = 1; three >= 0; three--) {
-          const int64_t n = three ? (int64_t)3 << (k - 2) : (int64_t)1 << k;
-          if (n >= m + 3 && (n - m + 1) * 8 >= n && (three || k <= 15))
-            fft_at3(&B, taps, m, GPU_CONV_FFT_FUSED, 16, k, three, 0);
-        }
+      for (int k = 11; k <= 15; k++)
+        if ((((int64_t)1 << k) - m + 1) * 8 >= ((int64_t)1 << k))
+          fft_at(&B, taps, m, GPU_CONV_FFT_FUSED, 16, k, 0);
     only = "no other case";
   }
 
@@ -312,7 +304,6 @@ int main(int argc, char **argv) {
   f.plan_effort = 1;
   summary[1][1] = run_case(&B, taps, 1024, "fft (timed N)", &f);
   for (int k = 11; k <= 15; k++) fft_at(&B, taps, 1024, GPU_CONV_FFT_FUSED, 16, k, 0);
-  for (int k = 12; k <= 16; k++) fft_at3(&B, taps, 1024, GPU_CONV_FFT_FUSED, 16, k, 1, 0);
   fft_at(&B, taps, 1024, GPU_CONV_FFT_FUSED, 8, 12, 0);
   fft_at(&B, taps, 1024, GPU_CONV_FFT_FOURSTEP, 0, 16, 0);
   fft_at(&B, taps, 1024, GPU_CONV_FFT_PLAIN, 0, 13, 0);

@@ -236,9 +236,8 @@ typedef struct convoy_stream_config {
                                          engines run at most 1024. The GPU
                                          engines use up to 8 of them for host copies. */
   int64_t fft_size;                   /* FFT engines: 0 = cost model; else a size >= taps.
-                                         gpu-fft rounds it up to a size it takes, at least
-                                         max(64, taps + 3): a power of two up to 2^26 or,
-                                         for real taps, 3 * 2^k from 1536 to 24576. */
+                                         gpu-fft rounds it up to a power of two, at least
+                                         max(64, taps + 3) and at most 2^26. */
   int32_t plan_effort;                /* 0 = estimate (fast create), 1 = measure (slower
                                          create, faster run): FFTW planning, and for the
                                          GPU the choice of engine and FFT size by timing */

@@ -101,8 +101,7 @@ typedef struct convoy_cuda_config {
                                 plan_effort 1), GPU_DIRECT or GPU_FFT; default AUTO */
   int32_t device;            /* CUDA device index; -1 = the calling thread's current one */
   int64_t max_frames;        /* most frames one process() call takes, >= 1; default 2^20 */
-  int64_t fft_size;          /* FFT engine: 0 = choose; else rounded up to a size it takes
-                                (convoy_stream_config.fft_size) */
+  int64_t fft_size;          /* FFT engine: 0 = choose; else rounded up to a power of two */
   int32_t plan_effort;       /* 0 = model (fast create), 1 = also time on the device */
   convoy_sample_type sample; /* CONVOY_SAMPLE_F32 (default) or CONVOY_SAMPLE_CF32:
                                 complex frames, see "Complex signals" */

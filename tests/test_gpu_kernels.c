@@ -408,22 +408,6 @@ static void test_interleaved(void) {
       case_free(&t);
     }
   }
-  for (int log2p = 9; log2p <= 13; log2p++) { /* the fused sizes 3 * 2^k */
-    for (int i = 0; i < 3; i++) {
-      const int32_t ch = channel_counts[(log2p + i) % 5];
-      const int64_t n = (int64_t)3 << log2p;
-      tcase t;
-      if (!case_make(&t, ch, ts_range(&rng, 1, n - 3),
-                     ts_log_range(&rng, 1, ts_quick() ? 2 * n : 6 * n),
-                     i % 2 ? TAPS_DISTINCT : TAPS_SHARED, 0))
-        return;
-      gpu_conv_config cfg;
-      config_for(&t, GPU_CONV_FFT, &cfg);
-      cfg.fft_size = n;
-      interleaved_case(&t, &cfg, ch == 2 || ch == 4, (log2p + i) % 4, "fft 3 * 2^k");
-      case_free(&t);
-    }
-  }
   /* Complex taps: one complex channel's (re, im) frames at the fused sizes
    * (complex points 2^9 .. 2^14), not two channels, not the cuFFT sizes. */
   for (int log2n = 9; log2n <= 15; log2n++) {
@@ -444,62 +428,26 @@ static void test_interleaved(void) {
   }
 }
 
-/* The fused kernel at N = 3 * 2^k: against the reference and bitwise chunk
- * invariant, from one tap to N - 3, on 1 to 3 channels; the size kept as
- * given. */
-static void test_sizes_of_three(void) {
-  for (int log2p = 9; log2p <= 13; log2p++) {
-    const int64_t n = (int64_t)3 << log2p;
-    const int64_t taps[3] = {ts_range(&rng, 1, 64), ts_range(&rng, 65, n / 2), n - 3};
-    for (int i = 0; i < 3; i++) {
-      tcase t;
-      const int64_t n_out = ts_log_range(&rng, 1, ts_quick() ? 3 * n : 20 * n);
-      if (!case_make(&t, (int32_t)ts_range(&rng, 1, 3), taps[i], n_out, TAPS_DISTINCT, i != 1))
-        return;
-      gpu_conv_config cfg;
-      config_for(&t, GPU_CONV_FFT, &cfg);
-      cfg.fft_size = n;
-      gpu_conv *g = create(&cfg, "fft 3 * 2^k");
-      if (g)
-        TS_CHECK(gpu_conv_fft_size(g) == n, "fft_size %lld ran at %lld", (long long)n,
-                 (long long)gpu_conv_fft_size(g));
-      gpu_conv_destroy(g);
-      free(check_engine(&t, &cfg, "fft 3 * 2^k", 1));
-      case_free(&t);
-    }
-  }
-}
-
-/* The sizes a caller's fft_size becomes: the next power of two, or for
- * real filters the next 3 * 2^k of the fused kernel; none above 2^26. */
+/* The sizes a caller's fft_size becomes: the next power of two, at least
+ * taps + 3 and 64; none above 2^26. */
 static void test_size_rounding(void) {
-  const struct {
-    int64_t taps, want;
-    int32_t cx;
-    int64_t got;
-  } cases[] = {
-      {1, 0, 0, 64},
-      {1, 1000, 0, 1024},
-      {1, 1025, 0, 1536},
-      {1, 1536, 0, 1536},
-      {1, 1537, 0, 2048},
-      {1, 1025, 1, 2048},
-      {1000, 0, 0, 1024},
-      {1022, 1024, 0, 1536},
-      {5000, 5000, 0, 6144},
-      {5000, 5000, 1, 8192},
-      {20000, 0, 0, 24576},
-      {24574, 0, 0, 32768},
-      {1, 24577, 0, 32768},
-      {1, 40000, 0, 65536},
-      {1, (int64_t)1 << 26, 0, (int64_t)1 << 26},
-      {1, ((int64_t)1 << 26) + 1, 0, 0},
+  const int64_t cases[][3] = {
+      /* taps, fft_size, size */
+      {1, 0, 64},
+      {1, 64, 64},
+      {1, 65, 128},
+      {1000, 0, 1024},
+      {1022, 1024, 2048},
+      {5000, 5000, 8192},
+      {1, 1 << 26, 1 << 26},
+      {1, (1 << 26) + 1, 0},
+      {(1 << 26) - 2, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    const int64_t got = gpu_conv_fft_size_at_least(cases[i].taps, cases[i].want, cases[i].cx);
-    TS_CHECK(got == cases[i].got, "%lld taps, fft_size %lld%s: %lld, want %lld",
-             (long long)cases[i].taps, (long long)cases[i].want, cases[i].cx ? " complex" : "",
-             (long long)got, (long long)cases[i].got);
+    const int64_t got = gpu_conv_fft_size_at_least(cases[i][0], cases[i][1]);
+    TS_CHECK(got == cases[i][2], "%lld taps, fft_size %lld: %lld, want %lld",
+             (long long)cases[i][0], (long long)cases[i][1], (long long)got,
+             (long long)cases[i][2]);
   }
 }
 
@@ -565,8 +513,7 @@ static void test_fft_batches_and_lanes(void) {
   gpu_conv *g = create(&cfg, "fft timed");
   if (g) {
     int64_t n = gpu_conv_fft_size(g);
-    const int64_t odd = n % 3 == 0 ? n / 3 : n;
-    TS_CHECK(n >= 1024 + 3 && (odd & (odd - 1)) == 0, "timed FFT size %lld", (long long)n);
+    TS_CHECK(n >= 1024 + 3 && (n & (n - 1)) == 0, "timed FFT size %lld", (long long)n);
     gpu_conv_destroy(g);
   }
   free(check_engine(&t, &cfg, "fft timed", 1));
@@ -631,16 +578,6 @@ static void test_errors(void) {
   c.fft_size = 48;
   expect_status(gpu_conv_create(&c, &g, err, sizeof err), CONVOY_ERR_INVALID_ARGUMENT, err,
                 "FFT size not a power of two");
-  c.fft_size = 3 << 14; /* 3 * 2^k above the fused kernel's */
-  expect_status(gpu_conv_create(&c, &g, err, sizeof err), CONVOY_ERR_INVALID_ARGUMENT, err,
-                "FFT size 49152");
-  c.fft_size = 6144;
-  c.channels = 2;
-  c.complex_taps = 1;
-  const float *tp2[2] = {taps, taps};
-  c.taps = tp2;
-  expect_status(gpu_conv_create(&c, &g, err, sizeof err), CONVOY_ERR_INVALID_ARGUMENT, err,
-                "FFT size 6144 for complex taps");
   c = cfg;
   c.device = 1000;
   expect_status(gpu_conv_create(&c, &g, err, sizeof err), CONVOY_ERR_NO_DEVICE, err, "device 1000");
@@ -684,7 +621,6 @@ int main(void) {
   test_interleaved();
   test_channels();
   test_fft_batches_and_lanes();
-  test_sizes_of_three();
   test_long_filters();
   return ts_finish();
 }

@@ -111,10 +111,8 @@ typedef struct gpu_conv_config {
   int32_t plan_effort;  /* 0 = cost model only (fast create); 1 = also time
                            candidates on the device (adds tens of ms, cached per
                            process for the same device, taps, channels, max_out) */
-  int64_t fft_size;     /* FFT: 0 = choose; else >= taps_len + 3 (complex points
-                           with complex_taps), a power of two, 64 .. 2^26, or
-                           for real filters 3 * 2^k, 1536 .. 24576
-                           (gpu_conv_fft_size_at_least) */
+  int64_t fft_size;     /* FFT: 0 = choose; else a power of two, 64 .. 2^26,
+                           >= taps_len + 3 (complex points with complex_taps) */
   int32_t complex_taps; /* 1: complex filters, rows in (real, imaginary) pairs for
                            taps, input and output, channels even: the convention
                            and formula of engine_request.complex_taps
@@ -171,7 +169,7 @@ convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float *d_in, int6
 /* 1 when gpu_conv_run_interleaved runs on this handle: real taps and
  * either the direct engine in registers (taps_len <= 32, default kernel
  * shape) on 2, 4 or 8 channels, or the FFT engine's fused kernel (N up to
- * 2^15, or 3 * 2^k) on 2 or 4 channels; or complex taps on one complex channel (2
+ * 2^15) on 2 or 4 channels; or complex taps on one complex channel (2
  * rows, frames of (re, im)) with the FFT engine's fused kernel (N up to
  * 2^14 complex points); 0 otherwise or for NULL. */
 int gpu_conv_interleaved(const gpu_conv *conv);
@@ -233,10 +231,8 @@ int64_t gpu_conv_granule(const gpu_conv *conv);
 int64_t gpu_conv_fft_size(const gpu_conv *conv);
 
 /* The FFT size the engine takes for a caller's fft_size `want`: the
- * smallest >= max(want, taps_len + 3, 64) of the powers of two up to 2^26
- * and, unless complex_taps, the fused kernel's sizes 3 * 2^k (1536 ..
- * 24576); 0 when none is large enough. */
-int64_t gpu_conv_fft_size_at_least(int64_t taps_len, int64_t want, int32_t complex_taps);
+ * smallest power of two >= max(want, taps_len + 3, 64); 0 above 2^26. */
+int64_t gpu_conv_fft_size_at_least(int64_t taps_len, int64_t want);
 
 /* The device the handle runs on. */
 int32_t gpu_conv_device(const gpu_conv *conv);

@@ -9,8 +9,7 @@
  * bits never depend on how far the call's input reaches. Four
  * implementations (gpu_conv_fft_paths.cuh):
  *
- *   fused     N = 2^10 .. 2^15 and 3 * 2^9 .. 3 * 2^13: one kernel, one
- *             thread block per segment;
+ *   fused     N = 2^10 .. 2^15: one kernel, one thread block per segment;
  *             the signal, the filter spectrum and the outputs cross device
  *             memory once (gpu_conv_fft_fused.cu).
  *   fourstep  N = 2^16 .. 2^22: per batch of B segments, three kernels of a
@@ -171,7 +170,7 @@ double fft_passes(int64_t n) {
 }
 
 bool fused_size(int64_t n) {
-  return gc_fused_supported(n, gc_fused_default_points(n), 0);
+  return n >= GC_FUSED_MIN_N && n <= GC_FUSED_MAX_N;
 }
 
 bool four_size(int64_t n) {
@@ -325,41 +324,21 @@ double model_cost(const gpu_conv_config *cfg, const gc_device *dev, int64_t n) {
   return per_call / (call_outputs(cfg, l) * cfg->channels);
 }
 
-/* Whether the engine takes size n: a power of two in 2^6 .. 2^26, or, for
- * real filters, a size of the fused kernel's between them (3 * 2^k). */
-bool size_taken(int64_t n, bool cx) {
-  if (n >= ((int64_t)1 << kMinLog2) && n <= ((int64_t)1 << kMaxLog2) && (n & (n - 1)) == 0)
-    return true;
-  return !cx && fused_size(n);
+int min_log2(int64_t taps) {
+  int k = kMinLog2;
+  while (k < kMaxLog2 && ((int64_t)1 << k) < taps + 3) k++;
+  return k;
 }
 
-constexpr int kMaxSizes = 2 * 11;
-
-/* The sizes a plan weighs, ascending: those taken from the smallest power
- * of two >= taps + 3 (or 2^26) up to 2^10 times it, and the one of 3 * 2^k
- * below it where that fits the taps too. Returns the count. */
-int plan_sizes(const gpu_conv_config *cfg, int64_t sizes[kMaxSizes]) {
-  const bool cx = cfg->complex_taps != 0;
-  int k0 = kMinLog2;
-  while (k0 < kMaxLog2 && ((int64_t)1 << k0) < cfg->taps_len + 3) k0++;
-  int count = 0;
-  for (int k = k0; k <= kMaxLog2 && k <= k0 + 10; k++) {
-    const int64_t n = (int64_t)1 << k, three = 3 * (n >> 2);
-    if (three >= cfg->taps_len + 3 && size_taken(three, cx)) sizes[count++] = three;
-    sizes[count++] = n;
-  }
-  return count;
-}
-
-/* The model's best size, or -1 when none fits. */
-int64_t model_best(const gpu_conv_config *cfg, const gc_device *dev, double *cost) {
-  int64_t sizes[kMaxSizes], best = -1;
+/* The model's best size: log2, or -1 when none fits. */
+int model_best(const gpu_conv_config *cfg, const gc_device *dev, double *cost) {
+  int best = -1;
   double best_cost = 0;
-  const int count = plan_sizes(cfg, sizes);
-  for (int i = 0; i < count; i++) {
-    double c = model_cost(cfg, dev, sizes[i]);
+  int k0 = min_log2(cfg->taps_len);
+  for (int k = k0; k <= kMaxLog2 && k <= k0 + 10; k++) {
+    double c = model_cost(cfg, dev, (int64_t)1 << k);
     if (c >= 0 && (best < 0 || c < best_cost)) {
-      best = sizes[i];
+      best = k;
       best_cost = c;
     }
   }
@@ -372,14 +351,10 @@ std::atomic<int> forced_points{0};
 
 } // namespace
 
-extern "C" int64_t gpu_conv_fft_size_at_least(int64_t taps_len, int64_t want,
-                                              int32_t complex_taps) {
+extern "C" int64_t gpu_conv_fft_size_at_least(int64_t taps_len, int64_t want) {
   const int64_t need = want > taps_len + 3 ? want : taps_len + 3;
-  for (int k = kMinLog2; k <= kMaxLog2; k++) {
-    const int64_t n = (int64_t)1 << k, three = 3 * (n >> 2);
-    if (three >= need && size_taken(three, complex_taps != 0)) return three;
-    if (n >= need) return n;
-  }
+  for (int k = kMinLog2; k <= kMaxLog2; k++)
+    if (((int64_t)1 << k) >= need) return (int64_t)1 << k;
   return 0;
 }
 
@@ -430,12 +405,10 @@ double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out
   cfg.max_out = max_out;
   cfg.complex_taps = complex_taps;
   cfg.channels = complex_taps ? 2 : 1;
-  if (fft_size > 0) { /* the size the engine will be given: the first taken >= fft_size */
-    int64_t sizes[kMaxSizes];
-    const int count = plan_sizes(&cfg, sizes);
-    int i = 0;
-    while (i + 1 < count && sizes[i] < fft_size) i++;
-    return count > 0 ? model_cost(&cfg, dev, sizes[i]) : -1.0;
+  if (fft_size > 0) { /* the size the engine will be given: a power of two >= taps + 3 */
+    int k = min_log2(taps_len);
+    while (k < kMaxLog2 && ((int64_t)1 << k) < fft_size) k++;
+    return model_cost(&cfg, dev, (int64_t)1 << k);
   }
   double cost = -1.0;
   return model_best(&cfg, dev, &cost) < 0 ? -1.0 : cost;
@@ -647,7 +620,7 @@ static convoy_status spectra_make_cx(gc_fft *f, const gc_filters *filters, float
   return st;
 }
 
-/* Builds the engine at FFT size n (a size taken, size_taken, that fits the taps) with
+/* Builds the engine at FFT size n (a power of two that fits the taps) with
  * the given implementation. */
 static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters *filters,
                                    const gc_device *dev, int64_t n, int path, gc_fft **out,
@@ -777,14 +750,11 @@ int64_t probe_outputs(const gpu_conv_config *cfg, const gc_device *dev, int64_t 
 /* Times, on one channel, the sizes around the model's best (a quarter to
  * twice it) and every size the fused kernel takes (the model can sit on a
  * four-step size a window away from a faster fused one: 3200 taps ran at
- * 114 GS/s against 126 for 3805 on an H200); returns the fastest size in
+ * 114 GS/s against 126 for 3805 on an H200); returns the fastest log2 size in
  * *best (unchanged when every candidate failed to build). */
 static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters *filters,
-                                    const gc_device *dev, int64_t *best, char *err,
-                                    size_t err_size) {
-  const int64_t centre = *best;
-  int64_t sizes[kMaxSizes];
-  const int count = plan_sizes(cfg, sizes);
+                                    const gc_device *dev, int *best, char *err, size_t err_size) {
+  const int k_min = min_log2(cfg->taps_len), centre = *best;
   gpu_conv_config probe_cfg = *cfg;
   const int rows = cfg->complex_taps ? 2 : 1; /* one channel, real or complex */
   probe_cfg.channels = rows;
@@ -792,14 +762,15 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
   int32_t first = 0;
   gc_filters one = {1, &first, filters->taps, filters->taps_im};
 
-  auto candidate = [&](int64_t n) {
-    return (4 * n >= centre && n <= 2 * centre) ||
-           path_for(n, cfg->complex_taps != 0) == GPU_CONV_FFT_FUSED;
+  auto candidate = [&](int k) {
+    return k >= k_min && k <= kMaxLog2 &&
+           ((k >= centre - 2 && k <= centre + 1) ||
+            path_for((int64_t)1 << k, cfg->complex_taps != 0) == GPU_CONV_FFT_FUSED);
   };
   int64_t n_max = 0;
-  for (int i = 0; i < count; i++) {
-    if (!candidate(sizes[i])) continue;
-    int64_t outs = probe_outputs(cfg, dev, sizes[i]);
+  for (int k = k_min; k <= kMaxLog2; k++) {
+    if (!candidate(k)) continue;
+    int64_t outs = probe_outputs(cfg, dev, (int64_t)1 << k);
     if (outs > n_max) n_max = outs;
   }
   float *in = NULL, *out = NULL;
@@ -815,9 +786,9 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
     if (e != cudaSuccess) st = gp_cuda_fail(e, "gpu_conv: FFT timing buffers", err, err_size);
   }
   double best_time = -1.0;
-  for (int i = 0; st == CONVOY_OK && i < count; i++) {
-    const int64_t n = sizes[i];
-    if (!candidate(n)) continue;
+  for (int k = k_min; st == CONVOY_OK && k <= kMaxLog2; k++) {
+    if (!candidate(k)) continue;
+    int64_t n = (int64_t)1 << k;
     probe_cfg.max_out = probe_outputs(cfg, dev, n);
     gc_fft *f = NULL;
     char ignored[8];
@@ -829,7 +800,7 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
       double per_out = t / (double)probe_cfg.max_out;
       if (t >= 0 && (best_time < 0 || per_out < best_time)) {
         best_time = per_out;
-        *best = n;
+        *best = k;
       }
     }
     gc_fft_destroy(f);
@@ -844,29 +815,31 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
 convoy_status gc_fft_create(const gpu_conv_config *cfg, const gc_filters *filters,
                             const gc_device *dev, gc_fft **out, char *err, size_t err_size) {
   *out = NULL;
-  int64_t n = cfg->fft_size;
+  int k;
   bool timed = false;
-  if (n > 0) {
-    if (!size_taken(n, cfg->complex_taps != 0) || n < cfg->taps_len + 3)
+  if (cfg->fft_size > 0) {
+    int64_t n = cfg->fft_size;
+    if (n < 64 || n > ((int64_t)1 << kMaxLog2) || (n & (n - 1)) != 0 || n < cfg->taps_len + 3)
       return convoy_error_format(
           err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-          "gpu_conv: FFT size %lld is not a power of two in 64 .. 2^26%s and >= taps + 3 "
+          "gpu_conv: FFT size %lld is not a power of two in 64 .. 2^26 and >= taps + 3 "
           "(%lld)",
-          (long long)n, cfg->complex_taps ? "" : " or 3 * 2^k in 1536 .. 24576",
-          (long long)(cfg->taps_len + 3));
+          (long long)n, (long long)(cfg->taps_len + 3));
+    for (k = 0; ((int64_t)1 << k) < n; k++) {
+    }
   } else {
-    n = model_best(cfg, dev, NULL);
-    if (n < 0)
+    k = model_best(cfg, dev, NULL);
+    if (k < 0)
       return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                  "gpu_conv: no FFT size up to 2^26 fits %lld taps",
                                  (long long)cfg->taps_len);
     if (cfg->plan_effort > 0) {
-      convoy_status st = fft_time_sizes(cfg, filters, dev, &n, err, err_size);
+      convoy_status st = fft_time_sizes(cfg, filters, dev, &k, err, err_size);
       if (st != CONVOY_OK) return st;
       timed = true;
     }
   }
-  convoy_status st = fft_make(cfg, filters, dev, n, out, err, err_size);
+  convoy_status st = fft_make(cfg, filters, dev, (int64_t)1 << k, out, err, err_size);
   if (*out) (*out)->timed = timed;
   return st;
 }

@@ -6,8 +6,7 @@
  * Instances: N = 2^10 .. 2^15 (M = N/2 complex points), 8 or 16 points per
  * thread (16 only where M/16 >= 32 threads, 8 only where M/8 <= 1024); on
  * interleaved frames of 2 or 4 rows, 16 points per thread, up to 4 rows a
- * block; N = 3 * 2^9 .. 3 * 2^13 (1536 .. 24576; gf::shape3), on planar
- * rows and on frames of 2 or 4 rows, a row a block.
+ * block.
  */
 #include "gpu_conv_fft_paths.cuh"
 #include "gpu_conv_fft_fused.cuh"
@@ -17,8 +16,9 @@
 
 namespace {
 
-template <class S, int IL>
-__global__ void __launch_bounds__(S::T) fused_kernel(const gc_fused_args a) {
+template <int LOG2M, int LOG2E, int IL>
+__global__ void __launch_bounds__(gf::shape<LOG2M, LOG2E>::T) fused_kernel(const gc_fused_args a) {
+  using S = gf::shape<LOG2M, LOG2E>;
   extern __shared__ float2 gf_buf[];
   const int64_t pair = a.p0 + blockIdx.x;
   /* Planar rows: a row's segments one after another. Interleaved frames:
@@ -42,9 +42,12 @@ __global__ void __launch_bounds__(S::T) fused_kernel(const gc_fused_args a) {
 
 /* G rows of interleaved frames of IL rows a block (gf::segment_rows): pair
  * p is segment p / (IL / G), rows G (p % (IL / G)) on. */
-template <class S, int IL, int G>
-__global__ void __launch_bounds__(G *S::T, 768 / (G * S::T) > 1 ? 768 / (G * S::T) : 1)
-    fused_rows_kernel(const gc_fused_args a) {
+template <int LOG2M, int LOG2E, int IL, int G>
+__global__ void __launch_bounds__(G *gf::shape<LOG2M, LOG2E>::T,
+                                  768 / (G * gf::shape<LOG2M, LOG2E>::T) > 1
+                                      ? 768 / (G * gf::shape<LOG2M, LOG2E>::T)
+                                      : 1) fused_rows_kernel(const gc_fused_args a) {
+  using S = gf::shape<LOG2M, LOG2E>;
   extern __shared__ float2 gf_buf[];
   constexpr int groups = IL / G;
   const int64_t pair = a.p0 + blockIdx.x;
@@ -62,28 +65,30 @@ __global__ void __launch_bounds__(G *S::T, 768 / (G * S::T) > 1 ? 768 / (G * S::
 typedef void (*launch_fn)(const gc_fused_args &, unsigned, cudaStream_t);
 typedef cudaError_t (*prepare_fn)(void);
 
-template <class S, int G = 1> constexpr size_t smem_bytes() {
-  return sizeof(float2) * (size_t)G * (size_t)S::buf_elems;
+template <int LOG2M, int LOG2E, int G = 1> constexpr size_t smem_bytes() {
+  return sizeof(float2) * (size_t)G * (size_t)gf::shape<LOG2M, LOG2E>::buf_elems;
 }
 
-/* S: the FFT's shape; IL: 1 for planar rows, else interleaved frames of IL
- * rows, G of them a block. */
-template <class S, int IL = 1, int G = 1>
+/* IL: 1 for planar rows, else interleaved frames of IL rows, G of them a
+ * block. */
+template <int LOG2M, int LOG2E, int IL = 1, int G = 1>
 void launch(const gc_fused_args &a, unsigned blocks, cudaStream_t stream) {
+  constexpr int T = gf::shape<LOG2M, LOG2E>::T;
   if constexpr (G == 1)
-    fused_kernel<S, IL><<<blocks, S::T, smem_bytes<S>(), stream>>>(a);
+    fused_kernel<LOG2M, LOG2E, IL><<<blocks, T, smem_bytes<LOG2M, LOG2E>(), stream>>>(a);
   else
-    fused_rows_kernel<S, IL, G><<<blocks, G * S::T, smem_bytes<S, G>(), stream>>>(a);
+    fused_rows_kernel<LOG2M, LOG2E, IL, G>
+        <<<blocks, G * T, smem_bytes<LOG2M, LOG2E, G>(), stream>>>(a);
 }
 
-template <class S, int IL = 1, int G = 1> cudaError_t prepare() {
-  constexpr size_t bytes = smem_bytes<S, G>();
+template <int LOG2M, int LOG2E, int IL = 1, int G = 1> cudaError_t prepare() {
+  constexpr size_t bytes = smem_bytes<LOG2M, LOG2E, G>();
   if (bytes <= 48 * 1024) return cudaSuccess;
   const void *k;
   if constexpr (G == 1)
-    k = (const void *)fused_kernel<S, IL>;
+    k = (const void *)fused_kernel<LOG2M, LOG2E, IL>;
   else
-    k = (const void *)fused_rows_kernel<S, IL, G>;
+    k = (const void *)fused_rows_kernel<LOG2M, LOG2E, IL, G>;
   return cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
 }
 
@@ -93,20 +98,14 @@ struct instance {
   int rows; /* rows a block */
 };
 
-template <int LOG2M, int LOG2E> using pow2 = gf::shape<LOG2M, LOG2E>;
-
 /* [log2 N - 10][0: 8 points, 1: 16 points] */
 const instance kInstances[6][2] = {
-    {{launch<pow2<9, 3>>, prepare<pow2<9, 3>>, 1}, {launch<pow2<9, 4>>, prepare<pow2<9, 4>>, 1}},
-    {{launch<pow2<10, 3>>, prepare<pow2<10, 3>>, 1},
-     {launch<pow2<10, 4>>, prepare<pow2<10, 4>>, 1}},
-    {{launch<pow2<11, 3>>, prepare<pow2<11, 3>>, 1},
-     {launch<pow2<11, 4>>, prepare<pow2<11, 4>>, 1}},
-    {{launch<pow2<12, 3>>, prepare<pow2<12, 3>>, 1},
-     {launch<pow2<12, 4>>, prepare<pow2<12, 4>>, 1}},
-    {{launch<pow2<13, 3>>, prepare<pow2<13, 3>>, 1},
-     {launch<pow2<13, 4>>, prepare<pow2<13, 4>>, 1}},
-    {{NULL, NULL, 0}, {launch<pow2<14, 4>>, prepare<pow2<14, 4>>, 1}},
+    {{launch<9, 3>, prepare<9, 3>, 1}, {launch<9, 4>, prepare<9, 4>, 1}},
+    {{launch<10, 3>, prepare<10, 3>, 1}, {launch<10, 4>, prepare<10, 4>, 1}},
+    {{launch<11, 3>, prepare<11, 3>, 1}, {launch<11, 4>, prepare<11, 4>, 1}},
+    {{launch<12, 3>, prepare<12, 3>, 1}, {launch<12, 4>, prepare<12, 4>, 1}},
+    {{launch<13, 3>, prepare<13, 3>, 1}, {launch<13, 4>, prepare<13, 4>, 1}},
+    {{NULL, NULL, 0}, {launch<14, 4>, prepare<14, 4>, 1}},
 };
 
 /* Interleaved frames, 16 points a thread: [log2 N - 10][2, 4 rows]. A block
@@ -119,7 +118,7 @@ const instance kInstances[6][2] = {
  * 8-row frames keep the conversion passes: four rows a block 93, two 97,
  * against 103. */
 #define GF_IL(LM, IL, G)                                                                           \
-  { launch<pow2<LM, 4>, IL, G>, prepare<pow2<LM, 4>, IL, G>, G }
+  { launch<LM, 4, IL, G>, prepare<LM, 4, IL, G>, G }
 const instance kInterleaved[6][2] = {
     {GF_IL(9, 2, 2), GF_IL(9, 4, 4)},   {GF_IL(10, 2, 2), GF_IL(10, 4, 4)},
     {GF_IL(11, 2, 2), GF_IL(11, 4, 4)}, {GF_IL(12, 2, 2), GF_IL(12, 4, 2)},
@@ -127,33 +126,15 @@ const instance kInterleaved[6][2] = {
 };
 #undef GF_IL
 
-/* N = 3 * 2^k (gf::shape3, M = N / 2 points, 12 a thread on average), a row
- * a block: [log2 (N / 3) - 9][planar rows, frames of 2, frames of 4]. */
-#define GF_3(LP)                                                                                   \
-  {launch<gf::shape3<LP>>, prepare<gf::shape3<LP>>, 1},                                            \
-      {launch<gf::shape3<LP>, 2>, prepare<gf::shape3<LP>, 2>, 1}, {                                \
-    launch<gf::shape3<LP>, 4>, prepare<gf::shape3<LP>, 4>, 1                                       \
-  }
-const instance kThrees[5][3] = {{GF_3(8)}, {GF_3(9)}, {GF_3(10)}, {GF_3(11)}, {GF_3(12)}};
-#undef GF_3
-
-/* log2 n if n is a power of two, else -1. */
-int exact_log2(int64_t n) {
-  if (n <= 0 || (n & (n - 1)) != 0) return -1;
-  int k = 0;
-  while (((int64_t)1 << k) < n) k++;
-  return k;
-}
-
 /* frame_rows: 0 or 1 for planar rows, else the rows of an interleaved frame. */
 const instance *find(int64_t n, int points, int frame_rows) {
-  const int col = frame_rows <= 1 ? 0 : frame_rows == 2 ? 1 : frame_rows == 4 ? 2 : -1;
-  if (col < 0 || (points != 8 && points != 16)) return NULL;
-  const int k = exact_log2(n), k3 = n % 3 == 0 ? exact_log2(n / 3) : -1;
-  if (k3 >= 9 && k3 <= 13) return points == 16 ? &kThrees[k3 - 9][col] : NULL;
-  if (k < 10 || k > 15) return NULL;
-  if (col > 0) {
-    const instance *in = points == 16 ? &kInterleaved[k - 10][col - 1] : NULL;
+  if (n < GC_FUSED_MIN_N || n > GC_FUSED_MAX_N || (n & (n - 1)) != 0) return NULL;
+  if (points != 8 && points != 16) return NULL;
+  int k = 0;
+  while (((int64_t)1 << k) < n) k++;
+  if (frame_rows > 1) {
+    const int col = frame_rows == 2 ? 0 : frame_rows == 4 ? 1 : -1;
+    const instance *in = points == 16 && col >= 0 ? &kInterleaved[k - 10][col] : NULL;
     return in && in->launch ? in : NULL;
   }
   const instance *in = &kInstances[k - 10][points == 16 ? 1 : 0];

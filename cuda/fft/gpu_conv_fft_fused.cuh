@@ -2,22 +2,20 @@
  * gpu_conv_fft_fused.cuh - overlap-save of one segment in one thread block:
  * the FFT arithmetic of the fused FFT engine (cuda/fft/gpu_conv_fft_fused.cu).
  *
- * A segment of N real inputs (N = 2M, M = 2^9 .. 2^14 or 3 * 2^8 .. 3 *
- * 2^12) is read straight from the signal as M complex values z[n] = x[2n] +
- * i x[2n+1]; a complex FFT of size M in shared memory, the real-FFT split,
- * the product with the filter's half spectrum H[0..M] and the inverse split
- * form the conjugated half-size spectrum of the output, and a second
- * forward FFT (the inverse by conjugation) yields y[2n] = Re, y[2n+1] =
- * -Im, of which the block writes only the L valid outputs. Input, filter
- * spectrum and output cross device memory once; everything between stays
- * in shared memory and registers.
+ * A segment of N real inputs (N = 2M, M = 2^9 .. 2^14) is read straight from
+ * the signal as M complex values z[n] = x[2n] + i x[2n+1]; a complex FFT of
+ * size M in shared memory, the real-FFT split, the product with the filter's
+ * half spectrum H[0..M] and the inverse split form the conjugated half-size
+ * spectrum of the output, and a second forward FFT (the inverse by
+ * conjugation) yields y[2n] = Re, y[2n+1] = -Im, of which the block writes
+ * only the L valid outputs. Input, filter spectrum and output cross device
+ * memory once; everything between stays in shared memory and registers.
  *
  * The FFTs are Stockham passes (natural order in and out): pass p of radix R
- * (shape: R = E points per thread, the last pass possibly smaller; shape3:
- * a first pass of radix 12, see there) takes butterfly q from buf[q + r
- * M/R], twiddles it by W_M^(r (q mod Ns) M/(Ns R)), does a radix-R DFT in
- * registers and stores it at (q / Ns) Ns R + q mod Ns + r Ns, Ns being the
- * product of the earlier radices. Shared memory holds M complex
+ * (R = E points per thread, the last pass possibly smaller) takes butterfly q
+ * from buf[q + r M/R], twiddles it by W_M^(r (q mod Ns) M/(Ns R)), does a
+ * radix-R DFT in registers and stores it at (q / Ns) Ns R + q mod Ns + r Ns,
+ * Ns being the product of the earlier radices. Shared memory holds M complex
  * values with one pad element per 16 against bank conflicts.
  *
  * The samples may also lie in interleaved frames (one row of IL floats a
@@ -37,8 +35,6 @@
 #include <cuda_runtime.h>
 
 #include <stdint.h>
-
-#include <type_traits>
 
 #if defined(__CUDA_ARCH__)
 #define GF_LDG(p) __ldg(p)
@@ -85,29 +81,6 @@ GF_HD float2 w16(float2 a, int j) {
   return make_float2(a.x * c + a.y * s, a.y * c - a.x * s);
 }
 
-/* a * W_12^j; j is a constant once loops unroll. */
-GF_HD float2 w12(float2 a, int j) {
-  const float h = 0.866025403784438647f; /* sin(pi / 3) */
-  const float cs[12] = {1, h, 0.5f, 0, -0.5f, -h, -1, -h, -0.5f, 0, 0.5f, h};
-  const float sn[12] = {0, 0.5f, h, 1, h, 0.5f, 0, -0.5f, -h, -1, -h, -0.5f};
-  j %= 12;
-  if (j == 0) return a;
-  if (j == 3) return mul_minus_i(a);
-  if (j == 6) return make_float2(-a.x, -a.y);
-  if (j == 9) return mul_i(a);
-  const float c = cs[j], s = sn[j];
-  return make_float2(a.x * c + a.y * s, a.y * c - a.x * s);
-}
-
-/* a * W_R^j for R dividing 16 or 12. */
-template <int R> GF_HD float2 w_root(float2 a, int j) {
-  static_assert(16 % R == 0 || 12 % R == 0, "roots of unity of order 16 or 12");
-  if constexpr (16 % R == 0)
-    return w16(a, j * (16 / R));
-  else
-    return w12(a, j * (12 / R));
-}
-
 /* In-register forward DFT of R points, natural order in and out. */
 template <int R> struct dft;
 
@@ -120,19 +93,6 @@ template <> struct dft<2> {
     const float2 a = v[0], b = v[1];
     v[0] = cadd(a, b);
     v[1] = csub(a, b);
-  }
-};
-
-/* X[1], X[2] = a - (b + c)/2 -/+ i sin(pi/3) (b - c). */
-template <> struct dft<3> {
-  static GF_HD void run(float2 *v) {
-    const float2 a = v[0], sum = cadd(v[1], v[2]), d = csub(v[1], v[2]);
-    const float h = 0.866025403784438647f;
-    const float2 m = make_float2(a.x - 0.5f * sum.x, a.y - 0.5f * sum.y);
-    const float2 hd = make_float2(h * d.x, h * d.y);
-    v[0] = cadd(a, sum);
-    v[1] = cadd(m, mul_minus_i(hd));
-    v[2] = cadd(m, mul_i(hd));
   }
 };
 
@@ -159,7 +119,7 @@ template <int R1, int R2> GF_HD void dft_split(float2 *v) {
     for (int n1 = 0; n1 < R1; n1++) u[n1] = v[R2 * n1 + n2];
     dft<R1>::run(u);
     GF_UNROLL
-    for (int k1 = 0; k1 < R1; k1++) a[n2 * R1 + k1] = w_root<R>(u[k1], n2 * k1);
+    for (int k1 = 0; k1 < R1; k1++) a[n2 * R1 + k1] = w16(u[k1], n2 * k1 * (16 / R));
   }
   GF_UNROLL
   for (int k1 = 0; k1 < R1; k1++) {
@@ -180,10 +140,6 @@ template <> struct dft<16> {
   static GF_HD void run(float2 *v) { dft_split<4, 4>(v); }
 };
 
-template <> struct dft<12> {
-  static GF_HD void run(float2 *v) { dft_split<4, 3>(v); }
-};
-
 /* Shape of one FFT: M complex points, E per thread, T threads. PADDED
  * buffers put one pad element after every 16 (for a block that runs one
  * FFT); unpadded ones are M + 1 long, so that FFTs laid side by side start
@@ -200,60 +156,14 @@ template <int LOG2M, int LOG2E, bool PADDED = true> struct shape {
   static_assert(LOG2M >= 2 * LOG2E, "at least two passes");
 };
 
-/* Shape of an FFT of M = 3 * 2^LOG2P points (LOG2P = 6 .. 12): a first
- * pass of radix 12, then passes of radix 16 and one of the power of two
- * left. T = M / 12 threads, one radix-12 butterfly each; a radix-16 pass
- * has work for three quarters of them (whole warps from T = 128 on), a
- * smaller radix for all (up to 16 points a thread). Padded as shape. The
- * point counts of shape that assume powers of two (log2_*) are absent; the
- * passes are described by `pass` below. */
-template <int LOG2P> struct shape3 {
-  static constexpr int M = 3 << LOG2P, T = M / 12, E = 16;
-  static constexpr int full = (LOG2P - 2) / 4, rem = (LOG2P - 2) % 4;
-  static constexpr int passes = 1 + full + (rem ? 1 : 0);
-  static constexpr GF_HDC int radix(int p) { return p == 0 ? 12 : p <= full ? 16 : 1 << rem; }
-  static constexpr GF_HDC int ns(int p) { return p == 0 ? 1 : 12 << (4 * (p - 1)); }
-  static constexpr int buf_elems = M + (M >> 4);
-  static constexpr GF_HDC int at(int i) { return i + (i >> 4); }
-  static_assert(LOG2P >= 6 && LOG2P <= 12 && T <= 1024, "M = 3 * 2^6 .. 3 * 2^12");
-
-  template <int P> struct pass {
-    static constexpr int R = radix(P), NS = ns(P), count = M / R;
-    static constexpr int B = (count + T - 1) / T;
-    static_assert(B * R <= E, "at most E points a thread");
-    static GF_HDC bool live(int q) { return B * T == count || q < count; }
-    static GF_HDC int base(int q) { return (int)((unsigned)q / NS * (NS * R) + (unsigned)q % NS); }
-    static GF_HDC int twiddle(int q) { return (int)(2 * ((unsigned)q % NS) * (M / (NS * R))); }
-  };
-};
-
-/* Pass P of shape S: radix R, NS the product of the earlier radices, count
- * = M / R butterflies, B a thread (butterfly q = t + b T, where live(q)).
- * Butterfly q reads points q + r M / R and writes the Stockham order's
- * base(q) + r NS; its twiddles are powers of W_M^((q mod NS) M / (NS R)),
- * the entry twiddle(q) of the table of W_N (N = 2M). A shape with a `pass`
- * template describes its own; power-of-two shapes are described here, in
- * shifts. */
-template <class S, int P, class = void> struct pass_of {
-  static constexpr int LR = S::log2_radix(P), R = 1 << LR, LNS = S::log2_ns(P), NS = 1 << LNS;
-  static constexpr int count = S::M / R, B = S::E / R;
-  static GF_HDC bool live(int) { return true; }
-  static GF_HDC int base(int q) { return ((q >> LNS) << (LNS + LR)) + (q & (NS - 1)); }
-  static GF_HDC int twiddle(int q) { return (2 * (q & (NS - 1))) << (S::log2m - LNS - LR); }
-};
-template <class S, int P>
-struct pass_of<S, P, std::void_t<typename S::template pass<P>>> : S::template pass<P> {};
-
 /* Pass P, step 1: each thread's butterflies from shared memory. */
 template <class S, int P> GF_HD void load_smem(int t, float2 *v, const float2 *buf) {
-  using X = pass_of<S, P>;
-  constexpr int R = X::R;
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
   GF_UNROLL
-  for (int b = 0; b < X::B; b++) {
+  for (int b = 0; b < B; b++) {
     const int q = t + b * S::T;
-    if (!X::live(q)) continue;
     GF_UNROLL
-    for (int r = 0; r < R; r++) v[b * R + r] = buf[S::at(q + r * X::count)];
+    for (int r = 0; r < R; r++) v[b * R + r] = buf[S::at(q + (r << (S::log2m - LR)))];
   }
 }
 
@@ -272,13 +182,14 @@ enum class powers { chain, tree };
  * cannot move across a barrier (see the pulse kernel). */
 template <class S, int P, bool COHERENT = false, powers POWERS = powers::chain>
 GF_HD void butterflies(int t, float2 *v, const float2 *tw) {
-  using X = pass_of<S, P>;
-  constexpr int R = X::R;
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
   GF_UNROLL
-  for (int b = 0; b < X::B; b++) {
-    if (!X::live(t + b * S::T)) continue;
+  for (int b = 0; b < B; b++) {
     if (P > 0) {
-      const float2 *at = tw + X::twiddle(t + b * S::T);
+      const int q = t + b * S::T;
+      const int k = q & ((1 << LNS) - 1);
+      /* W_M^(k M/(Ns R)) = W_N^(2 k M/(Ns R)) */
+      const float2 *at = tw + ((2 * k) << (S::log2m - LNS - LR));
       const float2 w1 = COHERENT ? *at : GF_LDG(at);
       if (POWERS == powers::chain) {
         float2 w = w1;
@@ -306,15 +217,13 @@ GF_HD void butterflies(int t, float2 *v, const float2 *tw) {
 
 /* Pass P, step 3: Stockham store into shared memory. */
 template <class S, int P> GF_HD void store_smem(int t, const float2 *v, float2 *buf) {
-  using X = pass_of<S, P>;
-  constexpr int R = X::R;
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
   GF_UNROLL
-  for (int b = 0; b < X::B; b++) {
+  for (int b = 0; b < B; b++) {
     const int q = t + b * S::T;
-    if (!X::live(q)) continue;
-    const int base = X::base(q);
+    const int base = ((q >> LNS) << (LNS + LR)) + (q & ((1 << LNS) - 1));
     GF_UNROLL
-    for (int r = 0; r < R; r++) buf[S::at(base + r * X::NS)] = v[b * R + r];
+    for (int r = 0; r < R; r++) buf[S::at(base + (r << LNS))] = v[b * R + r];
   }
 }
 
@@ -337,14 +246,12 @@ GF_HD int alignment_of(const void *p) {
  * transform's natural order as the pass reads (pass 0) or writes (last
  * pass) it, k its place among the thread's values. */
 template <class S, int P, class F> GF_HD void each_point(int t, F f) {
-  using X = pass_of<S, P>;
-  constexpr int R = X::R;
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
   GF_UNROLL
-  for (int b = 0; b < X::B; b++) {
+  for (int b = 0; b < B; b++) {
     const int q = t + b * S::T;
-    if (!X::live(q)) continue;
     GF_UNROLL
-    for (int r = 0; r < R; r++) f(q + r * X::count, b * R + r);
+    for (int r = 0; r < R; r++) f(q + (r << (S::log2m - LR)), b * R + r);
   }
 }
 
@@ -416,7 +323,7 @@ GF_HD void split_pair(float2 a, float2 zm, float2 w, float2 hk, float2 hm, float
 template <class S> GF_HD void middle(int t, float2 *buf, const float2 *h, const float2 *tw) {
   constexpr int M = S::M;
   GF_UNROLL
-  for (int j = 0; j < M / (2 * S::T); j++) {
+  for (int j = 0; j < S::E / 2; j++) {
     const int k = t + j * S::T; /* 0 <= k < M/2 */
     if (k == 0) {
       const float2 z = buf[S::at(0)];
@@ -641,7 +548,7 @@ GF_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int ski
  * one thread only. */
 template <class S> GF_HD void middle_cx(int t, float2 *buf, const float2 *h) {
   GF_UNROLL
-  for (int j = 0; j < S::M / S::T; j++) {
+  for (int j = 0; j < S::E; j++) {
     const int k = t + j * S::T;
     buf[S::at(k)] = cconj(cmul(buf[S::at(k)], GF_LDG(h + k)));
   }

@@ -4,7 +4,7 @@
  *
  *   fused     one kernel per launch does the whole overlap-save of a
  *             segment in a thread block (gpu_conv_fft_fused.cu); N from 2^10
- *             to 2^15, and 3 * 2^k from 1536 to 24576 for real filters.
+ *             to 2^15.
  *   callback  batched cuFFT R2C/C2R whose LTO callbacks gather, multiply and
  *             scatter (gpu_conv_fft_cb.cu): two passes of cuFFT, any N.
  *   fourstep  N from 2^16 to 2^22: three kernels per batch of segments, a
@@ -21,6 +21,9 @@
 #include "gpu_conv_fft_path.h"
 
 /* ------------------------------------------------------------- fused */
+
+#define GC_FUSED_MIN_N ((int64_t)1 << 10)
+#define GC_FUSED_MAX_N ((int64_t)1 << 15)
 
 typedef struct gc_fused_args {
   const float *in;

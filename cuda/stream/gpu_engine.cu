@@ -135,7 +135,7 @@ convoy_status planar_create(const engine_request *r, gpu_conv_kind kind, void **
   gc.plan_effort = r->plan_effort;
   gc.complex_taps = r->complex_taps;
   if (kind == GPU_CONV_FFT && r->fft_size > 0) {
-    gc.fft_size = gpu_conv_fft_size_at_least(r->taps_len, r->fft_size, r->complex_taps);
+    gc.fft_size = gpu_conv_fft_size_at_least(r->taps_len, r->fft_size);
     if (gc.fft_size == 0) {
       delete e;
       return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,

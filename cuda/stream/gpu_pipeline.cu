@@ -789,7 +789,7 @@ static convoy_status check_config(const gpu_pipeline_config *c, int64_t *fft_siz
                                "%lld taps is above 2^%d", (long long)c->taps_len, kMaxChunkLog2);
   *fft_size = 0;
   if (c->fft_size > 0) {
-    *fft_size = gpu_conv_fft_size_at_least(c->taps_len, c->fft_size, c->complex_taps);
+    *fft_size = gpu_conv_fft_size_at_least(c->taps_len, c->fft_size);
     if (*fft_size == 0)
       return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                  "fft_size %lld with %lld taps needs an FFT above 2^%d points",
