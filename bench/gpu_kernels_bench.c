@@ -17,9 +17,9 @@
  * whose "TAPS LABEL" line contains that text (for a profiler); ONLY "sweep"
  * runs instead the FFT engine's model and timed plans at four tap counts an octave from
  * 100 to 2^20 (where a tap count runs slower than a longer filter, the FFT
- * sizes' grid is to blame); ONLY "sizes" runs every fused size that keeps
- * at least an eighth of a segment at tap counts an octave apart from 100 to
- * 25600. The last
+ * sizes' grid is to blame); ONLY "windows" runs the register kernel with
+ * its inputs staged and read straight at 1 to 32 taps; ONLY "sizes" runs every fused size that
+ * keeps at least an eighth of a segment at tap counts an octave apart from 100 to 25600. The last
  * lines ("summary ...") give the default plan's rate per tap count for
  * bench/gpu_peers.py.
  */
@@ -243,6 +243,8 @@ int main(int argc, char **argv) {
   c.kind = GPU_CONV_DIRECT;
   gpu_conv_config s = c;
   s.direct_shared_taps = 1;
+  gpu_conv_config staged = c; /* the register kernel's tile staged in shared memory */
+  staged.direct_input = 1;
   gpu_conv_config f;
   gpu_conv_config_init(&f);
   f.kind = GPU_CONV_FFT;
@@ -258,6 +260,19 @@ int main(int argc, char **argv) {
       run_case(&B, taps, m, "sweep fft (model N)", &f);
       f.plan_effort = 1;
       run_case(&B, taps, m, "sweep fft (timed N)", &f);
+    }
+    only = "no other case";
+  }
+  if (only && !strcmp(only, "windows")) {
+    /* The register kernel's two ways to its inputs at tap counts up to 32:
+     * a tile staged in shared memory, each window read straight. */
+    only = NULL;
+    const int64_t counts[12] = {1, 2, 4, 8, 12, 13, 14, 15, 16, 20, 24, 32};
+    for (int i = 0; i < 12; i++) {
+      run_case(&B, taps, counts[i], "direct staged inputs", &staged);
+      gpu_conv_config straight = c;
+      straight.direct_input = 2;
+      run_case(&B, taps, counts[i], "direct windows read straight", &straight);
     }
     only = "no other case";
   }
@@ -285,6 +300,7 @@ int main(int argc, char **argv) {
              shapes[i][1] == 2 ? "staged" : "per-thread");
     run_case(&B, taps, 16, label, &v);
   }
+  run_case(&B, taps, 16, "direct staged inputs", &staged);
   run_case(&B, taps, 16, "direct shared-memory taps", &s);
   run_case(&B, taps, 64, "direct (default)", &c);
   for (int outputs = 4; outputs <= 16; outputs *= 4) {

@@ -252,6 +252,28 @@ static void test_register_counts(void) {
     gpu_conv_config cfg;
     config_for(&t, GPU_CONV_DIRECT, &cfg);
     float *reg = check_engine(&t, &cfg, "direct registers", m % 8 == 0);
+    /* up to 32 taps the register kernel reads its windows straight or
+     * from a staged tile (one of them the default), with the same bits */
+    for (int input = 1; input <= 2 && m <= 32; input++) {
+      cfg.direct_input = input;
+      float *other = check_engine(
+          &t, &cfg, input == 1 ? "direct staged inputs" : "direct windows read straight",
+          m % 8 == input);
+      if (reg && other)
+        TS_CHECK(same_outputs(&t, reg, other), "%lld taps, inputs %s: bits differ from the default",
+                 (long long)m, input == 1 ? "staged" : "read straight");
+      free(other);
+    }
+    if (m > 32) {
+      cfg.direct_input = 2;
+      gpu_conv *none = NULL;
+      char err[256] = "";
+      TS_CHECK(gpu_conv_create(&cfg, &none, err, sizeof err) == CONVOY_ERR_INVALID_ARGUMENT &&
+                   !none,
+               "%lld taps: a straight-window kernel past 32 taps (%s)", (long long)m, err);
+      gpu_conv_destroy(none);
+    }
+    cfg.direct_input = 0;
     cfg.direct_shared_taps = 1;
     float *sm = check_engine(&t, &cfg, "direct shared taps", 0);
     if (reg && sm)
@@ -270,7 +292,7 @@ static void test_register_counts(void) {
 static void test_direct_variants(void) {
   for (int64_t m = 16; m <= 64; m *= 4) {
     tcase t;
-    if (!case_make(&t, 2, m, ts_log_range(&rng, 5000, 70000), TAPS_DISTINCT, 1)) return;
+    if (!case_make(&t, 3, m, ts_log_range(&rng, 5000, 70000), TAPS_DISTINCT, 1)) return;
     gpu_conv_config cfg;
     config_for(&t, GPU_CONV_DIRECT, &cfg);
     float *base = check_engine(&t, &cfg, "direct default", 0);

@@ -136,6 +136,11 @@ typedef struct gpu_conv_config {
   int32_t direct_store;       /* 1 = each thread stores its own outputs, 2 = through
                                  shared memory, fully coalesced */
   int32_t direct_shared_taps; /* 1 = use the shared-memory-taps kernel at any tap count */
+  int32_t direct_input;       /* register kernel: 1 = inputs staged through shared
+                                 memory, 2 = each thread reads its own window from the
+                                 signal (up to 32 taps, 8 outputs a thread, own
+                                 stores); 0 = 2 from 13 to 24 taps unless outputs or
+                                 stores are overridden, else 1 */
   int64_t fft_batch_bytes;    /* FFT scratch per launch per lane (segments per launch) */
 } gpu_conv_config;
 

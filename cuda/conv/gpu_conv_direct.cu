@@ -1,11 +1,17 @@
 /*
  * gpu_conv_direct.cu - direct-form convolution kernels.
  *
- * Both kernels give each block a tile of T consecutive outputs of one channel
- * (a persistent grid walks the tiles), stage the tile's T + taps - 1 inputs
- * in shared memory with 16-byte coalesced loads, and let each thread compute
- * R consecutive outputs from 16-byte shared-memory reads.
+ * The kernels give each block a tile of T consecutive outputs of one channel
+ * (a persistent grid walks the tiles) and each thread R consecutive outputs
+ * of it. direct_reg and direct_smem stage the tile's T + taps - 1 inputs in
+ * shared memory with 16-byte coalesced loads and read them back 16 bytes at
+ * a time; direct_ldg reads each thread's window from the signal itself.
  *
+ *   direct_ldg<M, R>          taps in registers, M = 1..32 (the default
+ *                             from 13 to 24 taps): each thread's R
+ *                             + M - 1 inputs straight into registers in
+ *                             16-byte loads, which neighbouring threads
+ *                             share in L1; no shared memory, no barrier.
  *   direct_reg<M, R, STAGED>  taps in registers, M = 1..64, every loop
  *                             unrolled at compile time; up to 32 taps each
  *                             thread loads its part of the next tile's
@@ -18,7 +24,7 @@
  * Every output is the fused multiply-add chain acc = fma(h_rev[i], x[k+i], acc)
  * for i = 0, 1, ... from acc = 0, per block of 2048 taps, block sums added in
  * order. The order never depends on where the output sits, so results are
- * bitwise independent of tiling and call splits, and both kernels agree.
+ * bitwise independent of tiling and call splits, and the kernels agree.
  * STAGED stores pass the outputs through shared memory so that each warp
  * writes whole contiguous 512-byte runs; otherwise each thread writes its own
  * R outputs with 16-byte stores.
@@ -51,6 +57,16 @@ constexpr int kRegMaxTaps = 64;
 constexpr int kSmOutputs = 8;
 constexpr int kSmChunk = 8;
 constexpr int kSmTapBlock = 2048; /* the real kernels sum taps in blocks this long */
+
+/* The register kernel reading each thread's window straight from the
+ * signal (direct_ldg) exists up to kStraightMaxTaps taps and is the
+ * default from kStraightFirstTaps to kStraightLastTaps. Measured on an
+ * H200 (2^28 samples, GS/s, staged tile / windows read straight): 1 tap
+ * 496 / 475, 8 taps 486 / 457, 12 taps 478 / 471, 16 taps 432 / 471, 20
+ * taps 421 / 442, 24 taps 403 / 409, 32 taps 354 / 341. */
+constexpr int kStraightMaxTaps = 32;
+constexpr int kStraightFirstTaps = 13;
+constexpr int kStraightLastTaps = 24;
 
 /* Prefetching the next tile costs 4 * G registers: below 33 taps the kernel
  * still fits 64 registers with it (7 blocks of 256 threads per SM at 16
@@ -112,6 +128,84 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
     if (STAGED) __syncthreads();
     store_outputs<R, T, STAGED>(xs, acc, a.out + c * a.out_stride, k0, a.n_out);
     __syncthreads();
+  }
+}
+
+/* acc[r] = the sum over taps i of g[i] * w[S + r + i], in sum_window's
+ * order, from a window in registers that starts S floats in. */
+template <int M, int R, int S, int N>
+__device__ __forceinline__ void sum_registers(const float (&w)[N], const float (&g)[M],
+                                              float (&acc)[R]) {
+  static_assert(S + R + M - 1 <= N, "the window holds every input");
+#pragma unroll
+  for (int r = 0; r < R; r++) acc[r] = 0.0f;
+#pragma unroll
+  for (int j = 0; j < R + M - 1; j++) {
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      const int i = j - r;
+      if (i >= 0 && i < M) acc[r] = __fmaf_rn(g[i], w[S + j], acc[r]);
+    }
+  }
+}
+
+/* direct_reg without shared memory: each thread reads its own window of R
+ * + M - 1 inputs from the signal, 16 bytes at a time through L1, where
+ * neighbouring threads' windows overlap; no tile is staged and no barrier
+ * crossed. A row's windows all start at the row's offset S past a 16-byte
+ * boundary (tiles and windows start at multiples of 8 floats), one of four
+ * instances of the sums. Same sums in the same order as direct_reg. */
+template <int M, int R> __global__ void __launch_bounds__(kThreads) direct_ldg(direct_args a) {
+  static_assert(R % 4 == 0, "windows start 16-byte granules apart");
+  constexpr int T = kThreads * R;
+  constexpr int Q = (3 + R + M - 1 + 3) / 4; /* granules covering a window at any offset */
+  float g[M];
+  int32_t loaded = -1;
+  const int t = threadIdx.x;
+  for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
+    const int64_t c = tile / a.tiles_per_channel;
+    const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
+    const int32_t f = a.filter_of[c];
+    if (f != loaded) {
+      const float4 *tp = reinterpret_cast<const float4 *>(a.taps + f * a.taps_stride);
+#pragma unroll
+      for (int q = 0; q < (M + 3) / 4; q++) {
+        const float4 v = __ldg(tp + q);
+        if (4 * q + 0 < M) g[4 * q + 0] = v.x;
+        if (4 * q + 1 < M) g[4 * q + 1] = v.y;
+        if (4 * q + 2 < M) g[4 * q + 2] = v.z;
+        if (4 * q + 3 < M) g[4 * q + 3] = v.w;
+      }
+      loaded = f;
+    }
+    const float *x = a.in + c * a.in_stride;
+    const int64_t kb = k0 + (int64_t)t * R;
+    if (kb >= a.n_out) continue;
+    const int s = (int)((reinterpret_cast<uintptr_t>(x + kb) >> 2) & 3);
+    float w[4 * Q];
+#pragma unroll
+    for (int q = 0; q < Q; q++) {
+      float v[4];
+      load_granule(x, kb - s + 4 * q, a.n_in, v);
+#pragma unroll
+      for (int u = 0; u < 4; u++) w[4 * q + u] = v[u];
+    }
+    float acc[R];
+    switch (s) {
+    case 0:
+      sum_registers<M, R, 0>(w, g, acc);
+      break;
+    case 1:
+      sum_registers<M, R, 1>(w, g, acc);
+      break;
+    case 2:
+      sum_registers<M, R, 2>(w, g, acc);
+      break;
+    default:
+      sum_registers<M, R, 3>(w, g, acc);
+      break;
+    }
+    store_outputs<R, T, false>(nullptr, acc, a.out + c * a.out_stride, k0, a.n_out);
   }
 }
 
@@ -190,6 +284,13 @@ constexpr std::array<kernel_fn, sizeof...(I)> reg_table(std::integer_sequence<in
 const std::array<kernel_fn, kRegMaxTaps> kRegKernels =
     reg_table(std::make_integer_sequence<int, kRegMaxTaps>{});
 
+template <int... I>
+constexpr std::array<kernel_fn, sizeof...(I)> straight_table(std::integer_sequence<int, I...>) {
+  return {{&direct_ldg<I + 1, kDefaultOutputs>...}};
+}
+const std::array<kernel_fn, kStraightMaxTaps> kStraightKernels =
+    straight_table(std::make_integer_sequence<int, kStraightMaxTaps>{});
+
 /* The benchmark's alternatives for the model cases of 16 and 64 taps. */
 kernel_fn reg_variant(int64_t m, int outputs, bool staged) {
   if (m == 64 && !staged) {
@@ -229,6 +330,7 @@ struct gc_direct {
   kernel_fn kernel;
   int outputs_per_thread;
   bool staged;
+  bool straight; /* windows read from the signal, not staged in shared memory */
   bool shared_taps;
   int64_t max_blocks;  /* resident blocks on the whole device */
   kernel_fn il_kernel; /* interleaved frames (NULL: none for this shape) */
@@ -289,6 +391,7 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   const bool staged = cfg->direct_store ? cfg->direct_store == 2 : kDefaultStaged;
   const int outputs = cfg->direct_outputs ? cfg->direct_outputs : kDefaultOutputs;
   kernel_fn kernel = nullptr;
+  bool straight = false;
   const bool cx = cfg->complex_taps != 0;
   bool shared_taps = cfg->direct_shared_taps != 0 || m > (cx ? kCxRegMaxTaps : kRegMaxTaps);
   if (cx) {
@@ -304,6 +407,12 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
           err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
           "gpu_conv: the shared-memory-taps kernel computes %d outputs per thread", kSmOutputs);
     kernel = staged ? &direct_smem<true> : &direct_smem<false>;
+  } else if (cfg->direct_input == 2 ||
+             (cfg->direct_input == 0 && !cfg->direct_outputs && !cfg->direct_store &&
+              m >= kStraightFirstTaps && m <= kStraightLastTaps)) {
+    if (outputs == kDefaultOutputs && !staged && m <= kStraightMaxTaps)
+      kernel = kStraightKernels[(size_t)(m - 1)];
+    straight = true;
   } else if ((m == 16 || m == 64) && (cfg->direct_outputs || cfg->direct_store)) {
     kernel = reg_variant(m, outputs, staged);
   } else if (outputs == kDefaultOutputs && staged == kDefaultStaged) {
@@ -312,8 +421,9 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   if (!kernel)
     return convoy_error_format(
         err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
-        "gpu_conv: no direct kernel variant with %d outputs per thread%s for %lld taps", outputs,
-        staged ? " (staged stores)" : "", (long long)m);
+        "gpu_conv: no direct kernel variant with %d outputs per thread%s%s for %lld taps", outputs,
+        staged ? " (staged stores)" : "", straight ? " reading its windows straight" : "",
+        (long long)m);
 
   gc_direct *d = (gc_direct *)calloc(1, sizeof *d);
   if (!d)
@@ -326,6 +436,7 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   d->kernel = kernel;
   d->outputs_per_thread = cx ? kCxOutputs : shared_taps ? kSmOutputs : outputs;
   d->staged = staged && !cx;
+  d->straight = straight;
   d->shared_taps = shared_taps;
   d->taps_stride = (m + 3) / 4 * 4;
 
@@ -356,8 +467,11 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
 
   convoy_status st =
       resident_blocks((const void *)kernel, 0, dev->sms, &d->max_blocks, err, err_size);
-  /* The default register kernel's shapes also run on interleaved frames. */
-  if (!cx && !shared_taps && kernel == kRegKernels[(size_t)(m - 1)])
+  /* The default register kernel's shapes (either way to their inputs: the
+   * same sums) also run on interleaved frames. */
+  if (!cx && !shared_taps &&
+      (kernel == kRegKernels[(size_t)(m - 1)] ||
+       (m <= kStraightMaxTaps && kernel == kStraightKernels[(size_t)(m - 1)])))
     d->il_kernel = il_kernel(m, cfg->channels);
   if (st == CONVOY_OK && d->il_kernel)
     st = resident_blocks((const void *)d->il_kernel, 0, dev->sms, &d->il_blocks, err, err_size);
@@ -466,9 +580,10 @@ convoy_status gc_direct_run_strided(gc_direct *d, const float *in, int64_t in_st
 }
 
 void gc_direct_describe(const gc_direct *d, char *buf, size_t buf_size) {
-  snprintf(buf, buf_size, "gpu-direct (%s%s taps, %d outputs/thread, %s stores)",
+  snprintf(buf, buf_size, "gpu-direct (%s%s taps, %d outputs/thread, %s, %s stores)",
            d->cx ? "complex " : "", d->shared_taps ? "shared-memory" : "register",
-           d->outputs_per_thread, d->staged ? "staged" : "per-thread");
+           d->outputs_per_thread, d->straight ? "windows read straight" : "staged inputs",
+           d->staged ? "staged" : "per-thread");
 }
 
 void gc_direct_destroy(gc_direct *d) {
