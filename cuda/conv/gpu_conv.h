@@ -139,8 +139,9 @@ typedef struct gpu_conv_config {
   int32_t direct_input;       /* register kernel: 1 = inputs staged through shared
                                  memory, 2 = each thread reads its own window from the
                                  signal (up to 32 taps, 8 outputs a thread, own
-                                 stores); 0 = 2 from 13 to 24 taps unless outputs or
-                                 stores are overridden, else 1 */
+                                 stores); 0 = 2 at 16, 18, 20 and 24 taps (faster
+                                 there, measured) unless outputs or stores are
+                                 overridden, else 1 */
   int64_t fft_batch_bytes;    /* FFT scratch per launch per lane (segments per launch) */
 } gpu_conv_config;
 

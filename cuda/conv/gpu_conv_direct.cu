@@ -8,7 +8,7 @@
  * a time; direct_ldg reads each thread's window from the signal itself.
  *
  *   direct_ldg<M, R>          taps in registers, M = 1..32 (the default
- *                             from 13 to 24 taps): each thread's R
+ *                             at 16, 18, 20 and 24): each thread's R
  *                             + M - 1 inputs straight into registers in
  *                             16-byte loads, which neighbouring threads
  *                             share in L1; no shared memory, no barrier.
@@ -60,13 +60,18 @@ constexpr int kSmTapBlock = 2048; /* the real kernels sum taps in blocks this lo
 
 /* The register kernel reading each thread's window straight from the
  * signal (direct_ldg) exists up to kStraightMaxTaps taps and is the
- * default from kStraightFirstTaps to kStraightLastTaps. Measured on an
- * H200 (2^28 samples, GS/s, staged tile / windows read straight): 1 tap
- * 496 / 475, 8 taps 486 / 457, 12 taps 478 / 471, 16 taps 432 / 471, 20
- * taps 421 / 442, 24 taps 403 / 409, 32 taps 354 / 341. */
+ * default at the tap counts of kStraightTaps (bit m - 1), where it ran
+ * faster than the staged tile in both of two runs on an H200
+ * (gpu_kernels_bench 28 7 windows, GS/s, staged / straight): 16 taps 438 /
+ * 473, 18 taps 463-464 / 469-470, 20 taps 424-426 / 443-445, 24 taps 408 /
+ * 411-413. Elsewhere the staged tile led: 1 to 14 taps by 1-7% (500 / 475
+ * at 1 tap), 15, 19, 23, 27 and 31 taps by 18-49%, 32 taps 357 / 342. */
 constexpr int kStraightMaxTaps = 32;
-constexpr int kStraightFirstTaps = 13;
-constexpr int kStraightLastTaps = 24;
+constexpr uint32_t kStraightTaps = 1u << 15 | 1u << 17 | 1u << 19 | 1u << 23;
+
+bool straight_by_default(int64_t m) {
+  return m >= 1 && m <= kStraightMaxTaps && ((kStraightTaps >> (m - 1)) & 1u);
+}
 
 /* Prefetching the next tile costs 4 * G registers: below 33 taps the kernel
  * still fits 64 registers with it (7 blocks of 256 threads per SM at 16
@@ -101,15 +106,7 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
     origin(tile, c, k0);
     const int32_t f = a.filter_of[c];
     if (f != loaded) { /* uniform across the block */
-      const float4 *tp = reinterpret_cast<const float4 *>(a.taps + f * a.taps_stride);
-#pragma unroll
-      for (int q = 0; q < (M + 3) / 4; q++) {
-        const float4 v = __ldg(tp + q);
-        if (4 * q + 0 < M) g[4 * q + 0] = v.x;
-        if (4 * q + 1 < M) g[4 * q + 1] = v.y;
-        if (4 * q + 2 < M) g[4 * q + 2] = v.z;
-        if (4 * q + 3 < M) g[4 * q + 3] = v.w;
-      }
+      load_taps(g, a.taps + f * a.taps_stride);
       loaded = f;
     }
     if (PREFETCH)
@@ -131,24 +128,6 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
   }
 }
 
-/* acc[r] = the sum over taps i of g[i] * w[S + r + i], in sum_window's
- * order, from a window in registers that starts S floats in. */
-template <int M, int R, int S, int N>
-__device__ __forceinline__ void sum_registers(const float (&w)[N], const float (&g)[M],
-                                              float (&acc)[R]) {
-  static_assert(S + R + M - 1 <= N, "the window holds every input");
-#pragma unroll
-  for (int r = 0; r < R; r++) acc[r] = 0.0f;
-#pragma unroll
-  for (int j = 0; j < R + M - 1; j++) {
-#pragma unroll
-    for (int r = 0; r < R; r++) {
-      const int i = j - r;
-      if (i >= 0 && i < M) acc[r] = __fmaf_rn(g[i], w[S + j], acc[r]);
-    }
-  }
-}
-
 /* direct_reg without shared memory: each thread reads its own window of R
  * + M - 1 inputs from the signal, 16 bytes at a time through L1, where
  * neighbouring threads' windows overlap; no tile is staged and no barrier
@@ -167,15 +146,7 @@ template <int M, int R> __global__ void __launch_bounds__(kThreads) direct_ldg(d
     const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
     const int32_t f = a.filter_of[c];
     if (f != loaded) {
-      const float4 *tp = reinterpret_cast<const float4 *>(a.taps + f * a.taps_stride);
-#pragma unroll
-      for (int q = 0; q < (M + 3) / 4; q++) {
-        const float4 v = __ldg(tp + q);
-        if (4 * q + 0 < M) g[4 * q + 0] = v.x;
-        if (4 * q + 1 < M) g[4 * q + 1] = v.y;
-        if (4 * q + 2 < M) g[4 * q + 2] = v.z;
-        if (4 * q + 3 < M) g[4 * q + 3] = v.w;
-      }
+      load_taps(g, a.taps + f * a.taps_stride);
       loaded = f;
     }
     const float *x = a.in + c * a.in_stride;
@@ -407,9 +378,8 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
           err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
           "gpu_conv: the shared-memory-taps kernel computes %d outputs per thread", kSmOutputs);
     kernel = staged ? &direct_smem<true> : &direct_smem<false>;
-  } else if (cfg->direct_input == 2 ||
-             (cfg->direct_input == 0 && !cfg->direct_outputs && !cfg->direct_store &&
-              m >= kStraightFirstTaps && m <= kStraightLastTaps)) {
+  } else if (cfg->direct_input == 2 || (cfg->direct_input == 0 && !cfg->direct_outputs &&
+                                        !cfg->direct_store && straight_by_default(m))) {
     if (outputs == kDefaultOutputs && !staged && m <= kStraightMaxTaps)
       kernel = kStraightKernels[(size_t)(m - 1)];
     straight = true;
