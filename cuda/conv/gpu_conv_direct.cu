@@ -92,8 +92,7 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
   const int t = threadIdx.x;
   /* A tile's channel and first output. */
   const auto origin = [&](int64_t tile, int64_t &c, int64_t &k0) {
-    c = tile / a.tiles_per_channel;
-    k0 = (tile - c * a.tiles_per_channel) * T;
+    tile_origin<T>(a, tile, c, k0);
   };
 
   if (PREFETCH && blockIdx.x < a.tiles) {
@@ -142,8 +141,8 @@ template <int M, int R> __global__ void __launch_bounds__(kThreads) direct_ldg(d
   int32_t loaded = -1;
   const int t = threadIdx.x;
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-    const int64_t c = tile / a.tiles_per_channel;
-    const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
+    int64_t c, k0;
+    tile_origin<T>(a, tile, c, k0);
     const int32_t f = a.filter_of[c];
     if (f != loaded) {
       load_taps(g, a.taps + f * a.taps_stride);
@@ -191,8 +190,8 @@ template <bool STAGED> __global__ void __launch_bounds__(kThreads) direct_smem(d
   const int t = threadIdx.x;
 
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-    const int64_t c = tile / a.tiles_per_channel;
-    const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
+    int64_t c, k0;
+    tile_origin<T>(a, tile, c, k0);
     const float *tp = a.taps + a.filter_of[c] * a.taps_stride;
     const float *x = a.in + c * a.in_stride;
     float total[R];

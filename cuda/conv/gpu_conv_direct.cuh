@@ -117,6 +117,15 @@ __device__ __forceinline__ void put_input(float *xs, const float (&v)[G][4], con
   }
 }
 
+/* Tile `tile`'s channel (row, or complex row pair) c and first output k0,
+ * T outputs a tile. */
+template <int T>
+__device__ __forceinline__ void tile_origin(const direct_args &a, int64_t tile, int64_t &c,
+                                            int64_t &k0) {
+  c = tile / a.tiles_per_channel;
+  k0 = (tile - c * a.tiles_per_channel) * T;
+}
+
 /* A filter's M reversed taps (16-byte aligned, zero-padded to a multiple
  * of 4) into registers. */
 template <int M> __device__ __forceinline__ void load_taps(float (&g)[M], const float *taps) {

@@ -47,8 +47,8 @@ template <int M> __global__ void __launch_bounds__(kThreads) direct_cx_reg(direc
   const int t = threadIdx.x;
 
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-    const int64_t c = tile / a.tiles_per_channel;
-    const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
+    int64_t c, k0;
+    tile_origin<T>(a, tile, c, k0);
     const int32_t f = a.filter_of[c];
     if (f != loaded) { /* uniform across the block */
       const float *tp = a.taps + 2 * f * a.taps_stride;
@@ -97,8 +97,8 @@ __global__ void __launch_bounds__(kThreads) direct_cx_smem(direct_args a) {
   const int t = threadIdx.x;
 
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-    const int64_t c = tile / a.tiles_per_channel;
-    const int64_t k0 = (tile - c * a.tiles_per_channel) * T;
+    int64_t c, k0;
+    tile_origin<T>(a, tile, c, k0);
     const float *tpr = a.taps + 2 * a.filter_of[c] * a.taps_stride;
     const float *tpi = tpr + a.taps_stride;
     const float *x_re = a.in + 2 * c * a.in_stride;
