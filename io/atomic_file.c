@@ -468,31 +468,56 @@ static int put_in_place(atomic_file *af) {
   return rc;
 }
 
-convoy_status atomic_file_commit(atomic_file *af, char *err, size_t err_size) {
-  if (!af) {
-    io_errorf(err, err_size, "no output file to commit");
-    return CONVOY_ERR_INVALID_ARGUMENT;
-  }
-  if (fsync(af->fd) != 0) {
-    io_errorf(err, err_size, "%s: cannot flush to disk: %s", af->name, strerror(errno));
-    atomic_file_discard(af);
-    return CONVOY_ERR_IO;
-  }
-  if (put_in_place(af) != 0) {
-    if (errno == EEXIST)
-      io_errorf(err, err_size, "%s: appeared while writing; not overwriting it", af->name);
-    else
-      io_errorf(err, err_size, "%s: cannot %s the temporary file into place: %s", af->name,
-                af->unnamed ? "link" : "rename", strerror(errno));
-    atomic_file_discard(af);
-    return CONVOY_ERR_IO;
-  }
+/* Closes a temporary put in place, fsyncs its directory, frees it. */
+static void finish(atomic_file *af) {
   /* The data reached the disk at fsync: a failing close has nothing to add. */
   close(af->fd);
   af->fd = -1;
   sync_directory(af->target);
   temp_cleanup_unregister(af->slot);
   free_file(af);
+}
+
+convoy_status atomic_file_commit(atomic_file *af, char *err, size_t err_size) {
+  return atomic_file_commit_with(af, NULL, err, err_size);
+}
+
+convoy_status atomic_file_commit_with(atomic_file *af, atomic_file *after, char *err,
+                                      size_t err_size) {
+  if (!af) {
+    atomic_file_discard(after);
+    io_errorf(err, err_size, "no output file to commit");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  atomic_file *files[2] = {af, after};
+  const int count = after ? 2 : 1;
+  for (int i = 0; i < count; i++) {
+    if (fsync(files[i]->fd) != 0) {
+      io_errorf(err, err_size, "%s: cannot flush to disk: %s", files[i]->name, strerror(errno));
+      atomic_file_discard(af);
+      atomic_file_discard(after);
+      return CONVOY_ERR_IO;
+    }
+  }
+  for (int i = 0; i < count; i++) {
+    if (put_in_place(files[i]) != 0) {
+      if (errno == EEXIST)
+        io_errorf(err, err_size, "%s: appeared while writing; not overwriting it", files[i]->name);
+      else
+        io_errorf(err, err_size, "%s: cannot %s the temporary file into place: %s", files[i]->name,
+                  files[i]->unnamed ? "link" : "rename", strerror(errno));
+      if (i == 1) { /* af is in place already: not without the other */
+        unlink(af->target);
+        finish(af);
+        atomic_file_discard(after);
+      } else {
+        atomic_file_discard(af);
+        atomic_file_discard(after);
+      }
+      return CONVOY_ERR_IO;
+    }
+  }
+  for (int i = 0; i < count; i++) finish(files[i]);
   return CONVOY_OK;
 }
 

@@ -72,6 +72,15 @@ void atomic_file_wrote(atomic_file *af, int64_t bytes);
  * target untouched. af is freed in every case. */
 convoy_status atomic_file_commit(atomic_file *af, char *err, size_t err_size);
 
+/* atomic_file_commit of af and then of `after` (NULL: af alone) as one
+ * step, for files that belong together (a dataset and its metadata): both
+ * are fsynced before either is put in place, and `after` goes in place right
+ * after af, so that a process killed between the two dies within two system
+ * calls of each other rather than an fsync apart. When `after` cannot be put
+ * in place, af's target is removed again. Both are freed in every case. */
+convoy_status atomic_file_commit_with(atomic_file *af, atomic_file *after, char *err,
+                                      size_t err_size);
+
 /* Closes and removes the temporary and frees af. NULL-safe. */
 void atomic_file_discard(atomic_file *af);
 

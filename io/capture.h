@@ -331,6 +331,15 @@ capture_tally capture_writer_tally(const capture_writer *writer);
  * case. On failure nothing is left at path (an old file stays untouched). */
 convoy_status capture_writer_commit(capture_writer *writer, char *err, size_t err_size);
 
+/* capture_writer_commit with `after` (an atomic file that belongs with it,
+ * such as the metadata of a SigMF dataset) put in place right after the
+ * writer's temporary (atomic_file_commit_with); a writer on a descriptor of
+ * its own commits `after` alone once its data is synced. Frees both in
+ * every case. */
+struct atomic_file; /* io/atomic_file.h */
+convoy_status capture_writer_commit_with(capture_writer *writer, struct atomic_file *after,
+                                         char *err, size_t err_size);
+
 /* Removes the temporary and frees writer. NULL-safe. */
 void capture_writer_discard(capture_writer *writer);
 

@@ -234,17 +234,33 @@ capture_tally capture_writer_tally(const capture_writer *w) {
 }
 
 convoy_status capture_writer_commit(capture_writer *w, char *err, size_t err_size) {
+  return capture_writer_commit_with(w, NULL, err, err_size);
+}
+
+convoy_status capture_writer_commit_with(capture_writer *w, atomic_file *after, char *err,
+                                         size_t err_size) {
   if (!w) {
+    atomic_file_discard(after);
     io_errorf(err, err_size, "capture_writer_commit: no writer");
     return CONVOY_ERR_INVALID_ARGUMENT;
   }
-  convoy_status st = w->file ? atomic_file_commit(w->file, err, err_size) : CONVOY_OK;
+  convoy_status st = CONVOY_OK;
+  if (w->file) {
+    st = atomic_file_commit_with(w->file, after, err, err_size);
+    after = NULL;
+  }
   if (w->own_fd) {
     if (fsync(w->fd) != 0) {
       io_errorf(err, err_size, "%s: cannot flush to disk: %s", w->path, strerror(errno));
       st = CONVOY_ERR_IO;
     }
     close(w->fd);
+  }
+  if (after) {
+    if (st == CONVOY_OK)
+      st = atomic_file_commit(after, err, err_size);
+    else
+      atomic_file_discard(after);
   }
   free_writer(w);
   return st;

@@ -339,15 +339,10 @@ convoy_status sigmf_writer_commit(sigmf_writer *w, sigmf_meta *m, char *err, siz
     sigmf_writer_discard(w);
     return st;
   }
-  st = capture_writer_commit(w->data, err, err_size);
+  /* The metadata goes in place right after the dataset, and where it
+   * cannot, the dataset is removed again: no dataset without its metadata. */
+  st = capture_writer_commit_with(w->data, w->meta_file, err, err_size);
   w->data = NULL;
-  if (st != CONVOY_OK) {
-    atomic_file_discard(w->meta_file);
-    free_writer(w);
-    return st;
-  }
-  st = atomic_file_commit(w->meta_file, err, err_size);
-  if (st != CONVOY_OK) unlink(w->data_path); /* no dataset without its metadata */
   free_writer(w);
   return st;
 }

@@ -545,6 +545,27 @@ static void test_writer_pair(void) {
   TS_CHECK(sigmf_writer_open(&w, other, &wo, err, sizeof err) == CONVOY_OK, "%s", err);
   sigmf_writer_discard(w);
   TS_CHECK(!exists(other) && !exists(other_meta), "discard leaves nothing");
+
+  /* Both files or neither: a file that appears at either name while the
+   * pair is written fails the commit, stays as it was, and the other file
+   * is not left in place. */
+  for (int which = 0; which < 2; which++) {
+    const char *appears = which ? other_meta : other;
+    const char *partner = which ? other : other_meta;
+    w = NULL;
+    TS_CHECK(sigmf_writer_open(&w, other, &wo, err, sizeof err) == CONVOY_OK, "%s", err);
+    if (!w) break;
+    capture_writer_write(sigmf_writer_data(w), y, 3, err, sizeof err);
+    TS_CHECK(write_text(appears, "x", 1) == 0, "%s: cannot write", appears);
+    err[0] = '\0';
+    TS_CHECK(sigmf_writer_commit(w, m, err, sizeof err) == CONVOY_ERR_IO,
+             "commit with %s appeared meanwhile", appears);
+    TS_CHECK(strstr(err, "appeared while writing"), "message: %s", err);
+    struct stat sb;
+    TS_CHECK(stat(appears, &sb) == 0 && sb.st_size == 1, "%s left as it was", appears);
+    TS_CHECK(!exists(partner), "%s put in place without its partner", partner);
+    unlink(appears);
+  }
   sigmf_meta_free(m);
 
   /* Raw input to SigMF: a fresh document. */
