@@ -103,11 +103,7 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
     int64_t c, k0;
     origin(tile, c, k0);
-    const int32_t f = a.filter_of[c];
-    if (f != loaded) { /* uniform across the block */
-      load_taps(g, a.taps + f * a.taps_stride);
-      loaded = f;
-    }
+    taps_of_channel(g, a, c, loaded);
     if (PREFETCH)
       put_input<W, G>(xs, next, a.in + c * a.in_stride, k0, T + M - 1);
     else
@@ -143,11 +139,7 @@ template <int M, int R> __global__ void __launch_bounds__(kThreads) direct_ldg(d
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
     int64_t c, k0;
     tile_origin<T>(a, tile, c, k0);
-    const int32_t f = a.filter_of[c];
-    if (f != loaded) {
-      load_taps(g, a.taps + f * a.taps_stride);
-      loaded = f;
-    }
+    taps_of_channel(g, a, c, loaded);
     const float *x = a.in + c * a.in_stride;
     const int64_t kb = k0 + (int64_t)t * R;
     if (kb >= a.n_out) continue;
@@ -261,6 +253,11 @@ constexpr std::array<kernel_fn, sizeof...(I)> straight_table(std::integer_sequen
 const std::array<kernel_fn, kStraightMaxTaps> kStraightKernels =
     straight_table(std::make_integer_sequence<int, kStraightMaxTaps>{});
 
+/* Whether kernel is the straight-window kernel for m taps. */
+bool reads_straight(kernel_fn kernel, int64_t m) {
+  return m >= 1 && m <= kStraightMaxTaps && kernel == kStraightKernels[(size_t)(m - 1)];
+}
+
 /* The benchmark's alternatives for the model cases of 16 and 64 taps. */
 kernel_fn reg_variant(int64_t m, int outputs, bool staged) {
   if (m == 64 && !staged) {
@@ -300,7 +297,6 @@ struct gc_direct {
   kernel_fn kernel;
   int outputs_per_thread;
   bool staged;
-  bool straight; /* windows read from the signal, not staged in shared memory */
   bool shared_taps;
   int64_t max_blocks;  /* resident blocks on the whole device */
   kernel_fn il_kernel; /* interleaved frames (NULL: none for this shape) */
@@ -405,7 +401,6 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   d->kernel = kernel;
   d->outputs_per_thread = cx ? kCxOutputs : shared_taps ? kSmOutputs : outputs;
   d->staged = staged && !cx;
-  d->straight = straight;
   d->shared_taps = shared_taps;
   d->taps_stride = (m + 3) / 4 * 4;
 
@@ -438,9 +433,7 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
       resident_blocks((const void *)kernel, 0, dev->sms, &d->max_blocks, err, err_size);
   /* The default register kernel's shapes (either way to their inputs: the
    * same sums) also run on interleaved frames. */
-  if (!cx && !shared_taps &&
-      (kernel == kRegKernels[(size_t)(m - 1)] ||
-       (m <= kStraightMaxTaps && kernel == kStraightKernels[(size_t)(m - 1)])))
+  if (!cx && !shared_taps && (kernel == kRegKernels[(size_t)(m - 1)] || reads_straight(kernel, m)))
     d->il_kernel = il_kernel(m, cfg->channels);
   if (st == CONVOY_OK && d->il_kernel)
     st = resident_blocks((const void *)d->il_kernel, 0, dev->sms, &d->il_blocks, err, err_size);
@@ -551,7 +544,8 @@ convoy_status gc_direct_run_strided(gc_direct *d, const float *in, int64_t in_st
 void gc_direct_describe(const gc_direct *d, char *buf, size_t buf_size) {
   snprintf(buf, buf_size, "gpu-direct (%s%s taps, %d outputs/thread, %s, %s stores)",
            d->cx ? "complex " : "", d->shared_taps ? "shared-memory" : "register",
-           d->outputs_per_thread, d->straight ? "windows read straight" : "staged inputs",
+           d->outputs_per_thread,
+           reads_straight(d->kernel, d->taps_len) ? "windows read straight" : "staged inputs",
            d->staged ? "staged" : "per-thread");
 }
 

@@ -140,6 +140,19 @@ template <int M> __device__ __forceinline__ void load_taps(float (&g)[M], const 
   }
 }
 
+/* g holds the taps of channel c's filter: loaded again only when that
+ * filter differs from `loaded` (the filter g holds, -1 for none), which a
+ * block's threads see alike. */
+template <int M>
+__device__ __forceinline__ void taps_of_channel(float (&g)[M], const direct_args &a, int64_t c,
+                                                int32_t &loaded) {
+  const int32_t f = a.filter_of[c];
+  if (f != loaded) {
+    load_taps(g, a.taps + f * a.taps_stride);
+    loaded = f;
+  }
+}
+
 /* acc[r] = the sum over taps i of g[i] * w[S + r + i], 0 <= r < R, as the
  * fused multiply-add chain in ascending i from 0 (the order every real
  * kernel keeps, so their bits agree), from a window in registers that

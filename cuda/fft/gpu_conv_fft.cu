@@ -324,10 +324,17 @@ double model_cost(const gpu_conv_config *cfg, const gc_device *dev, int64_t n) {
   return per_call / (call_outputs(cfg, l) * cfg->channels);
 }
 
-int min_log2(int64_t taps) {
+/* The smallest k >= kMinLog2 with 2^k >= need; kMaxLog2 + 1 when none. */
+int log2_at_least(int64_t need) {
   int k = kMinLog2;
-  while (k < kMaxLog2 && ((int64_t)1 << k) < taps + 3) k++;
+  while (k <= kMaxLog2 && ((int64_t)1 << k) < need) k++;
   return k;
+}
+
+/* The smallest size's log2 that fits taps (at most kMaxLog2). */
+int min_log2(int64_t taps) {
+  const int k = log2_at_least(taps + 3);
+  return k < kMaxLog2 ? k : kMaxLog2;
 }
 
 /* The model's best size: log2, or -1 when none fits. */
@@ -352,10 +359,8 @@ std::atomic<int> forced_points{0};
 } // namespace
 
 extern "C" int64_t gpu_conv_fft_size_at_least(int64_t taps_len, int64_t want) {
-  const int64_t need = want > taps_len + 3 ? want : taps_len + 3;
-  for (int k = kMinLog2; k <= kMaxLog2; k++)
-    if (((int64_t)1 << k) >= need) return (int64_t)1 << k;
-  return 0;
+  const int k = log2_at_least(want > taps_len + 3 ? want : taps_len + 3);
+  return k <= kMaxLog2 ? (int64_t)1 << k : 0;
 }
 
 extern "C" void gpu_conv_fft_override(int path, int fused_points) {
@@ -406,9 +411,8 @@ double gc_fft_model_cost(const gc_device *dev, int64_t taps_len, int64_t max_out
   cfg.complex_taps = complex_taps;
   cfg.channels = complex_taps ? 2 : 1;
   if (fft_size > 0) { /* the size the engine will be given: a power of two >= taps + 3 */
-    int k = min_log2(taps_len);
-    while (k < kMaxLog2 && ((int64_t)1 << k) < fft_size) k++;
-    return model_cost(&cfg, dev, (int64_t)1 << k);
+    const int k = log2_at_least(fft_size > taps_len + 3 ? fft_size : taps_len + 3);
+    return model_cost(&cfg, dev, (int64_t)1 << (k < kMaxLog2 ? k : kMaxLog2));
   }
   double cost = -1.0;
   return model_best(&cfg, dev, &cost) < 0 ? -1.0 : cost;
@@ -825,8 +829,7 @@ convoy_status gc_fft_create(const gpu_conv_config *cfg, const gc_filters *filter
           "gpu_conv: FFT size %lld is not a power of two in 64 .. 2^26 and >= taps + 3 "
           "(%lld)",
           (long long)n, (long long)(cfg->taps_len + 3));
-    for (k = 0; ((int64_t)1 << k) < n; k++) {
-    }
+    k = log2_at_least(n);
   } else {
     k = model_best(cfg, dev, NULL);
     if (k < 0)
