@@ -60,6 +60,8 @@ JSON
   random_taps 16 4 >t16.txt
   random_taps 1024 5 >t1024.txt
   random_taps 65536 6 >t65536.txt
+  # The inputs' own hashes, so that runs on two hosts can be compared.
+  echo "inputs  $(cat m.cf32 rec.sigmf-data st.wav t16.txt t1024.txt t65536.txt | sha256sum | cut -c1-16)"
   local bad=0 jobs=0
   # job NAME OUT ARGS...: every way of running ARGS gives the bytes of --device 0.
   job() {
