@@ -81,22 +81,19 @@ static double bus_both_ways(float **in, float **out, size_t bytes, int k) {
   pthread_barrier_t start;
   pthread_barrier_init(&start, NULL, (unsigned)k);
   for (int g = 0; g < k; g++) {
-    memset(&lanes[g], 0, sizeof lanes[g]);
-    lanes[g].device = g;
-    lanes[g].src = in[g];
-    lanes[g].dst = out[g];
-    lanes[g].bytes = bytes;
-    lanes[g].start = &start;
+    lanes[g] =
+        (bus_lane){.device = g, .src = in[g], .dst = out[g], .bytes = bytes, .start = &start};
     pthread_create(&threads[g], NULL, measure_bus, &lanes[g]);
   }
   double sum = 0.0;
+  int failed = 0;
   for (int g = 0; g < k; g++) {
     pthread_join(threads[g], NULL);
-    if (lanes[g].status != 0) sum = -1e30;
+    failed |= lanes[g].status != 0;
     sum += lanes[g].bus.bi_h2d + lanes[g].bus.bi_d2h;
   }
   pthread_barrier_destroy(&start);
-  return sum;
+  return failed ? -1.0 : sum;
 }
 
 /* Runs K lanes REPS + 1 times; the median wall time of the timed ones, or a

@@ -63,41 +63,42 @@ JSON
   # The inputs' own hashes, so that runs on two hosts can be compared.
   echo "inputs  $(cat m.cf32 rec.sigmf-data st.wav t16.txt t1024.txt t65536.txt | sha256sum | cut -c1-16)"
   local bad=0 jobs=0
-  # job NAME OUT ARGS...: every way of running ARGS gives the bytes of --device 0.
+  # run_way WAY ARGS...: `convoy filter ARGS -q -y` run WAY (a --device or
+  # --devices option, or "mpirun -np 2"), its messages in err.txt.
+  run_way() {
+    local way=$1
+    shift
+    rm -f o.* o.sigmf-*
+    # shellcheck disable=SC2086
+    case $way in
+    mpirun*) "${MPIRUN[@]}" "$CONVOY_MPI" filter "$@" -q -y >err.txt 2>&1 ;;
+    *) "$CONVOY" filter "$@" $way -q -y 2>err.txt ;;
+    esac
+  }
+  # job NAME OUT ARGS...: every way of running ARGS gives the bytes of the first.
   job() {
     local name=$1 out=$2
     shift 2
-    local ways=("--device 0" "--device $last" "--devices all") way i=0 ref="" h
+    local ways=("--device 0" "--device $last" "--devices all") way ref="" h same=1
+    [ -n "$CONVOY_MPI" ] && ways+=("mpirun -np 2")
     for way in "${ways[@]}"; do
-      rm -f o.* o.sigmf-*
-      # shellcheck disable=SC2086
-      if ! "$CONVOY" filter "$@" "o.$out" $way -q -y 2>err.txt; then
-        echo "FAILED  $name ($way): $(head -c 300 err.txt)"
+      if ! run_way "$way" "$@" "o.$out"; then
+        echo "FAILED  $name ($way): $(head -c 300 err.txt | tr '\n' '|')"
         bad=$((bad + 1))
         return
       fi
       h=$(cat o.* | sha256sum | cut -c1-16)
-      if [ $i = 0 ]; then ref=$h; elif [ "$h" != "$ref" ]; then
-        echo "DIFFER  $name: $way gives $h, --device 0 $ref"
-        bad=$((bad + 1))
+      if [ -z "$ref" ]; then ref=$h; elif [ "$h" != "$ref" ]; then
+        echo "DIFFER  $name: $way gives $h, ${ways[0]} $ref"
+        same=0
       fi
-      i=$((i + 1))
     done
-    if [ -n "$CONVOY_MPI" ]; then
-      rm -f o.* o.sigmf-*
-      if ! "${MPIRUN[@]}" "$CONVOY_MPI" filter "$@" "o.$out" -q -y >err.txt 2>&1; then
-        echo "FAILED  $name (mpirun -np 2): $(head -c 300 err.txt | tr '\n' '|')"
-        bad=$((bad + 1))
-        return
-      fi
-      h=$(cat o.* | sha256sum | cut -c1-16)
-      [ "$h" = "$ref" ] || {
-        echo "DIFFER  $name: mpirun -np 2 gives $h, --device 0 $ref"
-        bad=$((bad + 1))
-      }
+    if [ $same = 1 ]; then
+      jobs=$((jobs + 1))
+      echo "same    $name  $ref"
+    else
+      bad=$((bad + 1))
     fi
-    jobs=$((jobs + 1))
-    echo "same    $name  $ref"
   }
   local e
   for e in ${ENGINES:-gpu-direct gpu-fft}; do

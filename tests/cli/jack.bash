@@ -81,15 +81,23 @@ wait_exit() {
 # port_of REGEX: the first JACK port whose name matches REGEX (anchored by the caller).
 port_of() { jack_lsp 2>/dev/null | grep -m 1 -E "$1"; }
 
-# wait_port REGEX [PID]: until such a port exists (at most 20 s; 1 when PID ended first).
-wait_port() {
+# wait_for PID CMD...: until CMD succeeds (at most 20 s; 1 when PID, if not
+# empty, ended first).
+wait_for() {
+  local pid=$1
+  shift
   for _ in $(seq 1 200); do
-    [ -n "$(port_of "$1")" ] && return 0
-    [ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null && return 1
+    "$@" && return 0
+    [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && return 1
     sleep 0.1
   done
   return 1
 }
+
+has_port() { [ -n "$(port_of "$1")" ]; }
+
+# wait_port REGEX [PID]: until such a port exists (at most 20 s; 1 when PID ended first).
+wait_port() { wait_for "${2:-}" has_port "$1"; }
 
 # peers PORT: the ports connected to PORT, one per line (jack_lsp -c prints
 # each port, then its connections indented).
@@ -98,6 +106,8 @@ peers() {
     /^[^ \t]/ { mine = ($0 == port) }
     mine && /^[ \t]/ { sub(/^[ \t]+/, ""); print }'
 }
+
+has_peer() { [ -n "$(peers "$1")" ]; }
 
 # start_metro NAME: a click track (1 kHz bursts of peak 0.5, ten a second)
 # from jack_metro as client NAME; its port in METRO.

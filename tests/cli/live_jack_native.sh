@@ -154,7 +154,7 @@ start_server
 GONE_PID=$SERVER_PID
 live gone
 # Its ports exist before it is active; it is running once they are connected.
-for _ in $(seq 50); do [ -n "$(peers gone:in_1)" ] && break; sleep 0.1; done
+wait_for "$PID" has_peer gone:in_1 || fail "server shutdown: convoy live was never connected"
 kill -TERM "$GONE_PID"
 wait_exit "$PID" 20
 check "server shutdown: exit status 2 (got $STATUS; $(tr '\n' '|' <gone.err))" test "$STATUS" = 2
