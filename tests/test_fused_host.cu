@@ -62,9 +62,11 @@ std::vector<float2> spectrum(const std::vector<std::complex<double>> &taps, int6
   return h;
 }
 
-/* Relative L2 error of got (count outputs, stride apart) against the
- * linear convolution of x (left valid inputs, zeros after) at positions
- * skip .. skip + count - 1. */
+/* Relative error of got (count outputs) against the linear convolution of
+ * x (left valid inputs, zeros after) at positions skip .. skip + count - 1,
+ * as mean squares: the transform's rounding spreads over all count outputs
+ * while the signal lies in the first min(count, left) of them only (a few
+ * inputs in a long segment would otherwise read as a large error). */
 double error_of(const std::vector<std::complex<double>> &x, int left,
                 const std::vector<std::complex<double>> &taps, int skip, int count,
                 const std::vector<std::complex<double>> &got) {
@@ -78,7 +80,8 @@ double error_of(const std::vector<std::complex<double>> &x, int left,
     num += std::norm(got[(size_t)o] - r);
     den += std::norm(r);
   }
-  return den > 0 ? sqrt(num / den) : sqrt(num);
+  const int signal = count < left ? count : left;
+  return den > 0 ? sqrt((num / count) / (den / signal)) : sqrt(num);
 }
 
 /* One real segment of shape S in row `row` of frames of IL floats: random
