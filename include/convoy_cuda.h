@@ -33,7 +33,9 @@
  *                     place: under real filters 2, 4 or 8 values a frame (a
  *                     complex channel is two) on the direct engine up to 32
  *                     taps, 2 or 4 on the FFT engine up to an FFT size of
- *                     2^15; one complex channel under a complex filter on
+ *                     2^15, and 8 at FFT sizes of 1024 and, on GPUs of
+ *                     compute capability 9.0 on, 2048 and 4096 (the size
+ *                     a 1024-tap filter takes); one complex channel under a complex filter on
  *                     the FFT engine up to 2^14 complex points. Other
  *                     interleaved and integer input goes through
  *                     one conversion pass into planar rows and one

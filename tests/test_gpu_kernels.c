@@ -396,12 +396,24 @@ static void interleaved_case(tcase *t, gpu_conv_config *cfg, int expect, int64_t
   gpu_conv_destroy(g);
 }
 
+/* Whether the device runs thread block clusters (compute capability 9.0
+ * on) and the build has device code for them. */
+static int clusters_expected(void) {
+  int device = 0, major = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess)
+    return 0;
+  return CONVOY_CLUSTER_CODE && major >= 9;
+}
+
 /* The interleaved kernels. The direct engine's: for every tap count they
  * serve, and one past, on 1 to 8 channels, from odd offsets. The fused FFT
- * kernel's: 2 and 4 channels at every fused size (and not on 1, 3 or 8
- * channels or the four-step sizes), several rows a block or one, the
- * frames 16-, 8- and 4-byte aligned; and the complex fused kernel's on one
- * complex channel. */
+ * kernel's: 2 and 4 channels at every fused size, 8 at 1024 points and,
+ * where clusters run, 2048 and 4096 (not on 1 or 3 channels or the
+ * four-step sizes),
+ * several rows a block or one, a cluster of blocks a segment, the frames
+ * 16-, 8- and 4-byte aligned; and the complex fused kernel's on one complex
+ * channel. */
 static void test_interleaved(void) {
   const int32_t channel_counts[5] = {1, 2, 3, 4, 8};
   for (int64_t m = 1; m <= 33; m++) {
@@ -426,7 +438,28 @@ static void test_interleaved(void) {
       config_for(&t, GPU_CONV_FFT, &cfg);
       cfg.fft_size = n;
       /* 2^16 takes the four-step kernels */
-      interleaved_case(&t, &cfg, (ch == 2 || ch == 4) && log2n <= 15, i % 4, "fft");
+      const int rows_kernel =
+          ch == 2 || ch == 4 || (ch == 8 && (log2n == 10 || (log2n <= 12 && clusters_expected())));
+      interleaved_case(&t, &cfg, rows_kernel && log2n <= 15, i % 4, "fft");
+      case_free(&t);
+    }
+  }
+  /* 8-row frames where a cluster shares them (N 2048 and 4096): every
+   * alignment, and launches split into batches; none past them. */
+  for (int log2n = 11; log2n <= 13; log2n++) {
+    for (int offset = 0; offset < 4; offset++) {
+      const int64_t n = (int64_t)1 << log2n;
+      tcase t;
+      if (!case_make(&t, 8, ts_range(&rng, 1, n / 2 + 1),
+                     ts_log_range(&rng, 1, ts_quick() ? 2 * n : 6 * n),
+                     offset % 2 ? TAPS_DISTINCT : TAPS_SHARED, 0))
+        return;
+      gpu_conv_config cfg;
+      config_for(&t, GPU_CONV_FFT, &cfg);
+      cfg.fft_size = n;
+      /* Launches of 5 segments' worth of blocks, cut to whole clusters. */
+      if (offset == 3) cfg.fft_batch_bytes = 5 * (n + 2) * (int64_t)sizeof(float);
+      interleaved_case(&t, &cfg, log2n <= 12 && clusters_expected(), offset, "fft 8 rows");
       case_free(&t);
     }
   }

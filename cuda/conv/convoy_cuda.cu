@@ -13,7 +13,7 @@
  * and run go on a side stream beside the main run. Interleaved float32
  * frames go the same way straight through an interleaved kernel where the
  * engine has one (gpu_conv_interleaved: real filters on 2, 4 or 8 rows on
- * the direct engine up to 32 taps, on 2 or 4 rows on the fused FFT kernel,
+ * the direct engine up to 32 taps, on 2, 4 or 8 rows on the fused FFT kernel,
  * a complex filter on one complex channel; filter_interleaved); other
  * interleaved input is deinterleaved first.
  * Every copy between device buffers is a kernel (gp_copy_rows): a

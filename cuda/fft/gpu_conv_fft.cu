@@ -875,9 +875,13 @@ static convoy_status run_fused(gc_fft *f, const float *in, int64_t in_stride, fl
                             ? f->channels / gc_fused_rows_per_block(f->n, f->points, frame_rows)
                             : f->channels;
   const int64_t pairs = a.segments * units;
-  for (int64_t p0 = 0; p0 < pairs; p0 += f->slots) {
+  /* Launches of whole clusters where a cluster shares a segment. */
+  const int64_t cluster =
+      !f->cx && frame_rows > 1 ? gc_fused_cluster_blocks(f->n, f->points, frame_rows) : 1;
+  const int64_t step = f->slots > cluster ? f->slots - f->slots % cluster : cluster;
+  for (int64_t p0 = 0; p0 < pairs; p0 += step) {
     a.p0 = p0;
-    const unsigned used = (unsigned)(pairs - p0 < f->slots ? pairs - p0 : f->slots);
+    const unsigned used = (unsigned)(pairs - p0 < step ? pairs - p0 : step);
     convoy_status st = f->cx ? gc_fused_cx_launch(f->n, &a, used, stream, err, err_size)
                              : gc_fused_launch(f->n, f->points, &a, used, stream, err, err_size);
     if (st != CONVOY_OK) return st;
@@ -885,7 +889,7 @@ static convoy_status run_fused(gc_fft *f, const float *in, int64_t in_stride, fl
   return CONVOY_OK;
 }
 
-/* Interleaved frames of 2 or 4 rows under real filters, where the fused
+/* Interleaved frames of 2, 4 or 8 rows under real filters, where the fused
  * kernel has them, and one complex channel's frames under a complex
  * filter. */
 int gc_fft_interleaved(const gc_fft *f) {

@@ -5,12 +5,14 @@
  *
  * Instances: N = 2^10 .. 2^15 (M = N/2 complex points), 8 or 16 points per
  * thread (16 only where M/16 >= 32 threads, 8 only where M/8 <= 1024); on
- * interleaved frames of 2 or 4 rows, 16 points per thread, up to 4 rows a
- * block.
+ * interleaved frames of 2, 4 or 8 rows, 16 points per thread, up to 8 rows
+ * a block, or a thread block cluster a segment (4 rows at N = 4096 and 8192,
+ * 8 rows at 2048 and 4096).
  */
 #include "gpu_conv_fft_paths.cuh"
 #include "gpu_conv_fft_fused.cuh"
 
+#include <atomic>
 #include <math.h>
 #include <stdlib.h>
 
@@ -41,8 +43,10 @@ __global__ void __launch_bounds__(gf::shape<LOG2M, LOG2E>::T) fused_kernel(const
 }
 
 /* G rows of interleaved frames of IL rows a block (gf::segment_rows): pair
- * p is segment p / (IL / G), rows G (p % (IL / G)) on. */
-template <int LOG2M, int LOG2E, int IL, int G>
+ * p is segment p / (IL / G), rows G (p % (IL / G)) on. C > 1: launched in
+ * clusters of C = IL / G blocks, one a segment, pair p being block p % C of
+ * its cluster (launches start at multiples of C). */
+template <int LOG2M, int LOG2E, int IL, int G, int C>
 __global__ void __launch_bounds__(G *gf::shape<LOG2M, LOG2E>::T,
                                   768 / (G * gf::shape<LOG2M, LOG2E>::T) > 1
                                       ? 768 / (G * gf::shape<LOG2M, LOG2E>::T)
@@ -57,9 +61,9 @@ __global__ void __launch_bounds__(G *gf::shape<LOG2M, LOG2E>::T,
   if (left > a.window) left = a.window;
   if (count > a.l) count = a.l;
   const int g = (int)threadIdx.x / S::T;
-  gf::segment_rows<S, G, IL>(gf_buf, a.in + s * a.l * IL + row0, (int)left,
-                             a.out + s * a.l * IL + row0, a.skip, (int)count,
-                             a.spec + a.filter_of[row0 + g] * a.spec_stride, a.tw);
+  const int64_t at = s * a.l * IL + (C == 1 ? row0 : 0);
+  gf::segment_rows<S, G, IL, C>(gf_buf, a.in + at, (int)left, a.out + at, a.skip, (int)count,
+                                a.spec + a.filter_of[row0 + g] * a.spec_stride, a.tw);
 }
 
 typedef void (*launch_fn)(const gc_fused_args &, unsigned, cudaStream_t);
@@ -70,60 +74,131 @@ template <int LOG2M, int LOG2E, int G = 1> constexpr size_t smem_bytes() {
 }
 
 /* IL: 1 for planar rows, else interleaved frames of IL rows, G of them a
- * block. */
-template <int LOG2M, int LOG2E, int IL = 1, int G = 1>
+ * block, in clusters of C blocks. */
+template <int LOG2M, int LOG2E, int IL = 1, int G = 1, int C = 1>
 void launch(const gc_fused_args &a, unsigned blocks, cudaStream_t stream) {
   constexpr int T = gf::shape<LOG2M, LOG2E>::T;
-  if constexpr (G == 1)
-    fused_kernel<LOG2M, LOG2E, IL><<<blocks, T, smem_bytes<LOG2M, LOG2E>(), stream>>>(a);
-  else
-    fused_rows_kernel<LOG2M, LOG2E, IL, G>
-        <<<blocks, G * T, smem_bytes<LOG2M, LOG2E, G>(), stream>>>(a);
+  constexpr size_t bytes = smem_bytes<LOG2M, LOG2E, G>();
+  if constexpr (G == 1 && C == 1) {
+    fused_kernel<LOG2M, LOG2E, IL><<<blocks, T, bytes, stream>>>(a);
+  } else if constexpr (C == 1) {
+    fused_rows_kernel<LOG2M, LOG2E, IL, G, 1><<<blocks, G * T, bytes, stream>>>(a);
+  } else {
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3(blocks);
+    config.blockDim = dim3(G * T);
+    config.dynamicSmemBytes = bytes;
+    config.stream = stream;
+    cudaLaunchAttribute cluster;
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = C;
+    cluster.val.clusterDim.y = 1;
+    cluster.val.clusterDim.z = 1;
+    config.attrs = &cluster;
+    config.numAttrs = 1;
+    (void)cudaLaunchKernelEx(&config, fused_rows_kernel<LOG2M, LOG2E, IL, G, C>, a);
+  }
 }
 
-template <int LOG2M, int LOG2E, int IL = 1, int G = 1> cudaError_t prepare() {
+template <int LOG2M, int LOG2E, int IL = 1, int G = 1, int C = 1> const void *kernel_of() {
+  if constexpr (G == 1 && C == 1)
+    return (const void *)fused_kernel<LOG2M, LOG2E, IL>;
+  else
+    return (const void *)fused_rows_kernel<LOG2M, LOG2E, IL, G, C>;
+}
+
+template <int LOG2M, int LOG2E, int IL = 1, int G = 1, int C = 1> cudaError_t prepare() {
   constexpr size_t bytes = smem_bytes<LOG2M, LOG2E, G>();
   if (bytes <= 48 * 1024) return cudaSuccess;
-  const void *k;
-  if constexpr (G == 1)
-    k = (const void *)fused_kernel<LOG2M, LOG2E, IL>;
-  else
-    k = (const void *)fused_rows_kernel<LOG2M, LOG2E, IL, G>;
-  return cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+  return cudaFuncSetAttribute(kernel_of<LOG2M, LOG2E, IL, G, C>(),
+                              cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
 }
+
+/* Whether this process's binary of a cluster kernel can run on the current
+ * device: clusters need compute capability 9.0 in the device and in the
+ * code the kernel was built for. Asked once a device (launches ask too). */
+template <int LOG2M, int LOG2E, int IL, int G, int C> bool runnable() {
+  static std::atomic<signed char> known[64]; /* 0 unknown, 1 yes, -1 no */
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  const bool cached = device >= 0 && device < 64;
+  if (cached && known[device].load() != 0) return known[device].load() > 0;
+  cudaFuncAttributes attr;
+  const bool ok =
+      cudaFuncGetAttributes(&attr, kernel_of<LOG2M, LOG2E, IL, G, C>()) == cudaSuccess &&
+      attr.binaryVersion >= 90;
+  (void)cudaGetLastError();
+  if (cached) known[device].store(ok ? 1 : -1);
+  return ok;
+}
+
+typedef bool (*runnable_fn)(void);
 
 struct instance {
   launch_fn launch;
   prepare_fn prepare;
-  int rows; /* rows a block */
+  int rows;           /* rows a block */
+  int cluster;        /* blocks a cluster (1: none) */
+  runnable_fn usable; /* NULL: always */
 };
 
 /* [log2 N - 10][0: 8 points, 1: 16 points] */
 const instance kInstances[6][2] = {
-    {{launch<9, 3>, prepare<9, 3>, 1}, {launch<9, 4>, prepare<9, 4>, 1}},
-    {{launch<10, 3>, prepare<10, 3>, 1}, {launch<10, 4>, prepare<10, 4>, 1}},
-    {{launch<11, 3>, prepare<11, 3>, 1}, {launch<11, 4>, prepare<11, 4>, 1}},
-    {{launch<12, 3>, prepare<12, 3>, 1}, {launch<12, 4>, prepare<12, 4>, 1}},
-    {{launch<13, 3>, prepare<13, 3>, 1}, {launch<13, 4>, prepare<13, 4>, 1}},
-    {{NULL, NULL, 0}, {launch<14, 4>, prepare<14, 4>, 1}},
+    {{launch<9, 3>, prepare<9, 3>, 1, 1, NULL}, {launch<9, 4>, prepare<9, 4>, 1, 1, NULL}},
+    {{launch<10, 3>, prepare<10, 3>, 1, 1, NULL}, {launch<10, 4>, prepare<10, 4>, 1, 1, NULL}},
+    {{launch<11, 3>, prepare<11, 3>, 1, 1, NULL}, {launch<11, 4>, prepare<11, 4>, 1, 1, NULL}},
+    {{launch<12, 3>, prepare<12, 3>, 1, 1, NULL}, {launch<12, 4>, prepare<12, 4>, 1, 1, NULL}},
+    {{launch<13, 3>, prepare<13, 3>, 1, 1, NULL}, {launch<13, 4>, prepare<13, 4>, 1, 1, NULL}},
+    {{NULL, NULL, 0, 0, NULL}, {launch<14, 4>, prepare<14, 4>, 1, 1, NULL}},
 };
 
-/* Interleaved frames, 16 points a thread: [log2 N - 10][2, 4 rows]. A block
- * takes as many rows of a frame as fit in 512 threads, at the fewest
- * registers that leave 768 threads an SM: measured on an H200 at 1024
- * taps (N = 4096, 2^24-frame calls, GS/s; planar rows 189-195, the
- * conversion passes around them 99-102):
- *   2 rows: both in a block 143 (at 123 registers 117), alone 131;
- *   4 rows: all in a block 125, two a block 116.
- * 8-row frames keep the conversion passes: four rows a block 93, two 97,
- * against 103. */
-#define GF_IL(LM, IL, G)                                                                           \
-  { launch<LM, 4, IL, G>, prepare<LM, 4, IL, G>, G }
-const instance kInterleaved[6][2] = {
-    {GF_IL(9, 2, 2), GF_IL(9, 4, 4)},   {GF_IL(10, 2, 2), GF_IL(10, 4, 4)},
-    {GF_IL(11, 2, 2), GF_IL(11, 4, 4)}, {GF_IL(12, 2, 2), GF_IL(12, 4, 2)},
-    {GF_IL(13, 2, 1), GF_IL(13, 4, 1)}, {GF_IL(14, 2, 1), GF_IL(14, 4, 1)},
+/* Interleaved frames, 16 points a thread: [log2 N - 10][2, 4, 8 rows]. A
+ * block takes as many rows of a frame as fit in 512 threads, at the fewest
+ * registers that leave 768 threads an SM, or a cluster of blocks shares
+ * the frames, each block moving whole frames (a C-th of the segment's)
+ * through the cluster's shared memory. Measured on an H200 (GS/s, device
+ * rows of 2^28 samples in 2^24-frame calls; the conversion passes around
+ * the planar kernel are what a size without an entry runs):
+ *   N = 4096 (1024 taps; planar 192-204): 2 rows both in a block 144-147
+ *     (at 123 registers 117; alone 131); 4 rows in clusters of two blocks
+ *     of two 141-144, all in a block 124-126; 8 rows in clusters of four
+ *     blocks of two 126-127, of two blocks of four 109, conversion 105;
+ *     blocks each reading their rows' part of every frame, four rows 93,
+ *     two 97.
+ *   N = 8192 (3000 taps): 4 rows in clusters of two blocks of two 94-98,
+ *     two rows a block alone 83; 8 rows in clusters 71-82, conversion 89.
+ *   N = 16384 and 32768 (6000, 12000 taps): clusters ran at 1.0x of the
+ *     blocks alone on 4 rows and 0.87x on 2 at 16384, 0.87x and 0.92x at
+ *     32768; 8 rows 0.93x and 0.87x of the conversion. */
+#define GF_IL(LM, IL, G, C)                                                                        \
+  {                                                                                                \
+    launch<LM, 4, IL, G, C>, prepare<LM, 4, IL, G, C>, G, C,                                       \
+        C > 1 ? runnable<LM, 4, IL, G, C> : NULL                                                   \
+  }
+#define GF_NONE                                                                                    \
+  { NULL, NULL, 0, 0, NULL }
+const instance kInterleaved[6][3] = {
+    {GF_IL(9, 2, 2, 1), GF_IL(9, 4, 4, 1), GF_IL(9, 8, 8, 1)},
+    {GF_IL(10, 2, 2, 1), GF_IL(10, 4, 4, 1), GF_IL(10, 8, 4, 2)},
+    {GF_IL(11, 2, 2, 1), GF_IL(11, 4, 2, 2), GF_IL(11, 8, 2, 4)},
+    {GF_IL(12, 2, 2, 1), GF_IL(12, 4, 2, 2), GF_NONE},
+    {GF_IL(13, 2, 1, 1), GF_IL(13, 4, 1, 1), GF_NONE},
+    {GF_IL(14, 2, 1, 1), GF_IL(14, 4, 1, 1), GF_NONE},
 };
+/* Where clusters do not run: blocks that each read their rows' part of
+ * every frame. */
+const instance kInterleavedAlone[6][3] = {
+    {GF_IL(9, 2, 2, 1), GF_IL(9, 4, 4, 1), GF_IL(9, 8, 8, 1)},
+    {GF_IL(10, 2, 2, 1), GF_IL(10, 4, 4, 1), GF_NONE},
+    {GF_IL(11, 2, 2, 1), GF_IL(11, 4, 4, 1), GF_NONE},
+    {GF_IL(12, 2, 2, 1), GF_IL(12, 4, 2, 1), GF_NONE},
+    {GF_IL(13, 2, 1, 1), GF_IL(13, 4, 1, 1), GF_NONE},
+    {GF_IL(14, 2, 1, 1), GF_IL(14, 4, 1, 1), GF_NONE},
+};
+#undef GF_NONE
 #undef GF_IL
 
 /* frame_rows: 0 or 1 for planar rows, else the rows of an interleaved frame. */
@@ -133,9 +208,11 @@ const instance *find(int64_t n, int points, int frame_rows) {
   int k = 0;
   while (((int64_t)1 << k) < n) k++;
   if (frame_rows > 1) {
-    const int col = frame_rows == 2 ? 0 : frame_rows == 4 ? 1 : -1;
-    const instance *in = points == 16 && col >= 0 ? &kInterleaved[k - 10][col] : NULL;
-    return in && in->launch ? in : NULL;
+    const int col = frame_rows == 2 ? 0 : frame_rows == 4 ? 1 : frame_rows == 8 ? 2 : -1;
+    if (points != 16 || col < 0) return NULL;
+    const instance *in = &kInterleaved[k - 10][col];
+    if (in->usable && !in->usable()) in = &kInterleavedAlone[k - 10][col];
+    return in->launch ? in : NULL;
   }
   const instance *in = &kInstances[k - 10][points == 16 ? 1 : 0];
   return in->launch ? in : NULL;
@@ -153,6 +230,11 @@ int gc_fused_default_points(int64_t n) {
 int gc_fused_rows_per_block(int64_t n, int points, int frame_rows) {
   const instance *in = find(n, points, frame_rows);
   return in ? in->rows : 0;
+}
+
+int gc_fused_cluster_blocks(int64_t n, int points, int frame_rows) {
+  const instance *in = find(n, points, frame_rows);
+  return in ? in->cluster : 0;
 }
 
 bool gc_fused_supported(int64_t n, int points, int frame_rows) {

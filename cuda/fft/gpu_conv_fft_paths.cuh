@@ -38,7 +38,7 @@ typedef struct gc_fused_args {
   int64_t spec_stride; /* n/2 + 1 */
   const int32_t *filter_of;
   const float2 *tw;   /* W_n^i, 0 <= i < n/2 */
-  int32_t frame_rows; /* 0: planar rows (in_stride, out_stride); 2 or 4: interleaved
+  int32_t frame_rows; /* 0: planar rows (in_stride, out_stride); 2, 4 or 8: interleaved
                          frames of that many rows (the channels), strides unused;
                          complex filters: 2 for one channel's (re, im) frames */
 } gc_fused_args;
@@ -52,6 +52,11 @@ bool gc_fused_supported(int64_t n, int points, int frame_rows);
 
 /* Rows of interleaved frames one block transforms (0 where no kernel). */
 int gc_fused_rows_per_block(int64_t n, int points, int frame_rows);
+
+/* Blocks of a thread block cluster that share a segment's frames (1: no
+ * clusters; 0 where no kernel): a launch's blocks and its p0 are multiples
+ * of it. */
+int gc_fused_cluster_blocks(int64_t n, int points, int frame_rows);
 
 /* Raises the kernel's shared-memory limit where it needs more than 48 KiB. */
 convoy_status gc_fused_prepare(int64_t n, int points, int frame_rows, char *err, size_t err_size);
