@@ -62,6 +62,14 @@ JSON
   random_taps 65536 6 >t65536.txt
   # The inputs' own hashes, so that runs on two hosts can be compared.
   echo "inputs  $(cat m.cf32 rec.sigmf-data st.wav t16.txt t1024.txt t65536.txt | sha256sum | cut -c1-16)"
+  # And the plans, which follow the device's attributes, for the same reason.
+  local e t
+  for e in ${ENGINES:-gpu-direct gpu-fft}; do
+    for t in 16 1024 65536; do
+      echo "plan    $e $t taps: $("$CONVOY" filter m.cf32 o.cf32 --taps "t$t.txt" --engine "$e" \
+        --device 0 -v -y 2>&1 | sed -n 's/.*plan: //p' | head -n 1)"
+    done
+  done
   local bad=0 jobs=0
   # run_way WAY ARGS...: `convoy filter ARGS -q -y` run WAY (a --device or
   # --devices option, or "mpirun -np 2"), its messages in err.txt.
@@ -100,7 +108,6 @@ JSON
       bad=$((bad + 1))
     fi
   }
-  local e
   for e in ${ENGINES:-gpu-direct gpu-fft}; do
     for t in 16 1024 65536; do
       [ "$e" = gpu-direct ] && [ "$t" = 65536 ] && continue
