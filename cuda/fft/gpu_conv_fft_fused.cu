@@ -116,7 +116,9 @@ template <int LOG2M, int LOG2E, int IL = 1, int G = 1, int C = 1> cudaError_t pr
 
 /* Whether this process's binary of a cluster kernel can run on the current
  * device: clusters need compute capability 9.0 in the device and in the
- * code the kernel was built for. Asked once a device (launches ask too). */
+ * code the kernel was built from (ptxVersion: a kernel built for an older
+ * virtual architecture and compiled for this device at load time has the
+ * cluster code compiled out). Asked once a device (launches ask too). */
 template <int LOG2M, int LOG2E, int IL, int G, int C> bool runnable() {
   static std::atomic<signed char> known[64]; /* 0 unknown, 1 yes, -1 no */
   int device = 0;
@@ -129,7 +131,7 @@ template <int LOG2M, int LOG2E, int IL, int G, int C> bool runnable() {
   cudaFuncAttributes attr;
   const bool ok =
       cudaFuncGetAttributes(&attr, kernel_of<LOG2M, LOG2E, IL, G, C>()) == cudaSuccess &&
-      attr.binaryVersion >= 90;
+      attr.binaryVersion >= 90 && attr.ptxVersion >= 90;
   (void)cudaGetLastError();
   if (cached) known[device].store(ok ? 1 : -1);
   return ok;
