@@ -10,6 +10,7 @@
 # and nothing else. Prints one line per failure and a summary; exit status 1
 # when any run failed.
 set -u
+source "$(dirname "$0")/../tests/cli/random_taps.bash"
 secs=${1:?seconds}
 build=$(cd "${2:?build folder}" && pwd)
 work=${3:-$(mktemp -d "${TMPDIR:-/tmp}/convoy-soak.XXXXXX")}
@@ -33,7 +34,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
   "$REF" gen in.sigmf-data "$t" "$frames" $RANDOM --channels "$ch"
   printf '{"global": {"core:datatype": "%s", "core:version": "1.0.0", "core:num_channels": %d},
   "captures": [{"core:sample_start": 0}], "annotations": []}\n' "$t" "$ch" >in.sigmf-meta
-  awk -v n="$ntaps" -v s=$RANDOM 'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%.9g\n", (2 * rand() - 1) / n }' >taps.txt
+  random_taps "$ntaps" $RANDOM >taps.txt
   ops=(--taps taps.txt -q)
   ref=(--channels "$ch")
   case $((RANDOM % 3)) in

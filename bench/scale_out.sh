@@ -32,9 +32,7 @@ ngpu=$(nvidia-smi -L | grep -c '^GPU')
 [ "$ngpu" -ge 2 ] || { echo "scale_out.sh: $ngpu GPU(s) here, two or more needed" >&2; exit 77; }
 last=$((ngpu - 1))
 
-random_taps() {
-  awk -v n="$1" -v seed="$2" 'BEGIN { srand(seed); for (i = 0; i < n; i++) printf "%.9g\n", (2 * rand() - 1) / n }'
-}
+source "$(dirname "$0")/../tests/cli/random_taps.bash"
 
 # now: seconds since the epoch, to the nanosecond.
 now() { date +%s.%N; }

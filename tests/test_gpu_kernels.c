@@ -410,10 +410,9 @@ static int clusters_expected(void) {
  * serve, and one past, on 1 to 8 channels, from odd offsets. The fused FFT
  * kernel's: 2 and 4 channels at every fused size, 8 at 1024 points and,
  * where clusters run, 2048 and 4096 (not on 1 or 3 channels or the
- * four-step sizes),
- * several rows a block or one, a cluster of blocks a segment, the frames
- * 16-, 8- and 4-byte aligned; and the complex fused kernel's on one complex
- * channel. */
+ * four-step sizes), several rows a block or one, a cluster of blocks a
+ * segment, the frames 16-, 8- and 4-byte aligned; and the complex fused
+ * kernel's on one complex channel. */
 static void test_interleaved(void) {
   const int32_t channel_counts[5] = {1, 2, 3, 4, 8};
   for (int64_t m = 1; m <= 33; m++) {

@@ -229,14 +229,13 @@ int gc_fused_default_points(int64_t n) {
   return 16;
 }
 
-int gc_fused_rows_per_block(int64_t n, int points, int frame_rows) {
-  const instance *in = find(n, points, frame_rows);
-  return in ? in->rows : 0;
-}
-
-int gc_fused_cluster_blocks(int64_t n, int points, int frame_rows) {
-  const instance *in = find(n, points, frame_rows);
-  return in ? in->cluster : 0;
+bool gc_fused_frames_layout(int64_t n, int points, int frame_rows, int *rows_a_block,
+                            int *cluster_blocks) {
+  const instance *in = frame_rows > 1 ? find(n, points, frame_rows) : NULL;
+  if (!in) return false;
+  *rows_a_block = in->rows;
+  *cluster_blocks = in->cluster;
+  return true;
 }
 
 bool gc_fused_supported(int64_t n, int points, int frame_rows) {

@@ -50,13 +50,13 @@ int gc_fused_default_points(int64_t n);
  * planar rows (frame_rows 0) or interleaved frames of frame_rows rows. */
 bool gc_fused_supported(int64_t n, int points, int frame_rows);
 
-/* Rows of interleaved frames one block transforms (0 where no kernel). */
-int gc_fused_rows_per_block(int64_t n, int points, int frame_rows);
-
-/* Blocks of a thread block cluster that share a segment's frames (1: no
- * clusters; 0 where no kernel): a launch's blocks and its p0 are multiples
- * of it. */
-int gc_fused_cluster_blocks(int64_t n, int points, int frame_rows);
+/* Whether the fused kernel takes interleaved frames of frame_rows rows at
+ * size n on the current device; if so, the rows of a frame one block
+ * transforms (*rows_a_block) and the blocks of a thread block cluster that
+ * share a segment's frames (*cluster_blocks, 1: no cluster; a launch's
+ * blocks and its p0 are then multiples of it). */
+bool gc_fused_frames_layout(int64_t n, int points, int frame_rows, int *rows_a_block,
+                            int *cluster_blocks);
 
 /* Raises the kernel's shared-memory limit where it needs more than 48 KiB. */
 convoy_status gc_fused_prepare(int64_t n, int points, int frame_rows, char *err, size_t err_size);

@@ -113,10 +113,7 @@ info_field() {
 # have_live: this build has `convoy live` (PortAudio and libsamplerate).
 have_live() { "$CONVOY" info 2>/dev/null | grep -qE '^  live audio +yes'; }
 
-# random_taps N SEED: N pseudo-random taps with sum |h| <= 1, one per line.
-random_taps() {
-  awk -v n="$1" -v seed="$2" 'BEGIN { srand(seed); for (i = 0; i < n; i++) printf "%.9g\n", (2 * rand() - 1) / n }'
-}
+source "$TESTS_DIR/cli/random_taps.bash"
 
 # count_taps FILE: lines that are not '#' comments.
 count_taps() { grep -vc '^#' "$1"; }
