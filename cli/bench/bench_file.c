@@ -266,8 +266,9 @@ convoy_status bench_files_time_copy(bench_files *files, int runs, char *err, siz
 }
 
 convoy_status bench_file_run(const bench_files *files, bench_file_subtype subtype,
-                             const char *program, convoy_engine engine, int32_t threads, int runs,
-                             bench_file_result *res, char *err, size_t err_size) {
+                             const char *program, convoy_engine engine, int32_t threads,
+                             int64_t fft_size, int runs, bench_file_result *res, char *err,
+                             size_t err_size) {
   memset(res, 0, sizeof *res);
   char engine_name[32], input[BENCH_FILE_PATH], output[BENCH_FILE_PATH], taps[BENCH_FILE_PATH];
   snprintf(engine_name, sizeof engine_name, "%s", convoy_engine_name(engine));
@@ -275,14 +276,22 @@ convoy_status bench_file_run(const bench_files *files, bench_file_subtype subtyp
   snprintf(output, sizeof output, "%s", files->output[subtype]);
   snprintf(taps, sizeof taps, "%s", files->taps);
   char arg0[] = "convoy", arg1[] = "filter", opt_taps[] = "--taps", opt_engine[] = "--engine",
-       opt_q[] = "-q", opt_y[] = "-y", opt_threads[] = "--threads", n_threads[16];
+       opt_q[] = "-q", opt_y[] = "-y", opt_threads[] = "--threads", n_threads[24],
+       opt_fft_size[] = "--fft-size", n_fft_size[24];
   snprintf(n_threads, sizeof n_threads, "%d", (int)threads);
-  char *argv[] = {arg0,        arg1,  input, output, opt_taps, taps, opt_engine,
-                  engine_name, opt_q, opt_y, NULL,   NULL,     NULL};
+  snprintf(n_fft_size, sizeof n_fft_size, "%lld", (long long)fft_size);
+  char *argv[15] = {arg0, arg1,       input,       output, opt_taps,
+                    taps, opt_engine, engine_name, opt_q,  opt_y};
+  int argc = 10;
   if (threads > 0) {
-    argv[10] = opt_threads;
-    argv[11] = n_threads;
+    argv[argc++] = opt_threads;
+    argv[argc++] = n_threads;
   }
+  if (fft_size > 0) {
+    argv[argc++] = opt_fft_size;
+    argv[argc++] = n_fft_size;
+  }
+  argv[argc] = NULL;
 
   double *times = malloc(sizeof(double) * (size_t)runs);
   if (!times) {
@@ -296,10 +305,12 @@ convoy_status bench_file_run(const bench_files *files, bench_file_subtype subtyp
     int rc = spawn_wait(program, argv);
     double elapsed = bench_now() - t0;
     if (rc != 0) {
-      snprintf(err, err_size, "convoy filter %s %s --taps %s --engine %s -q -y%s%s: %s %d", input,
-               output, taps, engine_name, threads > 0 ? " --threads " : "",
-               threads > 0 ? n_threads : "", rc < 0 ? "failed to run or killed," : "exit status",
-               rc);
+      size_t at = 0;
+      for (int i = 0; i < argc && at < err_size; i++)
+        at += (size_t)snprintf(err + at, err_size - at, "%s%s", i ? " " : "", argv[i]);
+      if (at < err_size)
+        snprintf(err + at, err_size - at, ": %s %d",
+                 rc < 0 ? "failed to run or killed," : "exit status", rc);
       st = CONVOY_ERR_IO;
       break;
     }

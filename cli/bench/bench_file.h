@@ -67,12 +67,13 @@ int bench_files_have(const bench_files *files, bench_file_subtype subtype);
 convoy_status bench_files_time_copy(bench_files *files, int runs, char *err, size_t err_size);
 
 /* Runs `program filter INPUT OUTPUT --taps TAPS --engine E -q -y` (plus
- * `--threads N` when threads > 0) once to warm up and check the output
- * length, then runs times. program is the path of
+ * `--threads N` when threads > 0 and `--fft-size N` when fft_size > 0) once
+ * to warm up and check the output length, then runs times. program is the path of
  * the convoy binary (e.g. "/proc/self/exe"). Fails with a message when the
  * command exits non-zero or writes the wrong number of frames. */
 convoy_status bench_file_run(const bench_files *files, bench_file_subtype subtype,
-                             const char *program, convoy_engine engine, int32_t threads, int runs,
-                             bench_file_result *res, char *err, size_t err_size);
+                             const char *program, convoy_engine engine, int32_t threads,
+                             int64_t fft_size, int runs, bench_file_result *res, char *err,
+                             size_t err_size);
 
 #endif /* CONVOY_BENCH_FILE_H */

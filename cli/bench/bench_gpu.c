@@ -226,6 +226,7 @@ static convoy_status run_stream(gpu_state *g, convoy_filter *filter, int64_t m,
   cfg.channels = g->channels;
   cfg.engine = engine;
   cfg.threads = g->s->threads;
+  cfg.fft_size = g->s->fft_size;
   cfg.output_format = g->fmt;
   const size_t out_fb = convoy_sample_format_bytes(g->fmt) * (size_t)g->channels;
   unsigned char *out = (unsigned char *)g->h_out;
@@ -291,6 +292,7 @@ static convoy_status run_device(gpu_state *g, convoy_filter *filter, convoy_engi
   cfg.engine = engine;
   cfg.max_frames = g->frames < DEVICE_CALL_FRAMES ? g->frames : DEVICE_CALL_FRAMES;
   cfg.plan_effort = 1;
+  cfg.fft_size = g->s->fft_size;
   convoy_cuda_conv *conv = NULL;
   double t0 = bench_now();
   convoy_status rc = convoy_cuda_conv_create(&conv, &cfg, &filter, 1);

@@ -73,6 +73,7 @@ convoy_status bench_memory_run(const bench_memory_config *cfg, const float *in,
   sc.channels = cfg->channels;
   sc.engine = cfg->engine;
   sc.threads = cfg->threads;
+  sc.fft_size = cfg->fft_size;
 
   convoy_stream *s = NULL;
   double t0 = bench_now();

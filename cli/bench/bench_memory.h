@@ -16,6 +16,7 @@ typedef struct bench_memory_config {
   int32_t channels;     /* interleaved channels, 1 .. CONVOY_MAX_CHANNELS */
   int64_t chunk;        /* frames per process() call, >= 1 */
   int32_t threads;      /* CPU threads; 0 = library default */
+  int64_t fft_size;     /* FFT engines' size, >= the taps; 0 = cost model */
   convoy_engine engine; /* engine asked for (may be AUTO) */
   int runs;             /* timed runs, >= 1 */
   double limit_s;       /* skip when runs are estimated to take longer in all */

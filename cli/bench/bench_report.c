@@ -45,6 +45,7 @@ void bench_text_header(const bench_machine *m, const bench_settings *s) {
          (long long)s->frames, (int)s->channels, s->channels == 1 ? "" : "s",
          (long long)(s->frames * s->channels), (long long)s->chunk,
          s->threads ? (int)s->threads : m->cpu_threads, s->threads ? "" : " (default)");
+  if (s->fft_size > 0) printf("fft size %lld (--fft-size)\n", (long long)s->fft_size);
   printf("timing   median of %d runs (min .. max); MS/s = frames x channels / seconds / 1e6\n",
          s->runs);
   fflush(stdout);
@@ -203,9 +204,10 @@ void bench_json(const bench_machine *m, const bench_settings *s, const bench_mem
   printf("{\n");
   bench_json_machine(m);
   printf("  \"settings\": {\"frames\": %lld, \"channels\": %d, \"chunk_frames\": %lld, "
-         "\"threads\": %d, \"runs\": %d, \"limit_s\": %.1f, \"file_rate\": %d},\n",
-         (long long)s->frames, (int)s->channels, (long long)s->chunk, (int)s->threads, s->runs,
-         s->limit_s, BENCH_FILE_RATE);
+         "\"threads\": %d, \"fft_size\": %lld, \"runs\": %d, \"limit_s\": %.1f, "
+         "\"file_rate\": %d},\n",
+         (long long)s->frames, (int)s->channels, (long long)s->chunk, (int)s->threads,
+         (long long)s->fft_size, s->runs, s->limit_s, BENCH_FILE_RATE);
   printf("  \"memory\": [\n");
   for (int i = 0; i < n_mem; i++) {
     json_memory_row(&mem[i], s);

@@ -24,8 +24,9 @@
 typedef struct bench_settings {
   int64_t frames;
   int32_t channels;
-  int64_t chunk;   /* frames per process() call */
-  int32_t threads; /* 0 = library default */
+  int64_t chunk;    /* frames per process() call */
+  int32_t threads;  /* 0 = library default */
+  int64_t fft_size; /* FFT engines' size; 0 = their cost model (or timing) */
   int runs;
   double limit_s;
   int file; /* also measure file to file */

@@ -53,6 +53,8 @@ static const char usage_text[] =
     "                   available engine, then auto); see `convoy info`\n"
     "  --runs R         timed runs per combination (default 5)\n"
     "  --threads N      CPU threads for the engines (default: all)\n"
+    "  --fft-size N     FFT size of the FFT engines, at least the longest tap\n"
+    "                   count (default: each engine's own choice)\n"
     "  --chunk N        frames per process() call (default 2^20; GPU engines:\n"
     "                   the whole signal)\n"
     "  --format F       GPU engines' samples in and out: f32, s16 (pcm16), s8 or\n"
@@ -90,6 +92,7 @@ enum {
   OPT_CHUNK,
   OPT_LIMIT,
   OPT_FORMAT,
+  OPT_FFT_SIZE,
   OPT_HELP
 };
 
@@ -103,6 +106,7 @@ static const arg_option bench_options[] = {
     {"chunk", 0, ARG_REQUIRED, OPT_CHUNK, ARG_STORE_NONE, 0, 0},
     {"limit", 0, ARG_REQUIRED, OPT_LIMIT, ARG_STORE_NONE, 0, 0},
     {"format", 0, ARG_REQUIRED, OPT_FORMAT, ARG_STORE_NONE, 0, 0},
+    {"fft-size", 0, ARG_REQUIRED, OPT_FFT_SIZE, ARG_STORE_NONE, 0, 0},
     ARG_FLAG("file", 0, bench_settings, file, 1),
     ARG_FLAG("json", 0, bench_settings, json, 1),
     {"help", 'h', ARG_NONE, OPT_HELP, ARG_STORE_NONE, 0, 0},
@@ -204,6 +208,9 @@ static int handle_option(arg_parser *p, int id, const char *v, void *target) {
     rc = arg_int64(p, v, 1, 4096, &n) ? CLI_EXIT_USAGE : 0;
     s->threads = (int32_t)n;
     break;
+  case OPT_FFT_SIZE:
+    rc = parse_count_option(p, v, (int64_t)1 << 40, &s->fft_size);
+    break;
   case OPT_LIMIT:
     rc = arg_double(p, v, &s->limit_s) ? CLI_EXIT_USAGE : 0;
     if (rc == 0 && s->limit_s <= 0)
@@ -232,6 +239,10 @@ static int parse_options(int argc, char **argv, bench_settings *s) {
     s->n_taps = 3;
   }
   if (s->n_engines == 0) default_engines(s);
+  for (int i = 0; i < s->n_taps && s->fft_size > 0; i++)
+    if (s->taps[i] > s->fft_size)
+      return diag_usage(p.cmd, "--fft-size: %lld is shorter than %lld taps", (long long)s->fft_size,
+                        (long long)s->taps[i]);
   return 0;
 }
 
@@ -266,8 +277,8 @@ static bench_memory_row *measure_memory(bench_state *b, convoy_filter *filter, i
     row->state = BENCH_ROW_UNAVAILABLE;
     return row;
   }
-  bench_memory_config cfg = {b->s.frames, b->s.channels, b->s.chunk,  b->s.threads,
-                             engine,      b->s.runs,     b->s.limit_s};
+  bench_memory_config cfg = {b->s.frames,   b->s.channels, b->s.chunk, b->s.threads,
+                             b->s.fft_size, engine,        b->s.runs,  b->s.limit_s};
   convoy_status st =
       bench_memory_run(&cfg, b->signal, filter, &row->r, row->message, sizeof row->message);
   if (st != CONVOY_OK)
@@ -287,8 +298,8 @@ static void measure_file(bench_state *b, int64_t taps, convoy_engine engine) {
     row->engine = engine;
     row->subtype = (bench_file_subtype)t;
     convoy_status st =
-        bench_file_run(&b->files, row->subtype, "/proc/self/exe", engine, b->s.threads, b->s.runs,
-                       &row->r, row->message, sizeof row->message);
+        bench_file_run(&b->files, row->subtype, "/proc/self/exe", engine, b->s.threads,
+                       b->s.fft_size, b->s.runs, &row->r, row->message, sizeof row->message);
     row->state = st == CONVOY_OK ? BENCH_ROW_OK : BENCH_ROW_FAILED;
     if (!b->s.json) bench_text_file_row(row, &b->files, &b->s);
   }

@@ -31,4 +31,23 @@ check "text: the cp times" grep -qE '^  cp raw f32 +[0-9.]+ s' stdout.txt
 check "text: a raw row with its share of cp" grep -qE 'cpu-fft +raw f32 .* +[0-9]+%$' stdout.txt
 check "text: an int16 raw row with its share of cp" grep -qE 'cpu-fft +raw s16 .* +[0-9]+%$' stdout.txt
 
+# --fft-size reaches the in-memory streams (their plan says N) and `convoy
+# filter` (a size it rejects would fail the file rows); the JSON records it.
+run bench --file --json --taps 300 --frames 2^13 --runs 1 --engine cpu-fft --fft-size 4096
+expect_status 0 "bench --fft-size 4096"
+check "--fft-size: the stream's plan, the file rows and the settings" python3 -c '
+import json
+doc = json.load(open("stdout.txt"))
+assert doc["settings"]["fft_size"] == 4096, doc["settings"]
+mem = [r for r in doc["memory"] if r["engine"] == "cpu-fft"]
+assert mem and all("N=4096" in r["plan"] for r in mem), doc["memory"]
+assert [r["state"] for r in doc["file"]] == ["ok"] * 4, doc["file"]
+'
+run bench --taps 300 --frames 2^13 --runs 1 --engine cpu-fft --fft-size 4096
+check "text: the forced size in the header" grep -qE '^fft size 4096 \(--fft-size\)$' stdout.txt
+run bench --taps 16,5000 --engine cpu-fft --fft-size 4096
+expect_status 1 "--fft-size shorter than a tap count"
+expect_one_error_line "--fft-size shorter than a tap count" "4096 is shorter than 5000 taps"
+check "--fft-size shorter than a tap count: nothing measured" test ! -s stdout.txt
+
 finish
