@@ -409,7 +409,7 @@ static int clusters_expected(void) {
 /* The interleaved kernels. The direct engine's: for every tap count they
  * serve, and one past, on 1 to 8 channels, from odd offsets. The fused FFT
  * kernel's: 2 and 4 channels at every fused size, 8 at 1024 points and,
- * where clusters run, 2048 and 4096 (not on 1 or 3 channels or the
+ * where clusters run, 2048, 4096 and 8192 (not on 1 or 3 channels or the
  * four-step sizes), several rows a block or one, a cluster of blocks a
  * segment, the frames 16-, 8- and 4-byte aligned; and the complex fused
  * kernel's on one complex channel. */
@@ -438,18 +438,22 @@ static void test_interleaved(void) {
       cfg.fft_size = n;
       /* 2^16 takes the four-step kernels */
       const int rows_kernel =
-          ch == 2 || ch == 4 || (ch == 8 && (log2n == 10 || (log2n <= 12 && clusters_expected())));
+          ch == 2 || ch == 4 || (ch == 8 && (log2n == 10 || (log2n <= 13 && clusters_expected())));
       interleaved_case(&t, &cfg, rows_kernel && log2n <= 15, i % 4, "fft");
       case_free(&t);
     }
   }
-  /* 8-row frames where a cluster shares them (N 2048 and 4096): every
-   * alignment, and launches split into batches; none past them. */
-  for (int log2n = 11; log2n <= 13; log2n++) {
-    for (int offset = 0; offset < 4; offset++) {
+  /* 4- and 8-row frames where a cluster shares them (4 rows at N 4096
+   * and 8192, 8 at 2048 to 8192): every alignment, and launches split into
+   * batches; no 8-row run past them. */
+  for (int log2n = 11; log2n <= 14; log2n++) {
+    for (int k = 0; k < 8; k++) {
       const int64_t n = (int64_t)1 << log2n;
+      const int32_t rows = k < 4 ? 8 : 4;
+      const int offset = k % 4;
+      if (rows == 4 && (log2n < 12 || log2n > 13)) continue;
       tcase t;
-      if (!case_make(&t, 8, ts_range(&rng, 1, n / 2 + 1),
+      if (!case_make(&t, rows, ts_range(&rng, 1, n / 2 + 1),
                      ts_log_range(&rng, 1, ts_quick() ? 2 * n : 6 * n),
                      offset % 2 ? TAPS_DISTINCT : TAPS_SHARED, 0))
         return;
@@ -458,7 +462,8 @@ static void test_interleaved(void) {
       cfg.fft_size = n;
       /* Launches of 5 segments' worth of blocks, cut to whole clusters. */
       if (offset == 3) cfg.fft_batch_bytes = 5 * (n + 2) * (int64_t)sizeof(float);
-      interleaved_case(&t, &cfg, log2n <= 12 && clusters_expected(), offset, "fft 8 rows");
+      interleaved_case(&t, &cfg, rows == 4 || (log2n <= 13 && clusters_expected()), offset,
+                       rows == 8 ? "fft 8 rows" : "fft 4 rows");
       case_free(&t);
     }
   }

@@ -45,12 +45,16 @@ __global__ void __launch_bounds__(gf::shape<LOG2M, LOG2E>::T) fused_kernel(const
 /* G rows of interleaved frames of IL rows a block (gf::segment_rows): pair
  * p is segment p / (IL / G), rows G (p % (IL / G)) on. C > 1: launched in
  * clusters of C = IL / G blocks, one a segment, pair p being block p % C of
- * its cluster (launches start at multiples of C). */
+ * its cluster (launches start at multiples of C). Registers: several rows
+ * a block are held to 768 threads an SM; one row a block to 640, the
+ * planar kernel's 96 registers at N = 4096 (at 768 it spills). */
+template <int LOG2M, int LOG2E, int G> constexpr int rows_min_blocks() {
+  constexpr int blocks = (G > 1 ? 768 : 640) / (G * gf::shape<LOG2M, LOG2E>::T);
+  return blocks > 1 ? blocks : 1;
+}
 template <int LOG2M, int LOG2E, int IL, int G, int C>
-__global__ void __launch_bounds__(G *gf::shape<LOG2M, LOG2E>::T,
-                                  768 / (G * gf::shape<LOG2M, LOG2E>::T) > 1
-                                      ? 768 / (G * gf::shape<LOG2M, LOG2E>::T)
-                                      : 1) fused_rows_kernel(const gc_fused_args a) {
+__global__ void __launch_bounds__(G *gf::shape<LOG2M, LOG2E>::T, rows_min_blocks<LOG2M, LOG2E, G>())
+    fused_rows_kernel(const gc_fused_args a) {
   using S = gf::shape<LOG2M, LOG2E>;
   extern __shared__ float2 gf_buf[];
   constexpr int groups = IL / G;
@@ -158,10 +162,10 @@ const instance kInstances[6][2] = {
 };
 
 /* Interleaved frames, 16 points a thread: [log2 N - 10][2, 4, 8 rows]. A
- * block takes as many rows of a frame as fit in 512 threads, at the fewest
- * registers that leave 768 threads an SM, or a cluster of blocks shares
- * the frames, each block moving whole frames (a C-th of the segment's)
- * through the cluster's shared memory. Measured on an H200 (GS/s, device
+ * block takes as many rows of a frame as fit in 512 threads, or a cluster
+ * of blocks (of one row, or two) shares the frames, each block moving
+ * whole frames (a C-th of the segment's) through the cluster's shared
+ * memory. Measured on an H200 (GS/s, device
  * rows of 2^28 samples in 2^24-frame calls; the conversion passes around
  * the planar kernel are what a size without an entry runs):
  *   N = 4096 (1024 taps; planar 192-204): 2 rows both in a block 144-147
@@ -172,6 +176,12 @@ const instance kInstances[6][2] = {
  *     two 97.
  *   N = 8192 (3000 taps): 4 rows in clusters of two blocks of two 94-98,
  *     two rows a block alone 83; 8 rows in clusters 71-82, conversion 89.
+ *   One row a block, clusters of IL blocks (2048 taps at N = 8192 and N / 4
+ *     elsewhere, against the entries before; planar 191-209, 162-174 at
+ *     8192): 8 rows 132 against 126 at 4096, 107-108 against 95 at 8192
+ *     (conversion), 126 against 145 at 2048; 4 rows 109-110 against 106 at
+ *     8192, 131 against 141 at 4096, 124 against 169 at 2048; 2 rows
+ *     94-115 against 98-156.
  *   N = 16384 and 32768 (6000, 12000 taps): clusters ran at 1.0x of the
  *     blocks alone on 4 rows and 0.87x on 2 at 16384, 0.87x and 0.92x at
  *     32768; 8 rows 0.93x and 0.87x of the conversion. */
@@ -185,8 +195,8 @@ const instance kInstances[6][2] = {
 const instance kInterleaved[6][3] = {
     {GF_IL(9, 2, 2, 1), GF_IL(9, 4, 4, 1), GF_IL(9, 8, 8, 1)},
     {GF_IL(10, 2, 2, 1), GF_IL(10, 4, 4, 1), GF_IL(10, 8, 4, 2)},
-    {GF_IL(11, 2, 2, 1), GF_IL(11, 4, 2, 2), GF_IL(11, 8, 2, 4)},
-    {GF_IL(12, 2, 2, 1), GF_IL(12, 4, 2, 2), GF_NONE},
+    {GF_IL(11, 2, 2, 1), GF_IL(11, 4, 2, 2), GF_IL(11, 8, 1, 8)},
+    {GF_IL(12, 2, 2, 1), GF_IL(12, 4, 1, 4), GF_IL(12, 8, 1, 8)},
     {GF_IL(13, 2, 1, 1), GF_IL(13, 4, 1, 1), GF_NONE},
     {GF_IL(14, 2, 1, 1), GF_IL(14, 4, 1, 1), GF_NONE},
 };
