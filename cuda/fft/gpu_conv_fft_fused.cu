@@ -182,6 +182,8 @@ const instance kInstances[6][2] = {
  *     (conversion), 126 against 145 at 2048; 4 rows 109-110 against 106 at
  *     8192, 131 against 141 at 4096, 124 against 169 at 2048; 2 rows
  *     94-115 against 98-156.
+ *   Since then 4-row frames move in pairs (gf::segment_rows): 150 at
+ *     4096, 121-123 at 8192.
  *   N = 16384 and 32768 (6000, 12000 taps): clusters ran at 1.0x of the
  *     blocks alone on 4 rows and 0.87x on 2 at 16384, 0.87x and 0.92x at
  *     32768; 8 rows 0.93x and 0.87x of the conversion. */
