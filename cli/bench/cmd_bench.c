@@ -210,6 +210,8 @@ static int handle_option(arg_parser *p, int id, const char *v, void *target) {
     break;
   case OPT_FFT_SIZE:
     rc = parse_count_option(p, v, (int64_t)1 << 40, &s->fft_size);
+    if (rc == 0 && s->fft_size < 2)
+      rc = diag_usage(p->cmd, "%s: '%s' is not an FFT size of 2 or more", p->current, v);
     break;
   case OPT_LIMIT:
     rc = arg_double(p, v, &s->limit_s) ? CLI_EXIT_USAGE : 0;

@@ -49,5 +49,8 @@ run bench --taps 16,5000 --engine cpu-fft --fft-size 4096
 expect_status 1 "--fft-size shorter than a tap count"
 expect_one_error_line "--fft-size shorter than a tap count" "4096 is shorter than 5000 taps"
 check "--fft-size shorter than a tap count: nothing measured" test ! -s stdout.txt
+run bench --taps 1 --engine cpu-fft --fft-size 1
+expect_status 1 "--fft-size 1"
+expect_one_error_line "--fft-size 1" "not an FFT size of 2 or more"
 
 finish
