@@ -7,7 +7,7 @@
  * thread (16 only where M/16 >= 32 threads, 8 only where M/8 <= 1024); on
  * interleaved frames of 2, 4 or 8 rows, 16 points per thread, up to 8 rows
  * a block, or a thread block cluster a segment (4 rows at N = 4096 and 8192,
- * 8 rows at 2048 and 4096).
+ * 8 rows at 2048 to 8192).
  */
 #include "gpu_conv_fft_paths.cuh"
 #include "gpu_conv_fft_fused.cuh"
