@@ -7,7 +7,8 @@
  * channels with distinct, shared and equal taps; odd strides and misaligned
  * channel starts; nothing written outside the outputs; splitting a run into
  * calls at granule multiples (on one lane or two lanes on two streams) gives
- * bitwise the one-call output; argument errors. Skips (77) without a GPU.
+ * bitwise the one-call output; the FFT kernels' rows at every 4-byte
+ * alignment bitwise the aligned run; argument errors. Skips (77) without a GPU.
  */
 #include "test_support.h"
 
@@ -535,6 +536,87 @@ static void test_long_filters(void) {
   }
 }
 
+/* One channel's run with its input `in_at` and its output `out_at` floats
+ * past 16-byte aligned buffers (output guarded by poison on both sides);
+ * returns the n_out outputs (malloc'd), or NULL after a failure. */
+static float *run_at(const tcase *t, gpu_conv *g, int in_at, int out_at, const char *label) {
+  const size_t guard = 64, out_floats = (size_t)t->n_out + 2 * guard;
+  float *d_in = NULL, *d_out = NULL, *host = malloc(out_floats * sizeof(float));
+  char err[256] = "";
+  int ok = host && cuda_ok(cudaMalloc((void **)&d_in, sizeof(float) * (size_t)(t->n_in + 4)),
+                           "cudaMalloc in");
+  ok = ok && cuda_ok(cudaMalloc((void **)&d_out, out_floats * sizeof(float)), "cudaMalloc out");
+  ok = ok && cuda_ok(cudaMemcpy(d_in + in_at, t->in, sizeof(float) * (size_t)t->n_in,
+                                cudaMemcpyHostToDevice),
+                     "copy in");
+  ok = ok && cuda_ok(cudaMemset(d_out, POISON_BYTE, out_floats * sizeof(float)), "poison");
+  if (ok) {
+    const convoy_status st = gpu_conv_run(g, 0, d_in + in_at, t->n_in, d_out + guard + out_at,
+                                          t->n_out, t->n_out, NULL, err, sizeof err);
+    TS_CHECK(st == CONVOY_OK, "%s: run at %d, %d: %s", label, in_at, out_at, err);
+    ok = st == CONVOY_OK;
+  }
+  ok = ok && cuda_ok(cudaMemcpy(host, d_out, out_floats * sizeof(float), cudaMemcpyDeviceToHost),
+                     "copy out");
+  cudaFree(d_in);
+  cudaFree(d_out);
+  if (!ok) {
+    free(host);
+    return NULL;
+  }
+  int64_t stray = 0;
+  for (size_t k = 0; k < out_floats; k++)
+    if (k < guard + (size_t)out_at || k >= guard + (size_t)out_at + (size_t)t->n_out)
+      stray += !is_poison(host[k]);
+  TS_CHECK(stray == 0, "%s: input at %d, output at %d: %lld floats written outside the outputs",
+           label, in_at, out_at, (long long)stray);
+  memmove(host, host + guard + out_at, sizeof(float) * (size_t)t->n_out);
+  return host;
+}
+
+/* The FFT kernels on a planar row read and written at every 4-byte
+ * alignment (8-byte accesses where the row allows them, single floats
+ * where not), as the device API reads a caller's rows in place: bitwise
+ * the aligned run, nothing written outside, at sizes from one warp a
+ * segment (N = 1024, 16 points a thread) up, odd and even histories, on
+ * the fused and the four-step kernels. */
+static void test_alignments(void) {
+  /* taps, FFT size (0: the engine's choice) */
+  const int64_t cases[][2] = {{300, 1024},  {1024, 0},      {1025, 0},     {1000, 2048},
+                              {2049, 8192}, {10001, 65536}, {10000, 65536}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    tcase t;
+    const int64_t n_out = ts_log_range(&rng, 3000, ts_quick() ? 60000 : 300000);
+    if (!case_make(&t, 1, cases[i][0], n_out, TAPS_SHARED, 0)) return;
+    gpu_conv_config cfg;
+    config_for(&t, GPU_CONV_FFT, &cfg);
+    cfg.fft_size = cases[i][1];
+    char label[64];
+    snprintf(label, sizeof label, "fft %lld taps, N %lld", (long long)cases[i][0],
+             (long long)cases[i][1]);
+    gpu_conv *g = create(&cfg, label);
+    float *aligned = g ? run_at(&t, g, 0, 0, label) : NULL;
+    if (aligned) {
+      const double e =
+          ts_rel_l2(aligned, 1, t.ref + (t.taps - 1), t.n_out); /* one channel: ref row 0 */
+      TS_CHECK(e < 1e-5, "%s: rel L2 error %.3g", label, e);
+    }
+    for (int in_at = 0; aligned && in_at < 4; in_at++)
+      for (int out_at = 0; out_at < 4; out_at++) {
+        if (in_at == 0 && out_at == 0) continue;
+        float *got = run_at(&t, g, in_at, out_at, label);
+        if (got)
+          TS_CHECK(memcmp(got, aligned, sizeof(float) * (size_t)t.n_out) == 0,
+                   "%s, %lld outputs: input at %d, output at %d differ from the aligned run", label,
+                   (long long)t.n_out, in_at, out_at);
+        free(got);
+      }
+    free(aligned);
+    gpu_conv_destroy(g);
+    case_free(&t);
+  }
+}
+
 /* Eight channels, distinct and equal filters, odd layouts. */
 static void test_channels(void) {
   const int64_t taps[] = {16, 300, 1024};
@@ -679,6 +761,7 @@ int main(void) {
   test_direct_variants();
   test_interleaved();
   test_channels();
+  test_alignments();
   test_fft_batches_and_lanes();
   test_long_filters();
   return ts_finish();
