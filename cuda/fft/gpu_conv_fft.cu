@@ -389,13 +389,12 @@ struct gc_fft {
   int64_t taps_len;
   int64_t n, l, slots;
   int32_t channels, lanes, filters;
-  int path;               /* GPU_CONV_FFT_FUSED, _CALLBACK or _PLAIN */
-  int points;             /* fused: points per thread */
-  int frame_rows_a_block; /* fused, real filters: rows of an interleaved frame a block
-                             transforms (0: no interleaved kernel) */
-  int frame_cluster;      /* blocks of a cluster sharing a segment's frames (1: none) */
-  float2 *d_spec;         /* [filters][n/2 + 1], scaled by 1/n (fused, four-step: 1/(2n),
-                             four-step: in row order) */
+  int path;                            /* GPU_CONV_FFT_FUSED, _CALLBACK or _PLAIN */
+  int points;                          /* fused: points per thread */
+  const gc_fused_kernel *fused;        /* fused, real filters: on planar rows */
+  const gc_fused_kernel *fused_frames; /* on interleaved frames of all channels, or NULL */
+  float2 *d_spec; /* [filters][n/2 + 1], scaled by 1/n (fused, four-step: 1/(2n),
+                     four-step: in row order) */
   int32_t *d_filter_of;
   float2 *d_tw;                        /* fused: W_n^i; four-step: the rows' twiddles */
   float2 *d_tw_cols, *d_wide, *d_fine; /* four-step: the other twiddles */
@@ -684,14 +683,16 @@ static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters 
   if (st != CONVOY_OK) return st;
   if (path == GPU_CONV_FFT_FUSED) {
     if ((st = gc_twiddle_table(n, n / 2, 1, &f->d_tw, err, err_size)) != CONVOY_OK) return st;
-    st = gc_fused_prepare(n, f->points, 0, err, err_size);
-    /* Under the engine's device, which decides whether clusters run; left
-     * at 0 where no kernel takes the frames. */
-    if (f->channels > 1)
-      (void)gc_fused_frames_layout(n, f->points, f->channels, &f->frame_rows_a_block,
-                                   &f->frame_cluster);
-    if (st == CONVOY_OK && gc_fft_interleaved(f))
-      st = gc_fused_prepare(n, f->points, f->channels, err, err_size);
+    f->fused = gc_fused_find(n, f->points, 0);
+    if (!f->fused)
+      return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
+                                 "gpu_conv: no fused FFT kernel for N=%lld with %d points per "
+                                 "thread",
+                                 (long long)n, f->points);
+    st = gc_fused_prepare(f->fused, err, err_size);
+    /* Found under the engine's device, which decides whether clusters run. */
+    if (f->channels > 1) f->fused_frames = gc_fused_find(n, f->points, f->channels);
+    if (st == CONVOY_OK && f->fused_frames) st = gc_fused_prepare(f->fused_frames, err, err_size);
     return st;
   }
   if (path == GPU_CONV_FFT_FOURSTEP) {
@@ -878,18 +879,19 @@ static convoy_status run_fused(gc_fft *f, const float *in, int64_t in_stride, fl
   a.filter_of = f->d_filter_of;
   a.tw = f->d_tw;
   a.frame_rows = frame_rows;
+  const gc_fused_kernel *k = frame_rows > 1 ? f->fused_frames : f->fused;
   const int64_t units = f->cx            ? f->channels / 2
-                        : frame_rows > 1 ? f->channels / f->frame_rows_a_block
+                        : frame_rows > 1 ? f->channels / gc_fused_rows_a_block(k)
                                          : f->channels;
   const int64_t pairs = a.segments * units;
   /* Launches of whole clusters where a cluster shares a segment. */
-  const int64_t cluster = !f->cx && frame_rows > 1 ? f->frame_cluster : 1;
+  const int64_t cluster = !f->cx && frame_rows > 1 ? gc_fused_cluster_blocks(k) : 1;
   const int64_t step = f->slots > cluster ? f->slots - f->slots % cluster : cluster;
   for (int64_t p0 = 0; p0 < pairs; p0 += step) {
     a.p0 = p0;
     const unsigned used = (unsigned)(pairs - p0 < step ? pairs - p0 : step);
     convoy_status st = f->cx ? gc_fused_cx_launch(f->n, &a, used, stream, err, err_size)
-                             : gc_fused_launch(f->n, f->points, &a, used, stream, err, err_size);
+                             : gc_fused_launch(k, &a, used, stream, err, err_size);
     if (st != CONVOY_OK) return st;
   }
   return CONVOY_OK;
@@ -901,7 +903,7 @@ static convoy_status run_fused(gc_fft *f, const float *in, int64_t in_stride, fl
 int gc_fft_interleaved(const gc_fft *f) {
   if (!f || f->path != GPU_CONV_FFT_FUSED) return 0;
   if (f->cx) return f->channels == 2;
-  return f->frame_rows_a_block > 0;
+  return f->fused_frames != NULL;
 }
 
 convoy_status gc_fft_run_interleaved(gc_fft *f, const float *in, float *out, int64_t n_out,

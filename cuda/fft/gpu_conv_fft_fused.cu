@@ -122,7 +122,7 @@ template <int LOG2M, int LOG2E, int IL = 1, int G = 1, int C = 1> cudaError_t pr
  * device: clusters need compute capability 9.0 in the device and in the
  * code the kernel was built from (ptxVersion: a kernel built for an older
  * virtual architecture and compiled for this device at load time has the
- * cluster code compiled out). Asked once a device (launches ask too). */
+ * cluster code compiled out). Asked once a device. */
 template <int LOG2M, int LOG2E, int IL, int G, int C> bool runnable() {
   static std::atomic<signed char> known[64]; /* 0 unknown, 1 yes, -1 no */
   int device = 0;
@@ -143,7 +143,9 @@ template <int LOG2M, int LOG2E, int IL, int G, int C> bool runnable() {
 
 typedef bool (*runnable_fn)(void);
 
-struct instance {
+} // namespace
+
+struct gc_fused_kernel {
   launch_fn launch;
   prepare_fn prepare;
   int rows;           /* rows a block */
@@ -151,8 +153,10 @@ struct instance {
   runnable_fn usable; /* NULL: always */
 };
 
+namespace {
+
 /* [log2 N - 10][0: 8 points, 1: 16 points] */
-const instance kInstances[6][2] = {
+const gc_fused_kernel kInstances[6][2] = {
     {{launch<9, 3>, prepare<9, 3>, 1, 1, NULL}, {launch<9, 4>, prepare<9, 4>, 1, 1, NULL}},
     {{launch<10, 3>, prepare<10, 3>, 1, 1, NULL}, {launch<10, 4>, prepare<10, 4>, 1, 1, NULL}},
     {{launch<11, 3>, prepare<11, 3>, 1, 1, NULL}, {launch<11, 4>, prepare<11, 4>, 1, 1, NULL}},
@@ -194,7 +198,7 @@ const instance kInstances[6][2] = {
   }
 #define GF_NONE                                                                                    \
   { NULL, NULL, 0, 0, NULL }
-const instance kInterleaved[6][3] = {
+const gc_fused_kernel kInterleaved[6][3] = {
     {GF_IL(9, 2, 2, 1), GF_IL(9, 4, 4, 1), GF_IL(9, 8, 8, 1)},
     {GF_IL(10, 2, 2, 1), GF_IL(10, 4, 4, 1), GF_IL(10, 8, 4, 2)},
     {GF_IL(11, 2, 2, 1), GF_IL(11, 4, 2, 2), GF_IL(11, 8, 1, 8)},
@@ -204,7 +208,7 @@ const instance kInterleaved[6][3] = {
 };
 /* Where clusters do not run: blocks that each read their rows' part of
  * every frame. */
-const instance kInterleavedAlone[6][3] = {
+const gc_fused_kernel kInterleavedAlone[6][3] = {
     {GF_IL(9, 2, 2, 1), GF_IL(9, 4, 4, 1), GF_IL(9, 8, 8, 1)},
     {GF_IL(10, 2, 2, 1), GF_IL(10, 4, 4, 1), GF_NONE},
     {GF_IL(11, 2, 2, 1), GF_IL(11, 4, 4, 1), GF_NONE},
@@ -215,8 +219,9 @@ const instance kInterleavedAlone[6][3] = {
 #undef GF_NONE
 #undef GF_IL
 
-/* frame_rows: 0 or 1 for planar rows, else the rows of an interleaved frame. */
-const instance *find(int64_t n, int points, int frame_rows) {
+} // namespace
+
+const gc_fused_kernel *gc_fused_find(int64_t n, int points, int frame_rows) {
   if (n < GC_FUSED_MIN_N || n > GC_FUSED_MAX_N || (n & (n - 1)) != 0) return NULL;
   if (points != 8 && points != 16) return NULL;
   int k = 0;
@@ -224,15 +229,13 @@ const instance *find(int64_t n, int points, int frame_rows) {
   if (frame_rows > 1) {
     const int col = frame_rows == 2 ? 0 : frame_rows == 4 ? 1 : frame_rows == 8 ? 2 : -1;
     if (points != 16 || col < 0) return NULL;
-    const instance *in = &kInterleaved[k - 10][col];
+    const gc_fused_kernel *in = &kInterleaved[k - 10][col];
     if (in->usable && !in->usable()) in = &kInterleavedAlone[k - 10][col];
     return in->launch ? in : NULL;
   }
-  const instance *in = &kInstances[k - 10][points == 16 ? 1 : 0];
+  const gc_fused_kernel *in = &kInstances[k - 10][points == 16 ? 1 : 0];
   return in->launch ? in : NULL;
 }
-
-} // namespace
 
 /* Measured on an H200 at 1024 taps: 16 points per thread beat 8 by 15-25%
  * at every size. */
@@ -241,37 +244,26 @@ int gc_fused_default_points(int64_t n) {
   return 16;
 }
 
-bool gc_fused_frames_layout(int64_t n, int points, int frame_rows, int *rows_a_block,
-                            int *cluster_blocks) {
-  const instance *in = frame_rows > 1 ? find(n, points, frame_rows) : NULL;
-  if (!in) return false;
-  *rows_a_block = in->rows;
-  *cluster_blocks = in->cluster;
-  return true;
+int gc_fused_rows_a_block(const gc_fused_kernel *k) {
+  return k->rows;
+}
+
+int gc_fused_cluster_blocks(const gc_fused_kernel *k) {
+  return k->cluster;
 }
 
 bool gc_fused_supported(int64_t n, int points, int frame_rows) {
-  return find(n, points, frame_rows) != NULL;
+  return gc_fused_find(n, points, frame_rows) != NULL;
 }
 
-convoy_status gc_fused_prepare(int64_t n, int points, int frame_rows, char *err, size_t err_size) {
-  const instance *in = find(n, points, frame_rows);
-  if (!in)
-    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                               "gpu_conv: no fused FFT kernel for N=%lld with %d points per thread",
-                               (long long)n, points);
-  GP_CUDA(in->prepare(), "gpu_conv: fused FFT kernel shared memory");
+convoy_status gc_fused_prepare(const gc_fused_kernel *k, char *err, size_t err_size) {
+  GP_CUDA(k->prepare(), "gpu_conv: fused FFT kernel shared memory");
   return CONVOY_OK;
 }
 
-convoy_status gc_fused_launch(int64_t n, int points, const gc_fused_args *a, unsigned blocks,
+convoy_status gc_fused_launch(const gc_fused_kernel *k, const gc_fused_args *a, unsigned blocks,
                               cudaStream_t stream, char *err, size_t err_size) {
-  const instance *in = find(n, points, a->frame_rows);
-  if (!in)
-    return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
-                               "gpu_conv: no fused FFT kernel for N=%lld with %d points per thread",
-                               (long long)n, points);
-  in->launch(*a, blocks, stream);
+  k->launch(*a, blocks, stream);
   GP_LAUNCHED("gpu_conv: fused FFT kernel");
   return CONVOY_OK;
 }

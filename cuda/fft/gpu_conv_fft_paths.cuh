@@ -50,21 +50,30 @@ int gc_fused_default_points(int64_t n);
  * planar rows (frame_rows 0) or interleaved frames of frame_rows rows. */
 bool gc_fused_supported(int64_t n, int points, int frame_rows);
 
-/* Whether the fused kernel takes interleaved frames of frame_rows rows at
- * size n on the current device; if so, the rows of a frame one block
- * transforms (*rows_a_block) and the blocks of a thread block cluster that
- * share a segment's frames (*cluster_blocks, 1: no cluster; a launch's
- * blocks and its p0 are then multiples of it). */
-bool gc_fused_frames_layout(int64_t n, int points, int frame_rows, int *rows_a_block,
-                            int *cluster_blocks);
+/* One instance of the fused kernel: a size, points per thread and frame
+ * layout, found once (at create) and launched as often as needed. Static;
+ * never freed. */
+typedef struct gc_fused_kernel gc_fused_kernel;
+
+/* The kernel for size n and points per thread, on planar rows (frame_rows 0
+ * or 1) or interleaved frames of frame_rows rows, that runs on the current
+ * device (thread block clusters need compute capability 9.0 in the device
+ * and in the kernel's code); NULL where none does. */
+const gc_fused_kernel *gc_fused_find(int64_t n, int points, int frame_rows);
+
+/* Rows of an interleaved frame one block transforms (1 on planar rows), and
+ * the blocks of a thread block cluster that share a segment's frames (1: no
+ * cluster; a launch's blocks and its p0 are then multiples of it). */
+int gc_fused_rows_a_block(const gc_fused_kernel *k);
+int gc_fused_cluster_blocks(const gc_fused_kernel *k);
 
 /* Raises the kernel's shared-memory limit where it needs more than 48 KiB. */
-convoy_status gc_fused_prepare(int64_t n, int points, int frame_rows, char *err, size_t err_size);
+convoy_status gc_fused_prepare(const gc_fused_kernel *k, char *err, size_t err_size);
 
 /* One block per (channel, segment) pair p0 .. p0 + blocks - 1; on
- * interleaved frames (a->frame_rows > 1) per (rows of a block, segment)
- * pair, the rows of one segment side by side. */
-convoy_status gc_fused_launch(int64_t n, int points, const gc_fused_args *a, unsigned blocks,
+ * interleaved frames (a->frame_rows > 1, as k's) per (rows of a block,
+ * segment) pair, the rows of one segment side by side. */
+convoy_status gc_fused_launch(const gc_fused_kernel *k, const gc_fused_args *a, unsigned blocks,
                               cudaStream_t stream, char *err, size_t err_size);
 
 /* W_n^(i step mod n) for 0 <= i < count on the device (computed in double).
