@@ -19,7 +19,9 @@
  * 100 to 2^20 (where a tap count runs slower than a longer filter, the FFT
  * sizes' grid is to blame); ONLY "windows" runs the register kernel with
  * its inputs staged and read straight at 1 to 32 taps; ONLY "sizes" runs every fused size that
- * keeps at least an eighth of a segment at tap counts an octave apart from 100 to 25600. The last
+ * keeps at least an eighth of a segment at tap counts an octave apart from 100 to 25600; ONLY
+ * "calls" runs 16, 1024 and 65536 taps in launches of 2^24 outputs against one launch, the input
+ * aligned and one float past (calls_case). The last
  * lines ("summary ...") give the default plan's rate per tap count for
  * bench/gpu_peers.py.
  */
@@ -93,6 +95,76 @@ static double time_median(bench *B, gpu_conv *conv) {
   double m = t[B->reps / 2];
   free(t);
   return m;
+}
+
+/* Median seconds of reps runs of all B->n outputs in launches of `call`
+ * outputs each, back to back on one stream, the input read from d_in +
+ * in_at (timing only: at in_at != 0 the outputs are not checked). */
+static double time_calls(bench *B, gpu_conv *conv, int64_t call, int in_at) {
+  double *t = malloc(sizeof(double) * (size_t)B->reps);
+  for (int i = -1; i < B->reps; i++) {
+    CK(cudaEventRecord(B->a, B->stream));
+    for (int64_t pos = 0; pos < B->n; pos += call) {
+      const int64_t k = B->n - pos < call ? B->n - pos : call;
+      char err[256];
+      if (gpu_conv_run(conv, 0, B->d_in + in_at + pos, B->n + MAX_TAPS - 1, B->d_out + pos, B->n, k,
+                       B->stream, err, sizeof err) != CONVOY_OK) {
+        fprintf(stderr, "run: %s\n", err);
+        exit(1);
+      }
+    }
+    CK(cudaEventRecord(B->b, B->stream));
+    CK(cudaEventSynchronize(B->b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, B->a, B->b));
+    if (i >= 0) t[i] = ms * 1e-3;
+  }
+  qsort(t, (size_t)B->reps, sizeof(double), cmp_double);
+  double m = t[B->reps / 2];
+  free(t);
+  return m;
+}
+
+/* ONLY "calls": what the kernels deliver in launches of 2^24 outputs (the
+ * size of convoy bench's device calls) against one launch of them all, the
+ * input at a 16-byte boundary and one float past it (where a caller's row
+ * lies when the device API reads it in place under an odd history, taps - 1
+ * odd). The plans are those a convolver for that launch size takes. */
+static void calls_case(bench *B, const float *taps, int64_t m, gpu_conv_kind kind) {
+  const int64_t call = (int64_t)1 << 24;
+  double one = 0;
+  for (int k = 0; k < 2; k++) {
+    gpu_conv_config cfg;
+    gpu_conv_config_init(&cfg);
+    const float *tp[1] = {taps};
+    cfg.kind = kind;
+    cfg.plan_effort = 1;
+    cfg.channels = 1;
+    cfg.taps = tp;
+    cfg.taps_len = m;
+    cfg.max_out = k == 0 ? B->n : call;
+    gpu_conv *conv = NULL;
+    char err[256] = "";
+    if (gpu_conv_create(&cfg, &conv, err, sizeof err) != CONVOY_OK) {
+      printf("%7lld  create failed: %s\n", (long long)m, err);
+      failures++;
+      return;
+    }
+    char line[256];
+    gpu_conv_describe(conv, line, sizeof line);
+    for (int in_at = 0; in_at < 2; in_at++) {
+      const double t = time_calls(B, conv, k == 0 ? B->n : call, in_at);
+      const double gsps = (double)B->n / t * 1e-9;
+      if (k == 0 && in_at == 0) one = gsps;
+      printf("%7lld  %-12s %-22s input %s %8.3f ms %7.1f GS/s %5.1f%% of one launch\n",
+             (long long)m, kind == GPU_CONV_DIRECT ? "direct" : "fft (timed)",
+             k == 0 ? "one launch" : "launches of 2^24", in_at ? "+1 float" : "aligned ", t * 1e3,
+             gsps, 100.0 * gsps / one);
+    }
+    printf("    %s\n", line);
+    fflush(stdout);
+    gpu_conv_destroy(conv);
+  }
 }
 
 /* Compares 64 random outputs with double sums; returns the worst error
@@ -273,6 +345,12 @@ int main(int argc, char **argv) {
       straight.direct_input = 2;
       run_case(&B, taps, m, "direct windows read straight", &straight);
     }
+    only = "no other case";
+  }
+  if (only && !strcmp(only, "calls")) {
+    calls_case(&B, taps, 16, GPU_CONV_DIRECT);
+    calls_case(&B, taps, 1024, GPU_CONV_FFT);
+    calls_case(&B, taps, 65536, GPU_CONV_FFT);
     only = "no other case";
   }
   if (only && !strcmp(only, "sizes")) {
