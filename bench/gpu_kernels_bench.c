@@ -69,22 +69,26 @@ typedef struct bench {
   double copy_gsps;
 } bench;
 
-/* Median seconds of reps runs of either a copy (conv NULL) or a convolution. */
-static double time_median(bench *B, gpu_conv *conv) {
+/* Median seconds of reps runs of either a copy of B->n floats (conv NULL)
+ * or a convolution of all B->n outputs in launches of `call` outputs each,
+ * back to back on one stream, the input read from d_in + in_at (timing
+ * only: the outputs are checked at in_at 0). */
+static double time_calls(bench *B, gpu_conv *conv, int64_t call, int in_at) {
   double *t = malloc(sizeof(double) * (size_t)B->reps);
   for (int i = -1; i < B->reps; i++) {
     CK(cudaEventRecord(B->a, B->stream));
-    if (conv) {
+    for (int64_t pos = 0; conv && pos < B->n; pos += call) {
+      const int64_t k = B->n - pos < call ? B->n - pos : call;
       char err[256];
-      if (gpu_conv_run(conv, 0, B->d_in, B->n + MAX_TAPS - 1, B->d_out, B->n, B->n, B->stream, err,
-                       sizeof err) != CONVOY_OK) {
+      if (gpu_conv_run(conv, 0, B->d_in + in_at + pos, B->n + MAX_TAPS - 1, B->d_out + pos, B->n, k,
+                       B->stream, err, sizeof err) != CONVOY_OK) {
         fprintf(stderr, "run: %s\n", err);
         exit(1);
       }
-    } else {
+    }
+    if (!conv)
       CK(cudaMemcpyAsync(B->d_out, B->d_in, sizeof(float) * (size_t)B->n, cudaMemcpyDeviceToDevice,
                          B->stream));
-    }
     CK(cudaEventRecord(B->b, B->stream));
     CK(cudaEventSynchronize(B->b));
     float ms = 0;
@@ -97,32 +101,9 @@ static double time_median(bench *B, gpu_conv *conv) {
   return m;
 }
 
-/* Median seconds of reps runs of all B->n outputs in launches of `call`
- * outputs each, back to back on one stream, the input read from d_in +
- * in_at (timing only: at in_at != 0 the outputs are not checked). */
-static double time_calls(bench *B, gpu_conv *conv, int64_t call, int in_at) {
-  double *t = malloc(sizeof(double) * (size_t)B->reps);
-  for (int i = -1; i < B->reps; i++) {
-    CK(cudaEventRecord(B->a, B->stream));
-    for (int64_t pos = 0; pos < B->n; pos += call) {
-      const int64_t k = B->n - pos < call ? B->n - pos : call;
-      char err[256];
-      if (gpu_conv_run(conv, 0, B->d_in + in_at + pos, B->n + MAX_TAPS - 1, B->d_out + pos, B->n, k,
-                       B->stream, err, sizeof err) != CONVOY_OK) {
-        fprintf(stderr, "run: %s\n", err);
-        exit(1);
-      }
-    }
-    CK(cudaEventRecord(B->b, B->stream));
-    CK(cudaEventSynchronize(B->b));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, B->a, B->b));
-    if (i >= 0) t[i] = ms * 1e-3;
-  }
-  qsort(t, (size_t)B->reps, sizeof(double), cmp_double);
-  double m = t[B->reps / 2];
-  free(t);
-  return m;
+/* One launch of all B->n outputs (or the copy, conv NULL). */
+static double time_median(bench *B, gpu_conv *conv) {
+  return time_calls(B, conv, B->n, 0);
 }
 
 /* ONLY "calls": what the kernels deliver in launches of 2^24 outputs (the
