@@ -196,7 +196,7 @@ int path_for(int64_t n, bool cx) {
 
 int points_for(int64_t n) {
   const int p = gc_fft_forced_points();
-  return p > 0 && gc_fused_supported(n, p, 0) ? p : gc_fused_default_points(n);
+  return p > 0 && gc_fused_find(n, p, 0) ? p : gc_fused_default_points(n);
 }
 
 /* Segments per launch. */

@@ -12,7 +12,6 @@
 #include "gpu_conv_fft_paths.cuh"
 #include "gpu_conv_fft_fused.cuh"
 
-#include <atomic>
 #include <math.h>
 #include <stdlib.h>
 
@@ -122,22 +121,13 @@ template <int LOG2M, int LOG2E, int IL = 1, int G = 1, int C = 1> cudaError_t pr
  * device: clusters need compute capability 9.0 in the device and in the
  * code the kernel was built from (ptxVersion: a kernel built for an older
  * virtual architecture and compiled for this device at load time has the
- * cluster code compiled out). Asked once a device. */
+ * cluster code compiled out). Asked when an engine is made. */
 template <int LOG2M, int LOG2E, int IL, int G, int C> bool runnable() {
-  static std::atomic<signed char> known[64]; /* 0 unknown, 1 yes, -1 no */
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  const bool cached = device >= 0 && device < 64;
-  if (cached && known[device].load() != 0) return known[device].load() > 0;
   cudaFuncAttributes attr;
   const bool ok =
       cudaFuncGetAttributes(&attr, kernel_of<LOG2M, LOG2E, IL, G, C>()) == cudaSuccess &&
       attr.binaryVersion >= 90 && attr.ptxVersion >= 90;
   (void)cudaGetLastError();
-  if (cached) known[device].store(ok ? 1 : -1);
   return ok;
 }
 
@@ -250,10 +240,6 @@ int gc_fused_rows_a_block(const gc_fused_kernel *k) {
 
 int gc_fused_cluster_blocks(const gc_fused_kernel *k) {
   return k->cluster;
-}
-
-bool gc_fused_supported(int64_t n, int points, int frame_rows) {
-  return gc_fused_find(n, points, frame_rows) != NULL;
 }
 
 convoy_status gc_fused_prepare(const gc_fused_kernel *k, char *err, size_t err_size) {

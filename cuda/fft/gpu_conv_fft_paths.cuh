@@ -46,10 +46,6 @@ typedef struct gc_fused_args {
 /* Points per thread the fused kernel uses at size n unless overridden (8 or 16). */
 int gc_fused_default_points(int64_t n);
 
-/* Whether the fused kernel exists for size n and points per thread, on
- * planar rows (frame_rows 0) or interleaved frames of frame_rows rows. */
-bool gc_fused_supported(int64_t n, int points, int frame_rows);
-
 /* One instance of the fused kernel: a size, points per thread and frame
  * layout, found once (at create) and launched as often as needed. Static;
  * never freed. */
