@@ -16,9 +16,14 @@
  *        impulse response in partitions of the block size (computed in the
  *        calling thread), later partitions growing (each size computed by a
  *        worker thread within its own period, handed over without locks).
- *   GPU  uniformly partitioned overlap-save with a frequency-domain delay
- *        line on the device, all routes in one launch sequence per block,
- *        captured as a CUDA graph, through pinned mapped staging.
+ *   GPU  partitioned overlap-save with frequency-domain delay lines on the
+ *        device, all routes in one launch sequence per block, captured as
+ *        CUDA graphs, through pinned mapped staging. Partitions are uniform
+ *        (the block size), or, for long responses on many channels, a head
+ *        of the block size for the first 2Q taps and a tail of partitions of
+ *        Q = R blocks for the rest, whose sums are spread evenly over the R
+ *        blocks each tail partition has until it is heard; the cost model
+ *        picks Q (or uniform), max_partition forces it.
  * process() allocates nothing and takes no lock on either engine.
  *
  * Deadlines: in CONVOY_RT_REALTIME mode a worker that has not finished when
@@ -73,9 +78,13 @@ typedef struct convoy_rt_config {
                             or SCHED_RR (SCHED_FIFO, the smallest partition's
                             highest); under an ordinary caller, or without
                             the permission, they stay ordinary threads */
-  int32_t max_partition; /* CPU: largest partition in frames, a power of two
+  int32_t max_partition; /* largest partition in frames, a power of two
                             >= block; 0 = chosen by cost model. Setting it to
-                            block_frames gives uniform partitions. */
+                            block_frames gives uniform partitions. CPU: the
+                            schedule's largest size. GPU: the tail's
+                            partition is the largest block_frames * 2^k (k
+                            >= 1) not above it, uniform where there is none
+                            or the response ends within twice that. */
   int32_t device;        /* GPU index; -1 = default */
 } convoy_rt_config;
 
@@ -121,7 +130,8 @@ CONVOY_API convoy_status convoy_rt_process(convoy_rt *rt, const float *const *in
 CONVOY_API convoy_status convoy_rt_set_routes(convoy_rt *rt, const convoy_rt_route *routes,
                                               int32_t n_routes);
 
-/** Frames between set_routes() and the start of its crossfade, at most. */
+/** Frames between set_routes() and the start of its crossfade, at most
+ *  (GPU: 0 with uniform partitions, 2Q with a tail of partitions of Q). */
 CONVOY_API int64_t convoy_rt_switch_delay(const convoy_rt *rt);
 
 /** Returns to silence (zero history), keeping routes and plans. Not

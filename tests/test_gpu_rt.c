@@ -6,20 +6,24 @@
  *   - output against the double reference (sum over routes of gain * x_in *
  *     h, relative L2 < 1e-5 per output) for blocks 1, 32, 64, 100, 128, 1024,
  *     impulse responses from 1 tap to 2 s at 48 kHz, 1 .. 64 channels,
- *     routing matrices with unused pairs, repeated pairs and gains;
- *   - the crossfade: blocks before it equal the old set's reference, the
- *     fade block is the linear blend (weight (j + 1) / B on the new set) of
+ *     routing matrices with unused pairs, repeated pairs and gains; the same
+ *     with a tail (max_partition forced: partitions of 2 to 16 blocks, blocks
+ *     1 to 128, responses from one tap past the head to many tail
+ *     partitions), and 16 channels of 2 s by the cost model's plan;
+ *   - the crossfade (with a tail, begun at every block of a tail cycle): blocks before it equal the
+ * old set's reference, the fade block is the linear blend (weight (j + 1) / B on the new set) of
  *     both references, blocks after equal the new set's reference over the
  *     whole history, and (blocks of 16 and more) no step at the switch
  *     exceeds the signals' own;
- *     switch_done comes with the fade block; a second begin_switch during a
- *     switch is refused;
+ *     switch_done comes with the fade block, which is the next block without
+ *     a tail and within switch_delay() frames with one; a second
+ *     begin_switch during a switch is refused;
  *   - determinism: the same input after reset() gives bitwise the same output;
  *   - a bad device index is CONVOY_ERR_NO_DEVICE, and its cost is negative;
  *   - through the public convoy_rt API with engine GPU: reference, bitwise
  *     the same output for calls of any number of blocks (with and without a
  *     set_routes() crossfade inside), stats, reset, and agreement with the
- *     CPU engine within float rounding.
+ *     CPU engine within float rounding, with and without a tail.
  * CONVOY_TEST_QUICK shrinks sizes for the sanitizer runs.
  */
 #include "convoy_rt.h"
@@ -111,7 +115,10 @@ typedef struct rig {
   char err[ERR_SIZE];
 } rig;
 
-static int rig_open(rig *g, int32_t block, const routing *m, int64_t max_ir) {
+/* max_partition: 0 = the cost model's plan, else the tail's partition
+ * (rt_layout). */
+static int rig_open(rig *g, int32_t block, const routing *m, int64_t max_ir,
+                    int32_t max_partition) {
   memset(g, 0, sizeof *g);
   g->ops = rt_backend_of(CONVOY_FAMILY_GPU);
   g->l.block = block;
@@ -120,10 +127,11 @@ static int rig_open(rig *g, int32_t block, const routing *m, int64_t max_ir) {
   g->l.max_ir = max_ir;
   g->l.mode = CONVOY_RT_OFFLINE;
   g->l.threads = 1;
+  g->l.max_partition = max_partition;
   g->l.device = -1;
   convoy_status st = g->ops->create(&g->l, &g->impl, g->err, ERR_SIZE);
-  TS_CHECK(st == CONVOY_OK, "create block %d, %d x %d, max_ir %lld: %s", (int)block, (int)m->n_in,
-           (int)m->n_out, (long long)max_ir, g->err);
+  TS_CHECK(st == CONVOY_OK, "create block %d, %d x %d, max_ir %lld, max_partition %d: %s",
+           (int)block, (int)m->n_in, (int)m->n_out, (long long)max_ir, (int)max_partition, g->err);
   if (st != CONVOY_OK) return 0;
   st = g->ops->prepare(g->impl, m->r, m->n_routes, &g->sets[0], g->err, ERR_SIZE);
   TS_CHECK(st == CONVOY_OK, "prepare %d routes: %s", (int)m->n_routes, g->err);
@@ -190,7 +198,7 @@ static double worst_error(const float *y, const double *ref, int32_t n_out, int6
 
 /* Output vs reference, then reset and a bitwise rerun. */
 static void check_accuracy(ts_rng *rng, int32_t block, routing *m, int64_t max_ir,
-                           int64_t frames_min, const char *what) {
+                           int32_t max_partition, int64_t frames_min, const char *what) {
   const int64_t blocks = (frames_min + block - 1) / block;
   const int64_t frames = blocks * block;
   float *x = random_signal(rng, m->n_in * frames);
@@ -198,10 +206,17 @@ static void check_accuracy(ts_rng *rng, int32_t block, routing *m, int64_t max_i
   float *y2 = calloc((size_t)(m->n_out * frames), sizeof(float));
   double *ref = reference(m, x, frames);
   rig g;
-  if (rig_open(&g, block, m, max_ir) && rig_run(&g, x, y, frames, 0, blocks, -1) != -2) {
+  if (rig_open(&g, block, m, max_ir, max_partition) &&
+      rig_run(&g, x, y, frames, 0, blocks, -1) != -2) {
     const double e = worst_error(y, ref, m->n_out, frames, 0, frames);
-    TS_CHECK(e < TOLERANCE, "%s: block %d, %d in x %d out, %d routes, max_ir %lld: rel L2 %.3g",
-             what, (int)block, (int)m->n_in, (int)m->n_out, (int)m->n_routes, (long long)max_ir, e);
+    char desc[512];
+    g.ops->describe(g.impl, desc, sizeof desc);
+    TS_CHECK(e < TOLERANCE,
+             "%s: block %d, %d in x %d out, %d routes, max_ir %lld: rel L2 %.3g (%s)", what,
+             (int)block, (int)m->n_in, (int)m->n_out, (int)m->n_routes, (long long)max_ir, e, desc);
+    if (max_partition >= 2 * block && max_ir > 2 * (int64_t)max_partition)
+      TS_CHECK(strstr(desc, "two-level") != NULL, "%s: max_partition %d gave no tail: %s", what,
+               (int)max_partition, desc);
     g.ops->reset(g.impl);
     if (rig_run(&g, x, y2, frames, 0, blocks, -1) != -2)
       TS_CHECK(memcmp(y, y2, sizeof(float) * (size_t)(m->n_out * frames)) == 0,
@@ -229,7 +244,7 @@ static void random_cases(ts_rng *rng) {
       /* max_ir at create may exceed every route: more FDL than needed. */
       const int64_t create_ir = ts_uniform(rng) < 0.3 ? max_ir + ts_range(rng, 1, 3 * B) : max_ir;
       const int64_t frames = max_ir + ts_log_range(rng, 1, 8 * (int64_t)B + 500);
-      check_accuracy(rng, B, &m, create_ir, frames, "random");
+      check_accuracy(rng, B, &m, create_ir, 0, frames, "random");
       routing_free(&m);
     }
   }
@@ -248,7 +263,7 @@ static void one_tap_identity(ts_rng *rng) {
     float *x = random_signal(rng, frames);
     float *y = calloc((size_t)frames, sizeof(float));
     rig g;
-    if (rig_open(&g, B, &m, 1) && rig_run(&g, x, y, frames, 0, 20, -1) != -2) {
+    if (rig_open(&g, B, &m, 1, 0) && rig_run(&g, x, y, frames, 0, 20, -1) != -2) {
       double worst = 0;
       for (int64_t j = 0; j < frames; j++)
         if (fabs((double)y[j] - x[j]) > worst) worst = fabs((double)y[j] - x[j]);
@@ -266,7 +281,7 @@ static void large_cases(ts_rng *rng) {
   {
     const int64_t ir = quick ? 9600 : 96000;
     routing m = make_routing(rng, 2, 2, 4, ir);
-    check_accuracy(rng, 64, &m, ir, ir + 3000, "2 s IR");
+    check_accuracy(rng, 64, &m, ir, 0, ir + 3000, "2 s IR");
     routing_free(&m);
   }
   /* 64 channels: diagonal plus cross routes, some outputs with none. */
@@ -281,14 +296,14 @@ static void large_cases(ts_rng *rng) {
     m.r[3].output = 5; /* output 3 has cross routes at most */
     free(d.r);
     free(x.r);
-    check_accuracy(rng, 128, &m, 4800, 12000, "many channels");
+    check_accuracy(rng, 128, &m, 4800, 0, 12000, "many channels");
     routing_free(&m);
   }
   /* 1024 block with a long IR, many inputs into one output. */
   {
     routing m = make_routing(rng, 8, 1, 8, quick ? 5000 : 48000);
     for (int32_t i = 0; i < 8; i++) m.r[i].input = i;
-    check_accuracy(rng, 1024, &m, m.r[0].n_taps, m.r[0].n_taps + 4000, "8 into 1");
+    check_accuracy(rng, 1024, &m, m.r[0].n_taps, 0, m.r[0].n_taps + 4000, "8 into 1");
     routing_free(&m);
   }
 }
@@ -301,13 +316,17 @@ static double max_step(const float *y, int64_t from, int64_t to) {
   return s;
 }
 
-static void crossfade(ts_rng *rng, int32_t B, int64_t ir_a, int64_t ir_b) {
+/* begin_switch before block switch_at (default: a few blocks past the
+ * longest response); max_partition as rig_open's. */
+static void crossfade(ts_rng *rng, int32_t B, int64_t ir_a, int64_t ir_b, int32_t max_partition,
+                      int64_t switch_at) {
   const int32_t n_in = 2, n_out = 2;
   routing a = make_routing(rng, n_in, n_out, 3, ir_a);
   routing b = make_routing(rng, n_in, n_out, 4, ir_b);
   const int64_t max_ir = ir_a > ir_b ? ir_a : ir_b;
-  const int64_t switch_at = (max_ir + 2 * (int64_t)B) / B + 3;
-  const int64_t blocks = switch_at + 1 + (max_ir + B - 1) / B + 4;
+  if (switch_at < 0) switch_at = (max_ir + 2 * (int64_t)B) / B + 3;
+  const int64_t slack = 2 * (int64_t)(max_partition > B ? max_partition : B) / B + 1;
+  const int64_t blocks = switch_at + slack + (max_ir + B - 1) / B + 4;
   const int64_t frames = blocks * B;
   /* A low-pass input, so that the signals' own steps are small and a click
    * would stand out. */
@@ -318,22 +337,28 @@ static void crossfade(ts_rng *rng, int32_t B, int64_t ir_a, int64_t ir_b) {
   float *y = calloc((size_t)(n_out * frames), sizeof(float));
   double *ref_a = reference(&a, x, frames), *ref_b = reference(&b, x, frames);
   rig g;
-  if (rig_open(&g, B, &a, max_ir)) {
+  if (rig_open(&g, B, &a, max_ir, max_partition)) {
     convoy_status st = g.ops->prepare(g.impl, b.r, b.n_routes, &g.sets[1], g.err, ERR_SIZE);
     TS_CHECK(st == CONVOY_OK, "prepare new set: %s", g.err);
+    const int64_t delay = g.ops->switch_delay(g.impl);
+    if (max_partition == 0)
+      TS_CHECK(delay == 0, "switch delay %lld without a tail", (long long)delay);
     if (st == CONVOY_OK) {
-      TS_CHECK(g.ops->switch_delay(g.impl) == 0, "switch delay %lld",
-               (long long)g.ops->switch_delay(g.impl));
+      /* The fade block is the one that reports switch_done, within the delay. */
       const int64_t done = rig_run(&g, x, y, frames, 0, blocks, switch_at);
-      TS_CHECK(done == switch_at, "block %d: switch_done at block %lld, expected %lld", (int)B,
-               (long long)done, (long long)switch_at);
-      const int64_t f0 = switch_at * B, f1 = f0 + B;
+      TS_CHECK(
+          done >= switch_at && done * B <= switch_at * B + delay,
+          "block %d, max_partition %d: switch_done at block %lld, begun before %lld, delay %lld",
+          (int)B, (int)max_partition, (long long)done, (long long)switch_at, (long long)delay);
+      const int64_t f0 = (done >= 0 ? done : switch_at) * B, f1 = f0 + B;
       const double before = worst_error(y, ref_a, n_out, frames, 0, f0);
       const double after = worst_error(y, ref_b, n_out, frames, f1, frames);
-      TS_CHECK(before < TOLERANCE, "crossfade block %d: before the switch rel L2 %.3g", (int)B,
-               before);
-      TS_CHECK(after < TOLERANCE, "crossfade block %d: after the switch rel L2 %.3g", (int)B,
-               after);
+      TS_CHECK(before < TOLERANCE,
+               "crossfade block %d, max_partition %d: before the switch rel L2 %.3g", (int)B,
+               (int)max_partition, before);
+      TS_CHECK(after < TOLERANCE,
+               "crossfade block %d, max_partition %d: after the switch rel L2 %.3g", (int)B,
+               (int)max_partition, after);
       for (int32_t o = 0; o < n_out; o++) {
         double *blend = malloc(sizeof(double) * (size_t)B);
         for (int32_t j = 0; j < B; j++) {
@@ -364,6 +389,41 @@ static void crossfade(ts_rng *rng, int32_t B, int64_t ir_a, int64_t ir_b) {
   routing_free(&b);
 }
 
+/* A head of partitions of the block and a tail of max_partition (forced):
+ * random shapes against the reference, then crossfades begun at every
+ * place in a tail cycle. */
+static void tail_cases(ts_rng *rng) {
+  static const struct {
+    int32_t block, max_partition;
+  } plans[] = {{1, 4}, {32, 64}, {32, 256}, {64, 512}, {100, 256}, {100, 1024}, {128, 1024}};
+  for (size_t pi = 0; pi < sizeof plans / sizeof plans[0]; pi++) {
+    const int32_t B = plans[pi].block, Q = plans[pi].max_partition;
+    for (int rep = 0; rep < (quick ? 1 : 3); rep++) {
+      const int32_t n_in = (int32_t)ts_range(rng, 1, 4), n_out = (int32_t)ts_range(rng, 1, 4);
+      const int32_t n_routes = (int32_t)ts_range(rng, 1, 6);
+      /* From just past the head to several tail partitions. */
+      int64_t max_ir = 2 * (int64_t)Q + ts_log_range(rng, 1, (quick ? 3 : 9) * (int64_t)Q);
+      if (rep == 1) max_ir = 2 * (int64_t)Q + 1; /* one tap in the tail */
+      routing m = make_routing(rng, n_in, n_out, n_routes, max_ir);
+      const int64_t create_ir = ts_uniform(rng) < 0.3 ? max_ir + ts_range(rng, 1, 3 * Q) : max_ir;
+      const int64_t frames = max_ir + ts_log_range(rng, 1, 6 * (int64_t)Q);
+      check_accuracy(rng, B, &m, create_ir, Q, frames, "tail");
+      routing_free(&m);
+    }
+  }
+  /* A 2 s response on 16 channels at 64-frame blocks, by the cost model. */
+  {
+    const int32_t ch = quick ? 4 : 16;
+    routing m = diagonal(rng, ch, quick ? 9600 : 96000);
+    check_accuracy(rng, 64, &m, m.r[0].n_taps, 0, m.r[0].n_taps + 5000, "16 x 2 s by the model");
+    routing_free(&m);
+  }
+  /* Q = 4 blocks: begin_switch at each block of a cycle. */
+  for (int64_t at = 40; at < (quick ? 42 : 44); at++) crossfade(rng, 32, 900, 700, 128, at);
+  crossfade(rng, 64, 3000, 5000, 512, -1);
+  crossfade(rng, 1, 40, 90, 4, -1);
+}
+
 static void bad_device(ts_rng *rng) {
   routing m = make_routing(rng, 1, 1, 1, 16);
   rt_layout l = {64, 1, 1, 16, CONVOY_RT_OFFLINE, 1, 0, convoy_gpu_count() + 3};
@@ -383,7 +443,8 @@ static void bad_device(ts_rng *rng) {
 
 /* ------------------------------------------------------------ public API */
 
-static convoy_rt *api_open(const routing *m, int32_t block, int64_t max_ir, convoy_engine engine) {
+static convoy_rt *api_open(const routing *m, int32_t block, int64_t max_ir, convoy_engine engine,
+                           int32_t max_partition) {
   convoy_rt_config cfg;
   convoy_rt_config_init(&cfg);
   cfg.block_frames = block;
@@ -392,6 +453,7 @@ static convoy_rt *api_open(const routing *m, int32_t block, int64_t max_ir, conv
   cfg.max_ir_frames = max_ir;
   cfg.engine = engine;
   cfg.threads = 1;
+  cfg.max_partition = max_partition;
   convoy_rt *rt = NULL;
   convoy_status st = convoy_rt_create(&rt, &cfg, m->r, m->n_routes);
   TS_CHECK(st == CONVOY_OK, "convoy_rt_create %s, block %d: %s", convoy_engine_name(engine),
@@ -433,7 +495,8 @@ static int api_run(convoy_rt *rt, const float *x, float *y, int32_t n_in, int32_
 
 /* Chunk invariance (bitwise), reference, a crossfade through set_routes(),
  * reset, and agreement with the CPU engine. */
-static void public_api(ts_rng *rng, int32_t B, int32_t n_in, int32_t n_out, int64_t ir) {
+static void public_api(ts_rng *rng, int32_t B, int32_t n_in, int32_t n_out, int64_t ir,
+                       int32_t max_partition) {
   routing a = make_routing(rng, n_in, n_out, n_in + n_out, ir);
   routing b = make_routing(rng, n_in, n_out, n_in + 1, ir / 3 + 1);
   const int64_t blocks = (ir + 4 * (int64_t)B) / B + 8;
@@ -442,7 +505,7 @@ static void public_api(ts_rng *rng, int32_t B, int32_t n_in, int32_t n_out, int6
   float *x = random_signal(rng, n_in * frames);
   float *y1 = calloc(1, out_bytes), *y2 = calloc(1, out_bytes), *yc = calloc(1, out_bytes);
   double *ref = reference(&a, x, frames);
-  convoy_rt *rt = api_open(&a, B, ir, CONVOY_ENGINE_GPU);
+  convoy_rt *rt = api_open(&a, B, ir, CONVOY_ENGINE_GPU, max_partition);
   if (rt) {
     char desc[512];
     TS_CHECK(convoy_rt_engine(rt) == CONVOY_ENGINE_GPU, "engine %s",
@@ -461,7 +524,7 @@ static void public_api(ts_rng *rng, int32_t B, int32_t n_in, int32_t n_out, int6
     /* A crossfade in the middle: the same bits whatever the chunking. */
     TS_CHECK_OK(convoy_rt_reset(rt));
     convoy_rt_destroy(rt);
-    rt = api_open(&a, B, ir, CONVOY_ENGINE_GPU);
+    rt = api_open(&a, B, ir, CONVOY_ENGINE_GPU, max_partition);
   }
   if (rt) {
     if (api_run(rt, x, y1, n_in, n_out, frames, 0, rng, &b, switch_at)) {
@@ -480,7 +543,7 @@ static void public_api(ts_rng *rng, int32_t B, int32_t n_in, int32_t n_out, int6
       free(ref_b);
     }
     convoy_rt_destroy(rt);
-    rt = api_open(&a, B, ir, CONVOY_ENGINE_GPU);
+    rt = api_open(&a, B, ir, CONVOY_ENGINE_GPU, max_partition);
   }
   if (rt && api_run(rt, x, y2, n_in, n_out, frames, 5, rng, &b, switch_at))
     TS_CHECK(memcmp(y1, y2, out_bytes) == 0,
@@ -488,8 +551,8 @@ static void public_api(ts_rng *rng, int32_t B, int32_t n_in, int32_t n_out, int6
   convoy_rt_destroy(rt);
   /* The CPU engine, uniform partitions, agrees within float rounding. */
   if (convoy_engine_available(CONVOY_ENGINE_CPU)) {
-    convoy_rt *cpu = api_open(&a, B, ir, CONVOY_ENGINE_CPU);
-    rt = api_open(&a, B, ir, CONVOY_ENGINE_GPU);
+    convoy_rt *cpu = api_open(&a, B, ir, CONVOY_ENGINE_CPU, max_partition);
+    rt = api_open(&a, B, ir, CONVOY_ENGINE_GPU, max_partition);
     if (cpu && rt && api_run(cpu, x, yc, n_in, n_out, frames, 0, rng, NULL, -1) &&
         api_run(rt, x, y1, n_in, n_out, frames, 0, rng, NULL, -1)) {
       double worst = 0;
@@ -529,12 +592,15 @@ int main(void) {
   one_tap_identity(&rng);
   random_cases(&rng);
   large_cases(&rng);
-  crossfade(&rng, 64, 3000, 700);
-  crossfade(&rng, 100, 257, 1500);
-  crossfade(&rng, 32, 500, 2000);
-  crossfade(&rng, 1, 40, 90);
-  public_api(&rng, 64, 2, 2, quick ? 3000 : 24000);
-  public_api(&rng, 100, 3, 1, 1000);
-  public_api(&rng, 32, 1, 4, 333);
+  crossfade(&rng, 64, 3000, 700, 0, -1);
+  crossfade(&rng, 100, 257, 1500, 0, -1);
+  crossfade(&rng, 32, 500, 2000, 0, -1);
+  crossfade(&rng, 1, 40, 90, 0, -1);
+  tail_cases(&rng);
+  public_api(&rng, 64, 2, 2, quick ? 3000 : 24000, 0);
+  public_api(&rng, 100, 3, 1, 1000, 0);
+  public_api(&rng, 32, 1, 4, 333, 0);
+  public_api(&rng, 64, 2, 2, quick ? 3000 : 24000, 512);
+  public_api(&rng, 32, 1, 3, 2000, 128);
   return ts_finish();
 }
