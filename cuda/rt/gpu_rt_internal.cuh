@@ -133,7 +133,7 @@ double grt_geom_cost_ns(const grt_geom *g, const convoy_rt_route *routes, int64_
 
 /* The graph's kernels. `sets` is 1 (set 0 only) or 2 (both, as the control
  * word says). */
-/* Control copy, head window, tail window's newest block. */
+/* Control copy, head window, and the tail window's newest block. */
 cudaError_t grt_launch_ingest(const grt_geom *g, const grt_bufs *b, cudaStream_t s);
 /* After a level's forward FFT: its spectra into the FDL slot. */
 cudaError_t grt_launch_commit(const grt_geom *g, const grt_bufs *b, int level, cudaStream_t s);

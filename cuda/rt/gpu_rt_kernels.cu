@@ -22,12 +22,17 @@ int64_t grid_for(int64_t n) {
   for (int64_t idx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; idx < (n);                    \
        idx += (int64_t)gridDim.x * blockDim.x)
 
-/* Control copy and input window: window[i] = [prev[i], in[i]], prev[i] = in[i]. */
+/* Control copy and input windows: window[i] = [prev[i], in[i]], prev[i] =
+ * in[i], and with a tail, in[i] into its window's second half at the
+ * control word's place (read from the mapped copy, which this kernel is
+ * still copying to the device). */
 __global__ void ingest_kernel(const grt_ctl *__restrict__ ctl_host, grt_ctl *__restrict__ ctl,
                               const float *__restrict__ in, float *__restrict__ prev,
-                              float *__restrict__ window, int32_t block, int64_t n) {
+                              float *__restrict__ window, float *__restrict__ tail_window,
+                              int32_t block, int32_t tail, int64_t n) {
   const int64_t first = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
   if (first == 0) *ctl = *ctl_host;
+  const int64_t at = tail_window ? ctl_host->tail_in : 0;
   for (int64_t idx = first; idx < n; idx += (int64_t)gridDim.x * blockDim.x) {
     const int64_t i = idx / block, j = idx - i * block;
     const float x = in[idx];
@@ -35,19 +40,7 @@ __global__ void ingest_kernel(const grt_ctl *__restrict__ ctl_host, grt_ctl *__r
     w[j] = prev[idx];
     w[block + j] = x;
     prev[idx] = x;
-  }
-}
-
-/* This block's input (the head window's second half) into the tail window's
- * second half, at the control word's place. */
-__global__ void tail_ingest_kernel(const grt_ctl *__restrict__ ctl,
-                                   const float *__restrict__ head_window,
-                                   float *__restrict__ tail_window, int32_t block, int32_t tail,
-                                   int64_t n) {
-  const int64_t at = ctl->tail_in;
-  GRID_LOOP(idx, n) {
-    const int64_t i = idx / block, j = idx - i * block;
-    tail_window[i * 2 * tail + tail + at + j] = head_window[i * 2 * block + block + j];
+    if (tail_window) tail_window[i * 2 * tail + tail + at + j] = x;
   }
 }
 
@@ -218,13 +211,10 @@ __global__ void output_kernel(const grt_ctl *__restrict__ ctl, const float *__re
 
 cudaError_t grt_launch_ingest(const grt_geom *g, const grt_bufs *b, cudaStream_t s) {
   const int64_t n = (int64_t)g->n_in * g->block;
-  ingest_kernel<<<(unsigned)grid_for(n), kThreads, 0, s>>>(b->ctl_host, b->ctl, b->in_host, b->prev,
-                                                           b->level[GRT_HEAD].window, g->block, n);
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess || g->levels < 2) return e;
-  tail_ingest_kernel<<<(unsigned)grid_for(n), kThreads, 0, s>>>(b->ctl, b->level[GRT_HEAD].window,
-                                                                b->level[GRT_TAIL].window, g->block,
-                                                                g->level[GRT_TAIL].size, n);
+  const bool tail = g->levels == 2;
+  ingest_kernel<<<(unsigned)grid_for(n), kThreads, 0, s>>>(
+      b->ctl_host, b->ctl, b->in_host, b->prev, b->level[GRT_HEAD].window,
+      tail ? b->level[GRT_TAIL].window : nullptr, g->block, tail ? g->level[GRT_TAIL].size : 0, n);
   return cudaGetLastError();
 }
 
