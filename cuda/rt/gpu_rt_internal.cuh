@@ -126,6 +126,10 @@ typedef struct grt_bufs {
 void grt_geom_choose(grt_geom *g, int32_t block, int32_t n_in, int32_t n_out, int64_t max_ir,
                      int32_t max_partition, int64_t routes, int sms, double bytes_per_s);
 
+/* Partitions of a route of n taps in a level (0 where its taps end before
+ * the level; a head below a tail stops where the tail begins). */
+int32_t grt_level_parts(const grt_geom *g, int level, int64_t n);
+
 /* Estimated device time of the costliest block, ns, for routes with these
  * tap counts (NULL: routes of max_ir taps). */
 double grt_geom_cost_ns(const grt_geom *g, const convoy_rt_route *routes, int64_t n_routes,

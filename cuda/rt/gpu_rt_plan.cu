@@ -61,7 +61,8 @@ void fill(grt_geom *g, int32_t block, int32_t n_in, int32_t n_out, int64_t max_i
   head.first_tap = 0;
   if (tail == 0) {
     g->levels = 1;
-    head.parts = (int32_t)ceil_div(max_ir, block);
+    const int64_t parts = ceil_div(max_ir, block); /* create() refuses past INT32_MAX / 2 */
+    head.parts = (int32_t)(parts < INT32_MAX ? parts : INT32_MAX);
   } else {
     g->levels = 2;
     head.parts = (int32_t)(2 * tail / block);
@@ -75,24 +76,22 @@ void fill(grt_geom *g, int32_t block, int32_t n_in, int32_t n_out, int64_t max_i
   level_shapes(&head, n_out, sms);
 }
 
-/* Partitions of a route of n taps in level lv. */
-int64_t route_parts(const grt_geom *g, const grt_level &lv, int64_t n) {
+} // namespace
+
+int32_t grt_level_parts(const grt_geom *g, int level, int64_t n) {
+  const grt_level &lv = g->level[level];
   if (n <= lv.first_tap) return 0;
   const int64_t p = ceil_div(n - lv.first_tap, lv.size);
-  return g->levels == 2 && &lv == &g->level[GRT_HEAD] && p > lv.parts ? lv.parts : p;
+  return (int32_t)(level == GRT_HEAD && g->levels == 2 && p > lv.parts ? lv.parts : p);
 }
-
-} // namespace
 
 double grt_geom_cost_ns(const grt_geom *g, const convoy_rt_route *routes, int64_t n_routes,
                         int64_t max_ir, double bytes_per_s) {
   double mac = 0; /* bytes of delay line and spectra one block reads */
   for (int64_t r = 0; r < n_routes; r++) {
     const int64_t n = routes ? routes[r].n_taps : max_ir;
-    for (int l = 0; l < g->levels; l++) {
-      const grt_level &lv = g->level[l];
-      mac += (double)route_parts(g, lv, n) * lv.width * 16.0;
-    }
+    for (int l = 0; l < g->levels; l++)
+      mac += (double)grt_level_parts(g, l, n) * g->level[l].width * 16.0;
   }
   /* Transforms and staging: a few passes over the windows. */
   const double io = (g->n_in + 2.0 * g->n_out) * 2.0 * g->block * 4.0 * 6.0;

@@ -64,15 +64,6 @@ convoy_status transform(const grt_geom *g, grt_prep *pr, int level, const convoy
   return CONVOY_OK;
 }
 
-/* Partitions of a route of n taps in level lv (the head of two levels
- * stops where the tail begins). */
-int32_t level_parts(const grt_geom *g, int level, int64_t n) {
-  const grt_level &lv = g->level[level];
-  if (n <= lv.first_tap) return 0;
-  const int64_t p = (n - lv.first_tap + lv.size - 1) / lv.size;
-  return (int32_t)(level == GRT_HEAD && g->levels == 2 && p > lv.parts ? lv.parts : p);
-}
-
 /* Sorts the routes by output (stable) into the host tables: index holds
  * out_begin, route_in and each level's route_parts; offsets each level's
  * route_off. */
@@ -89,7 +80,7 @@ void sort_routes(const grt_geom *g, const convoy_rt_route *routes, int32_t n_rou
     int32_t *route_parts = route_in + (int64_t)(1 + l) * n_routes;
     int64_t total = 0;
     for (int32_t i = 0; i < n_routes; i++) {
-      route_parts[i] = level_parts(g, l, routes[order[i]].n_taps);
+      route_parts[i] = grt_level_parts(g, l, routes[order[i]].n_taps);
       offsets[(int64_t)l * n_routes + i] = total * g->level[l].bins;
       total += route_parts[i];
     }
