@@ -50,7 +50,6 @@ struct grt_impl {
   grt_bufs b = {};
   grt_prep prep = {}; /* makes and frees route sets */
   grt_set *active = nullptr, *pending = nullptr;
-  int32_t pos = 0;                   /* the head's FDL slot */
   int64_t blocks = 0;                /* since create or reset */
   int64_t fade_block = 0;            /* while pending: the crossfade block */
   int64_t switch_cycle = kNoCycle;   /* while pending: the tail cycle of both sets */
@@ -211,55 +210,66 @@ convoy_status make_plans(grt_impl *m, char *err, size_t err_size) {
   return CONVOY_OK;
 }
 
+/* What failed while enqueuing a block: the step, and the CUDA or cuFFT
+ * error. */
+struct enqueue_failure {
+  const char *step = nullptr;
+  cudaError_t cuda = cudaSuccess;
+  cufftResult cufft = CUFFT_SUCCESS;
+  bool kernel(cudaError_t e, const char *what) {
+    if (e == cudaSuccess) return false;
+    step = what, cuda = e;
+    return true;
+  }
+  bool fft(cufftResult r, const char *what) {
+    if (r == CUFFT_SUCCESS) return false;
+    step = what, cufft = r;
+    return true;
+  }
+};
+
 /* Enqueues one block's work of kind (k: 0 steady, 1 crossfade; tail: the
- * tail's part). *failed names the step that failed. */
-cudaError_t enqueue_block(grt_impl *m, int k, int tail, const char **failed, cufftResult *fr) {
+ * tail's part); false with *f filled at the first step that fails. */
+bool enqueue_block(grt_impl *m, int k, int tail, enqueue_failure *f) {
   const grt_geom &g = m->g;
   grt_bufs &b = m->b;
-  cudaError_t e = grt_launch_ingest(&g, &b, m->stream);
-  if (e != cudaSuccess) return *failed = "GPU real-time: input kernel", e;
-  *fr = cufftExecR2C(m->fwd, b.level[GRT_HEAD].window, (cufftComplex *)b.level[GRT_HEAD].spec);
-  if (*fr != CUFFT_SUCCESS) return *failed = "GPU real-time: input transform", cudaSuccess;
-  if ((e = grt_launch_commit(&g, &b, GRT_HEAD, m->stream)) != cudaSuccess ||
-      (e = grt_launch_mac(&g, &b, GRT_HEAD, k + 1, m->stream)) != cudaSuccess)
-    return *failed = "GPU real-time: MAC kernels", e;
+  grt_level_bufs &h = b.level[GRT_HEAD], &t = b.level[GRT_TAIL];
+  cudaStream_t s = m->stream;
+  if (f->kernel(grt_launch_ingest(&g, &b, s), "GPU real-time: input kernel") ||
+      f->fft(cufftExecR2C(m->fwd, h.window, (cufftComplex *)h.spec),
+             "GPU real-time: input transform") ||
+      f->kernel(grt_launch_commit(&g, &b, GRT_HEAD, s), "GPU real-time: MAC kernels") ||
+      f->kernel(grt_launch_mac(&g, &b, GRT_HEAD, k + 1, s), "GPU real-time: MAC kernels"))
+    return false;
   if (g.levels == 2) {
-    grt_level_bufs &t = b.level[GRT_TAIL];
-    if (tail == kTailFirst) {
-      *fr = cufftExecR2C(m->tail_fwd, t.window, (cufftComplex *)t.spec);
-      if (*fr != CUFFT_SUCCESS) return *failed = "GPU real-time: tail input transform", cudaSuccess;
-      if ((e = grt_launch_tail_shift(&g, &b, m->stream)) != cudaSuccess ||
-          (e = grt_launch_commit(&g, &b, GRT_TAIL, m->stream)) != cudaSuccess)
-        return *failed = "GPU real-time: tail kernels", e;
-    }
-    if ((e = grt_launch_mac(&g, &b, GRT_TAIL, 2, m->stream)) != cudaSuccess)
-      return *failed = "GPU real-time: tail MAC kernels", e;
-    if (tail == kTailLast) {
-      *fr = cufftExecC2R(m->tail_inv, (cufftComplex *)t.out_spec, t.out_time);
-      if (*fr != CUFFT_SUCCESS)
-        return *failed = "GPU real-time: tail output transform", cudaSuccess;
-      if ((e = grt_launch_tail_keep(&g, &b, m->stream)) != cudaSuccess)
-        return *failed = "GPU real-time: tail kernels", e;
-    }
+    if (tail == kTailFirst &&
+        (f->fft(cufftExecR2C(m->tail_fwd, t.window, (cufftComplex *)t.spec),
+                "GPU real-time: tail input transform") ||
+         f->kernel(grt_launch_tail_shift(&g, &b, s), "GPU real-time: tail kernels") ||
+         f->kernel(grt_launch_commit(&g, &b, GRT_TAIL, s), "GPU real-time: tail kernels")))
+      return false;
+    if (f->kernel(grt_launch_mac(&g, &b, GRT_TAIL, 2, s), "GPU real-time: tail MAC kernels"))
+      return false;
+    if (tail == kTailLast &&
+        (f->fft(cufftExecC2R(m->tail_inv, (cufftComplex *)t.out_spec, t.out_time),
+                "GPU real-time: tail output transform") ||
+         f->kernel(grt_launch_tail_keep(&g, &b, s), "GPU real-time: tail kernels")))
+      return false;
   }
-  *fr = cufftExecC2R(m->inv[k], (cufftComplex *)b.level[GRT_HEAD].out_spec,
-                     b.level[GRT_HEAD].out_time);
-  if (*fr != CUFFT_SUCCESS) return *failed = "GPU real-time: output transform", cudaSuccess;
-  if ((e = grt_launch_output(&g, &b, m->stream)) != cudaSuccess)
-    return *failed = "GPU real-time: output kernel", e;
-  return cudaSuccess;
+  return !f->fft(cufftExecC2R(m->inv[k], (cufftComplex *)h.out_spec, h.out_time),
+                 "GPU real-time: output transform") &&
+         !f->kernel(grt_launch_output(&g, &b, s), "GPU real-time: output kernel");
 }
 
 /* Records one kind of block into m->graph[k][tail] and instantiates it. */
 convoy_status capture(grt_impl *m, int k, int tail, char *err, size_t err_size) {
   GP_CUDA(cudaStreamBeginCapture(m->stream, cudaStreamCaptureModeThreadLocal),
           "GPU real-time: graph capture");
-  const char *failed = nullptr;
-  cufftResult fr = CUFFT_SUCCESS;
-  cudaError_t e = enqueue_block(m, k, tail, &failed, &fr);
+  enqueue_failure f;
+  const bool ok = enqueue_block(m, k, tail, &f);
   cudaError_t end = cudaStreamEndCapture(m->stream, &m->graph[k][tail]);
-  if (failed && fr != CUFFT_SUCCESS) return gp_cufft_fail(fr, failed, err, err_size);
-  if (failed) return gp_cuda_fail(e, failed, err, err_size);
+  if (!ok && f.cufft != CUFFT_SUCCESS) return gp_cufft_fail(f.cufft, f.step, err, err_size);
+  if (!ok) return gp_cuda_fail(f.cuda, f.step, err, err_size);
   GP_CUDA(end, "GPU real-time: graph capture");
   GP_CUDA(cudaGraphInstantiate(&m->exec[k][tail], m->graph[k][tail], 0),
           "GPU real-time: graph instantiate");
@@ -396,7 +406,7 @@ int fill_control(grt_impl *m, int fade) {
   head.set[0] = m->active->desc;
   head.set[1] = fade ? m->pending->desc : m->active->desc;
   head.both = fade;
-  head.pos = m->pos;
+  head.pos = (int32_t)(j % g.level[GRT_HEAD].parts);
   head.slice = 0;
   c->fade = fade;
   if (g.levels < 2) return 0;
@@ -454,7 +464,6 @@ convoy_status rt_process(void *impl, const float *const *in, float *const *out,
     return st;
   }
   for (int32_t o = 0; o < g.n_out; o++) memcpy(out[o], m->h_out + (size_t)o * g.block, bytes);
-  m->pos = m->pos + 1 == g.level[GRT_HEAD].parts ? 0 : m->pos + 1;
   m->blocks++;
   if (fade) {
     m->active = m->pending;
@@ -471,7 +480,6 @@ void rt_reset(void *impl) {
   gp_device_guard guard;
   if (guard.enter(m->device, nullptr, 0) == CONVOY_OK && clear_history(m) != cudaSuccess)
     (void)cudaGetLastError();
-  m->pos = 0;
   m->blocks = 0;
   m->switch_cycle = m->read_new_cycle = kNoCycle;
   if (m->pending) {

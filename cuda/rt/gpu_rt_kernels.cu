@@ -68,6 +68,30 @@ __device__ __forceinline__ void cmac(float2 &acc, float2 x, float2 h) {
   acc.y = fmaf(x.x, h.y, fmaf(x.y, h.x, acc.y));
 }
 
+/* Bin k of output o's sum over its routes and partitions p0 + lane,
+ * p0 + lane + stride, ... below p1 (each route's own count capped), in that
+ * order. */
+__device__ __forceinline__ float2 bin_sum(const grt_set_dev *set, int level,
+                                          const float2 *__restrict__ fdl, int32_t o, int32_t k,
+                                          int32_t bins, int32_t parts, int64_t pos, int32_t p0,
+                                          int32_t p1, int32_t stride) {
+  const int32_t *route_parts = set->route_parts[level];
+  const int64_t *route_off = set->route_off[level];
+  const float2 *spectra = set->spectra[level];
+  float2 acc = make_float2(0.f, 0.f);
+  for (int32_t r = set->out_begin[o]; r < set->out_begin[o + 1]; r++) {
+    const int32_t pe = min(p1, route_parts[r]);
+    const float2 *x = fdl + (int64_t)set->route_in[r] * parts * bins + k;
+    const float2 *h = spectra + route_off[r] + k;
+    for (int32_t p = p0; p < pe; p += stride) {
+      int64_t slot = pos - p;
+      if (slot < 0) slot += parts;
+      cmac(acc, x[slot * bins], h[(int64_t)p * bins]);
+    }
+  }
+  return acc;
+}
+
 /* Sum over the routes of output blockIdx.y and the partitions of split
  * blockIdx.x, for set blockIdx.z, over the level's slice of bins this block
  * (bins k0 .. k0 + width - 1; the head's one slice is all of them). With
@@ -85,34 +109,20 @@ __global__ void mac_kernel(const grt_ctl *__restrict__ ctl, int level,
   const int z = blockIdx.z;
   if (z == 1 && !lc.both) return;
   const grt_set_dev *set = lc.set[z];
-  const int32_t *route_parts = set->route_parts[level];
-  const int64_t *route_off = set->route_off[level];
-  const float2 *spectra = set->spectra[level];
   const int32_t o = blockIdx.y, split = blockIdx.x;
   const int32_t p0 = (int32_t)((int64_t)split * parts / splits);
   const int32_t p1 = (int32_t)((int64_t)(split + 1) * parts / splits);
   const int64_t pos = lc.pos;
   const int32_t k0 = lc.slice * width;
-  const int32_t r0 = set->out_begin[o], r1 = set->out_begin[o + 1];
   float2 *dst = partial + (((int64_t)z * gridDim.y + o) * splits + split) * width;
 
   if (lanes > 1) {
     const int32_t t = threadIdx.x;
     const int32_t kk = t % width, lane = t / width, k = k0 + kk;
     const bool active = t < lanes * width && k < bins;
-    float2 acc = make_float2(0.f, 0.f);
-    if (active) {
-      for (int32_t r = r0; r < r1; r++) {
-        const int32_t pe = min(p1, route_parts[r]);
-        const float2 *x = fdl + (int64_t)set->route_in[r] * parts * bins + k;
-        const float2 *h = spectra + route_off[r] + k;
-        for (int32_t p = p0 + lane; p < pe; p += lanes) {
-          int64_t slot = pos - p;
-          if (slot < 0) slot += parts;
-          cmac(acc, x[slot * bins], h[(int64_t)p * bins]);
-        }
-      }
-    }
+    const float2 acc = active
+                           ? bin_sum(set, level, fdl, o, k, bins, parts, pos, p0 + lane, p1, lanes)
+                           : make_float2(0.f, 0.f);
     lane_sum[t] = acc;
     __syncthreads();
     if (active && lane == 0) {
@@ -125,21 +135,8 @@ __global__ void mac_kernel(const grt_ctl *__restrict__ ctl, int level,
     }
     return;
   }
-  for (int32_t kk = threadIdx.x; kk < width && k0 + kk < bins; kk += blockDim.x) {
-    const int32_t k = k0 + kk;
-    float2 acc = make_float2(0.f, 0.f);
-    for (int32_t r = r0; r < r1; r++) {
-      const int32_t pe = min(p1, route_parts[r]);
-      const float2 *x = fdl + (int64_t)set->route_in[r] * parts * bins + k;
-      const float2 *h = spectra + route_off[r] + k;
-      for (int32_t p = p0; p < pe; p++) {
-        int64_t slot = pos - p;
-        if (slot < 0) slot += parts;
-        cmac(acc, x[slot * bins], h[(int64_t)p * bins]);
-      }
-    }
-    dst[kk] = acc;
-  }
+  for (int32_t kk = threadIdx.x; kk < width && k0 + kk < bins; kk += blockDim.x)
+    dst[kk] = bin_sum(set, level, fdl, o, k0 + kk, bins, parts, pos, p0, p1, 1);
 }
 
 /* out_spec[z][o][k0 + kk] = sum over splits, in split order. */
