@@ -36,13 +36,10 @@ template <int E, int T> struct host_exec {
 
 constexpr float kUnwritten = 12345.0f;
 
-/* W_n^i for 0 <= i < count, as gc_twiddle_fill makes them. */
-std::vector<float2> twiddles(int64_t n, int64_t count) {
-  std::vector<float2> tw((size_t)count);
-  for (int64_t i = 0; i < count; i++) {
-    const double a = 2.0 * M_PI * (double)i / (double)n;
-    tw[(size_t)i] = make_float2((float)cos(a), (float)-sin(a));
-  }
+/* The twiddle table of shape S, as gc_fft_twiddles makes it. */
+template <class S> std::vector<float2> twiddles() {
+  std::vector<float2> tw((size_t)S::tw_elems);
+  gf::fill_twiddles(S::log2m, S::log2e, tw.data());
   return tw;
 }
 
@@ -84,10 +81,11 @@ double error_of(const std::vector<std::complex<double>> &x, int left,
   return den > 0 ? sqrt((num / count) / (den / signal)) : sqrt(num);
 }
 
-/* One real segment of shape S in row `row` of frames of IL floats: random
- * taps (1 .. N - 3), inputs (left of them, zeros after), and the outputs
- * the overlap-save engine keeps; nothing else written. */
-template <class S, int IL> void real_segment(int row) {
+/* One real segment of shape S in row `row` of frames of IL floats, the
+ * passes' twiddles had as W says: random taps (1 .. N - 3), inputs (left of
+ * them, zeros after), and the outputs the overlap-save engine keeps;
+ * nothing else written. */
+template <class S, int IL, gf::powers W> void real_segment(int row) {
   constexpr int M = S::M, N = 2 * M;
   const int taps_len = (int)ts_log_range(&rng, 1, N - 3);
   const int skip = taps_len - 1, count = (int)ts_range(&rng, 1, N - skip);
@@ -100,12 +98,12 @@ template <class S, int IL> void real_segment(int row) {
     src[(size_t)i * IL + row] = v;
     x[(size_t)i] = v;
   }
-  const std::vector<float2> h = spectrum(taps, N, M + 1, 1.0 / (2.0 * N)), tw = twiddles(N, M);
+  const std::vector<float2> h = spectrum(taps, N, M + 1, 1.0 / (2.0 * N)), tw = twiddles<S>();
   std::vector<float2> buf(S::buf_elems);
   gf::frames<IL> in = {IL == 1 ? 0 : row, 16}, out = {IL == 1 ? 0 : row, 16};
   auto *ex = new host_exec<S::E, S::T>();
-  gf::segment<S, IL>(*ex, buf.data(), src.data(), left, in, dst.data(), skip, count, out, h.data(),
-                     tw.data());
+  gf::segment<S, IL, W>(*ex, buf.data(), src.data(), left, in, dst.data(), skip, count, out,
+                        h.data(), tw.data());
   delete ex;
   int64_t stray = 0;
   for (int i = 0; i < N * IL; i++) {
@@ -117,9 +115,10 @@ template <class S, int IL> void real_segment(int row) {
   }
   const double e = error_of(x, left, taps, skip, count, got);
   TS_CHECK(e < 2e-6 && stray == 0,
-           "real M = %d, %d rows (row %d), %d taps, %d inputs, %d outputs: rel L2 error %.3g, "
-           "%lld floats written outside the outputs",
-           M, IL, row, taps_len, left, count, e, (long long)stray);
+           "real M = %d, %d rows (row %d), twiddles %s, %d taps, %d inputs, %d outputs: rel L2 "
+           "error %.3g, %lld floats written outside the outputs",
+           M, IL, row, W == gf::powers::table ? "by table" : "chained", taps_len, left, count, e,
+           (long long)stray);
 }
 
 /* One complex segment of shape S on planar (re, im) rows. */
@@ -137,7 +136,7 @@ template <class S> void complex_segment() {
     im[(size_t)i] = (float)(ts_uniform(&rng) - 0.5);
     x[(size_t)i] = std::complex<double>(re[(size_t)i], im[(size_t)i]);
   }
-  const std::vector<float2> h = spectrum(taps, M, M, 1.0 / M), tw = twiddles(2 * M, M);
+  const std::vector<float2> h = spectrum(taps, M, M, 1.0 / M), tw = twiddles<S>();
   std::vector<float2> buf(S::buf_elems);
   auto *ex = new host_exec<S::E, S::T>();
   gf::segment_cx<S>(*ex, buf.data(), re.data(), im.data(), left, out_re.data(), out_im.data(), skip,
@@ -157,12 +156,14 @@ template <class S> void complex_segment() {
            M, taps_len, left, count, e, (long long)stray);
 }
 
-/* Planar rows and every row of frames of 2 and 4. */
+/* Planar rows (twiddles chained and by table) and every row of frames of 2
+ * and 4. */
 template <class S> void real_shape(int rounds) {
   for (int i = 0; i < rounds; i++) {
-    real_segment<S, 1>(0);
-    real_segment<S, 2>(i % 2);
-    real_segment<S, 4>(i % 4);
+    real_segment<S, 1, gf::powers::chain>(0);
+    real_segment<S, 1, gf::powers::table>(0);
+    real_segment<S, 2, gf::powers::chain>(i % 2);
+    real_segment<S, 4, gf::powers::chain>(i % 4);
   }
 }
 

@@ -396,7 +396,7 @@ struct gc_fft {
   float2 *d_spec; /* [filters][n/2 + 1], scaled by 1/n (fused, four-step: 1/(2n),
                      four-step: in row order) */
   int32_t *d_filter_of;
-  float2 *d_tw;                        /* fused: W_n^i; four-step: the rows' twiddles */
+  float2 *d_tw; /* fused: gc_fft_twiddles; complex fused: W_2n^i; four-step: the rows' */
   float2 *d_tw_cols, *d_wide, *d_fine; /* four-step: the other twiddles */
   fft_lane *lane;                      /* cuFFT paths */
   bool timed;
@@ -682,7 +682,10 @@ static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters 
   convoy_status st = f->cx ? CONVOY_OK : spectra_make(f, filters, scale, err, err_size);
   if (st != CONVOY_OK) return st;
   if (path == GPU_CONV_FFT_FUSED) {
-    if ((st = gc_twiddle_table(n, n / 2, 1, &f->d_tw, err, err_size)) != CONVOY_OK) return st;
+    int log2m = 0, log2e = 0;
+    while (((int64_t)2 << log2m) < n) log2m++;
+    while ((1 << log2e) < f->points) log2e++;
+    if ((st = gc_fft_twiddles(log2m, log2e, &f->d_tw, err, err_size)) != CONVOY_OK) return st;
     f->fused = gc_fused_find(n, f->points, 0);
     if (!f->fused)
       return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,

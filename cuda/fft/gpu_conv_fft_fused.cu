@@ -17,8 +17,27 @@
 
 namespace {
 
+/* How the passes have their twiddles at M = 2^LOG2M, alike in the planar
+ * and the rows kernels so that their bits agree: from the pass tables at
+ * N = 8192 with 16 points a thread, where the kernel then fits 80 registers
+ * and three blocks an SM (H200, 1024 taps, 2^28 samples: 209 -> 244 GS/s;
+ * the planar kernel at N = 4096 went 224 -> 229 but the rows kernels there,
+ * capped at 80 registers, spilled more and lost 3-5%, and the four-step
+ * and complex kernels ran as fast or slower); chained elsewhere. */
+template <int LOG2M, int LOG2E> __host__ __device__ constexpr gf::powers powers_at() {
+  return LOG2M == 12 && LOG2E == 4 ? gf::powers::table : gf::powers::chain;
+}
+
+/* Blocks an SM the planar kernel is compiled for (0: left to the
+ * compiler, which at N = 4096 takes 96 registers and 5 blocks, or 80 and 6
+ * with the table; given 1 it takes up to 146 and ran 20% slower). */
+template <int LOG2M, int LOG2E> constexpr int planar_min_blocks() {
+  return powers_at<LOG2M, LOG2E>() == gf::powers::table ? 768 / gf::shape<LOG2M, LOG2E>::T : 0;
+}
+
 template <int LOG2M, int LOG2E, int IL>
-__global__ void __launch_bounds__(gf::shape<LOG2M, LOG2E>::T) fused_kernel(const gc_fused_args a) {
+__global__ void __launch_bounds__(gf::shape<LOG2M, LOG2E>::T, planar_min_blocks<LOG2M, LOG2E>())
+    fused_kernel(const gc_fused_args a) {
   using S = gf::shape<LOG2M, LOG2E>;
   extern __shared__ float2 gf_buf[];
   const int64_t pair = a.p0 + blockIdx.x;
@@ -37,8 +56,9 @@ __global__ void __launch_bounds__(gf::shape<LOG2M, LOG2E>::T) fused_kernel(const
   in.align = gf::alignment_of(src);
   out.align = gf::alignment_of(dst - (IL == 1 ? a.skip : 0));
   gf::block_exec<S::E> ex;
-  gf::segment<S, IL>(ex, gf_buf, src, (int)left, in, dst, a.skip, (int)count, out,
-                     a.spec + a.filter_of[c] * a.spec_stride, a.tw);
+  gf::segment<S, IL, powers_at<LOG2M, LOG2E>()>(ex, gf_buf, src, (int)left, in, dst, a.skip,
+                                                (int)count, out,
+                                                a.spec + a.filter_of[c] * a.spec_stride, a.tw);
 }
 
 /* G rows of interleaved frames of IL rows a block (gf::segment_rows): pair
@@ -46,9 +66,11 @@ __global__ void __launch_bounds__(gf::shape<LOG2M, LOG2E>::T) fused_kernel(const
  * clusters of C = IL / G blocks, one a segment, pair p being block p % C of
  * its cluster (launches start at multiples of C). Registers: several rows
  * a block are held to 768 threads an SM; one row a block to 640, the
- * planar kernel's 96 registers at N = 4096 (at 768 it spills). */
+ * planar kernel's 96 registers at N = 4096 (at 768 it spills), or to 768
+ * where the twiddles come from the pass tables, as the planar kernel. */
 template <int LOG2M, int LOG2E, int G> constexpr int rows_min_blocks() {
-  constexpr int blocks = (G > 1 ? 768 : 640) / (G * gf::shape<LOG2M, LOG2E>::T);
+  constexpr bool table = powers_at<LOG2M, LOG2E>() == gf::powers::table;
+  constexpr int blocks = (G > 1 || table ? 768 : 640) / (G * gf::shape<LOG2M, LOG2E>::T);
   return blocks > 1 ? blocks : 1;
 }
 template <int LOG2M, int LOG2E, int IL, int G, int C>
@@ -65,8 +87,9 @@ __global__ void __launch_bounds__(G *gf::shape<LOG2M, LOG2E>::T, rows_min_blocks
   if (count > a.l) count = a.l;
   const int g = (int)threadIdx.x / S::T;
   const int64_t at = s * a.l * IL + (C == 1 ? row0 : 0);
-  gf::segment_rows<S, G, IL, C>(gf_buf, a.in + at, (int)left, a.out + at, a.skip, (int)count,
-                                a.spec + a.filter_of[row0 + g] * a.spec_stride, a.tw);
+  gf::segment_rows<S, G, IL, C, powers_at<LOG2M, LOG2E>()>(
+      gf_buf, a.in + at, (int)left, a.out + at, a.skip, (int)count,
+      a.spec + a.filter_of[row0 + g] * a.spec_stride, a.tw);
 }
 
 typedef void (*launch_fn)(const gc_fused_args &, unsigned, cudaStream_t);
@@ -254,17 +277,38 @@ convoy_status gc_fused_launch(const gc_fused_kernel *k, const gc_fused_args *a, 
   return CONVOY_OK;
 }
 
+namespace {
+
+/* count values from host into *tw, cudaMalloc'd here (NULL on failure). */
+convoy_status table_to_device(const float2 *host, int64_t count, float2 **tw, char *err,
+                              size_t err_size) {
+  cudaError_t e = cudaMalloc((void **)tw, sizeof(float2) * (size_t)count);
+  if (e == cudaSuccess)
+    e = cudaMemcpy(*tw, host, sizeof(float2) * (size_t)count, cudaMemcpyHostToDevice);
+  if (e == cudaSuccess) return CONVOY_OK;
+  cudaFree(*tw);
+  *tw = NULL;
+  return gp_cuda_fail(e, "gpu_conv: FFT twiddle table", err, err_size);
+}
+
+/* W_n^(i step) for i < count in host memory (malloc'd; NULL: out of memory). */
+float2 *host_powers(int64_t n, int64_t count, int64_t step) {
+  float2 *host = (float2 *)malloc(sizeof(float2) * (size_t)count);
+  for (int64_t i = 0; host && i < count; i++) host[i] = gf::twiddle_of(n, i * step);
+  return host;
+}
+
+convoy_status out_of_host_memory(char *err, size_t err_size) {
+  return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                             "gpu_conv: out of host memory");
+}
+
+} // namespace
+
 convoy_status gc_twiddle_fill(int64_t n, int64_t count, int64_t step, float2 *d_tw, char *err,
                               size_t err_size) {
-  float2 *host = (float2 *)malloc(sizeof(float2) * (size_t)count);
-  if (!host)
-    return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
-                               "gpu_conv: out of host memory");
-  const double unit = 2.0 * 3.14159265358979323846 / (double)n;
-  for (int64_t i = 0; i < count; i++) {
-    const double a = unit * (double)((i * step) % n);
-    host[i] = make_float2((float)cos(a), (float)-sin(a));
-  }
+  float2 *host = host_powers(n, count, step);
+  if (!host) return out_of_host_memory(err, err_size);
   cudaError_t e = cudaMemcpy(d_tw, host, sizeof(float2) * (size_t)count, cudaMemcpyHostToDevice);
   free(host);
   if (e != cudaSuccess) return gp_cuda_fail(e, "gpu_conv: FFT twiddle table", err, err_size);
@@ -274,15 +318,20 @@ convoy_status gc_twiddle_fill(int64_t n, int64_t count, int64_t step, float2 *d_
 convoy_status gc_twiddle_table(int64_t n, int64_t count, int64_t step, float2 **tw, char *err,
                                size_t err_size) {
   *tw = NULL;
-  cudaError_t e = cudaMalloc((void **)tw, sizeof(float2) * (size_t)count);
-  if (e != cudaSuccess) {
-    *tw = NULL;
-    return gp_cuda_fail(e, "gpu_conv: FFT twiddle table", err, err_size);
-  }
-  convoy_status st = gc_twiddle_fill(n, count, step, *tw, err, err_size);
-  if (st != CONVOY_OK) {
-    cudaFree(*tw);
-    *tw = NULL;
-  }
+  float2 *host = host_powers(n, count, step);
+  if (!host) return out_of_host_memory(err, err_size);
+  convoy_status st = table_to_device(host, count, tw, err, err_size);
+  free(host);
+  return st;
+}
+
+convoy_status gc_fft_twiddles(int log2m, int log2e, float2 **tw, char *err, size_t err_size) {
+  *tw = NULL;
+  const int64_t count = ((int64_t)2 << log2m) - ((int64_t)1 << log2e);
+  float2 *host = (float2 *)malloc(sizeof(float2) * (size_t)count);
+  if (!host) return out_of_host_memory(err, err_size);
+  gf::fill_twiddles(log2m, log2e, host);
+  convoy_status st = table_to_device(host, count, tw, err, err_size);
+  free(host);
   return st;
 }

@@ -27,7 +27,9 @@
  * every thread and then synchronises, so that the same code runs on the
  * device (one phase per thread, __syncthreads) and, for checking the index
  * arithmetic, on the host (a loop over threads). H is scaled by 1/(2N) at
- * create; `tw` holds W_N^i = exp(-2 pi i i / N) for 0 <= i < M.
+ * create; `tw` holds W_N^i = exp(-2 pi i i / N) for 0 <= i < M, then,
+ * for kernels that take the passes' twiddles from tables (powers::table),
+ * each pass's twiddles in the order its threads read them (fill_twiddles).
  */
 #ifndef CONVOY_GPU_CONV_FFT_FUSED_CUH
 #define CONVOY_GPU_CONV_FFT_FUSED_CUH
@@ -37,6 +39,7 @@
 #include <cooperative_groups.h>
 #endif
 
+#include <math.h>
 #include <stdint.h>
 
 #if defined(__CUDA_ARCH__)
@@ -156,8 +159,39 @@ template <int LOG2M, int LOG2E, bool PADDED = true> struct shape {
   static constexpr GF_HDC int log2_ns(int p) { return p * LOG2E; }
   static constexpr int buf_elems = PADDED ? M + (M >> 4) : M + 1;
   static constexpr GF_HDC int at(int i) { return PADDED ? i + (i >> 4) : i; }
+  /* The twiddle table (see fill_twiddles): W_2M^i for i < M, then the
+   * passes' twiddles, those of pass p >= 1 from M + Ns(p) - E on. */
+  static constexpr int tw_elems = 2 * M - E;
+  static constexpr GF_HDC int pass_twiddles_at(int p) { return M + (1 << (p * LOG2E)) - E; }
   static_assert(LOG2M >= 2 * LOG2E, "at least two passes");
 };
+
+/* W_n^e = exp(-2 pi i e / n) in float, the angle taken in double. */
+inline float2 twiddle_of(int64_t n, int64_t e) {
+  const double unit = 2.0 * 3.14159265358979323846 / (double)n;
+  const double a = unit * (double)(e % n);
+  return make_float2((float)cos(a), (float)-sin(a));
+}
+
+/* The twiddle table of FFTs of 2^log2m points, 2^log2e a thread
+ * (shape<log2m, log2e>::tw_elems values, angles in double): out[i] = W^i,
+ * W = exp(-2 pi i / 2M), for i < M (the real-FFT split's and the chained
+ * powers' table); then pass p >= 1, of radix R after Ns points, has
+ * W_M^(r k M / (Ns R)) for 0 < r < R, k < Ns at pass_twiddles_at(p) + (r -
+ * 1) Ns + k, so that a warp's butterflies (consecutive k) read consecutive
+ * values. */
+inline void fill_twiddles(int log2m, int log2e, float2 *out) {
+  const int64_t m = (int64_t)1 << log2m, e = (int64_t)1 << log2e;
+  const int full = log2m / log2e, rem = log2m % log2e, passes = full + (rem ? 1 : 0);
+  for (int64_t i = 0; i < m; i++) out[i] = twiddle_of(2 * m, i);
+  for (int p = 1; p < passes; p++) {
+    const int64_t ns = (int64_t)1 << (p * log2e), radix = (int64_t)1 << (p < full ? log2e : rem);
+    float2 *pass = out + m + ns - e;
+    for (int64_t r = 1; r < radix; r++)
+      for (int64_t k = 0; k < ns; k++)
+        pass[(r - 1) * ns + k] = twiddle_of(2 * m, 2 * r * k * (m / (ns * radix)));
+  }
+}
 
 /* Pass P, step 1: each thread's butterflies from shared memory. */
 template <class S, int P> GF_HD void load_smem(int t, float2 *v, const float2 *buf) {
@@ -170,14 +204,14 @@ template <class S, int P> GF_HD void load_smem(int t, float2 *v, const float2 *b
   }
 }
 
-/* How a butterfly's twiddle powers w^2 .. w^(R-1) come from w = w^1:
- * `chain` multiplies by w again and again (R - 2 dependent products);
- * `tree` takes each power as the product of the highest power of two below
- * it and the rest (log2 R deep). Chosen per kernel by measurement
- * (docs/BENCHMARKS.md): the overlap-save kernels run the chain as fast or
- * faster; the pulse kernel, held to 64 or 80 registers, runs faster with
- * the tree. */
-enum class powers { chain, tree };
+/* How a butterfly's twiddles w^1 .. w^(R-1) are had: `chain` loads w = w^1
+ * from the first part of the table and multiplies by w again and again (R -
+ * 2 dependent products); `tree` takes each power as the product of the
+ * highest power of two below it and the rest (log2 R deep); `table` loads
+ * each from the pass's part of the table (fill_twiddles), which only
+ * tables of tw_elems values have. Chosen per kernel by measurement
+ * (docs/BENCHMARKS.md). */
+enum class powers { chain, tree, table };
 
 /* Pass P, step 2: twiddles and the radix-R DFTs, in registers. Twiddle
  * powers come from one table value (see powers). The table is read through
@@ -188,7 +222,15 @@ GF_HD void butterflies(int t, float2 *v, const float2 *tw) {
   constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
   GF_UNROLL
   for (int b = 0; b < B; b++) {
-    if (P > 0) {
+    if constexpr (P > 0 && POWERS == powers::table) {
+      const int k = (t + b * S::T) & ((1 << LNS) - 1);
+      const float2 *at = tw + S::pass_twiddles_at(P) + k;
+      GF_UNROLL
+      for (int r = 1; r < R; r++) {
+        const float2 *w = at + ((r - 1) << LNS);
+        v[b * R + r] = cmul(v[b * R + r], COHERENT ? *w : GF_LDG(w));
+      }
+    } else if (P > 0) {
       const int q = t + b * S::T;
       const int k = q & ((1 << LNS) - 1);
       /* W_M^(k M/(Ns R)) = W_N^(2 k M/(Ns R)) */
@@ -349,38 +391,38 @@ template <class S> GF_HD void middle(int t, float2 *buf, const float2 *h, const 
   }
 }
 
-template <class S, int P, class Ex>
+template <class S, int P, powers W = powers::chain, class Ex>
 GF_HD void forward_passes(Ex &ex, float2 *buf, const float2 *tw) {
   if constexpr (P < S::passes) {
     ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
     ex.sync();
     ex.phase([&](int t, float2 *v) {
-      butterflies<S, P>(t, v, tw);
+      butterflies<S, P, false, W>(t, v, tw);
       store_smem<S, P>(t, v, buf);
     });
     ex.sync();
-    forward_passes<S, P + 1>(ex, buf, tw);
+    forward_passes<S, P + 1, W>(ex, buf, tw);
   }
 }
 
 /* The inverse passes from P on; the last one hands each thread's points to
  * store(t, v) instead of shared memory (after a barrier if SYNC_LAST, for a
  * store back into buf). */
-template <class S, int P, bool SYNC_LAST = false, class Ex, class Store>
+template <class S, int P, bool SYNC_LAST = false, powers W = powers::chain, class Ex, class Store>
 GF_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &store) {
   ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
   if constexpr (P + 1 < S::passes) {
     ex.sync();
     ex.phase([&](int t, float2 *v) {
-      butterflies<S, P>(t, v, tw);
+      butterflies<S, P, false, W>(t, v, tw);
       store_smem<S, P>(t, v, buf);
     });
     ex.sync();
-    inverse_passes<S, P + 1, SYNC_LAST>(ex, buf, tw, store);
+    inverse_passes<S, P + 1, SYNC_LAST, W>(ex, buf, tw, store);
   } else {
     if constexpr (SYNC_LAST) ex.sync();
     ex.phase([&](int t, float2 *v) {
-      butterflies<S, P>(t, v, tw);
+      butterflies<S, P, false, W>(t, v, tw);
       store(t, v);
     });
   }
@@ -388,8 +430,10 @@ GF_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &st
 
 /* One segment: src holds `left` valid inputs (then zeros up to N); dst
  * receives outputs 0 .. count-1 (circular positions skip .. skip+count-1);
- * in and out say where the samples lie in src and dst (see frames). */
-template <class S, int IL, class Ex>
+ * in and out say where the samples lie in src and dst (see frames); W: how
+ * the passes have their twiddles (powers::table needs a table of
+ * S::tw_elems values). */
+template <class S, int IL, powers W = powers::chain, class Ex>
 GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, frames<IL> in, float *dst,
                    int skip, int count, frames<IL> out, const float2 *h, const float2 *tw) {
   ex.phase([&](int t, float2 *v) {
@@ -398,11 +442,11 @@ GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, frames<IL> i
     store_smem<S, 0>(t, v, buf);
   });
   ex.sync();
-  forward_passes<S, 1>(ex, buf, tw);
+  forward_passes<S, 1, W>(ex, buf, tw);
   ex.phase([&](int t, float2 *) { middle<S>(t, buf, h, tw); });
   ex.sync();
-  inverse_passes<S, 0>(ex, buf, tw,
-                       [&](int t, float2 *v) { store_output<S, IL>(t, v, dst, skip, count, out); });
+  inverse_passes<S, 0, false, W>(
+      ex, buf, tw, [&](int t, float2 *v) { store_output<S, IL>(t, v, dst, skip, count, out); });
 }
 
 /* ------------------------------------------------------- rows of frames
@@ -519,8 +563,9 @@ __device__ __forceinline__ float2 &row_pair_at(float2 *bufs, int r, int p) {
  * rank G .. rank G + G - 1. Each block moves whole frames, a C-th of the
  * segment's, between device memory and the G rows of every block of the
  * cluster (distributed shared memory), so every sector crosses device
- * memory once and in whole; src and dst then point at row 0. */
-template <class S, int G, int IL, int C = 1>
+ * memory once and in whole; src and dst then point at row 0. W as in
+ * segment(). */
+template <class S, int G, int IL, int C = 1, powers W = powers::chain>
 __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int left, float *dst,
                                              int skip, int count, const float2 *h,
                                              const float2 *tw) {
@@ -583,10 +628,10 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
   }
   group_exec<S::E, S::T> ex;
   cluster_sync<C>();
-  forward_passes<S, 0>(ex, buf, tw);
+  forward_passes<S, 0, W>(ex, buf, tw);
   ex.phase([&](int t, float2 *) { middle<S>(t, buf, h, tw); });
   ex.sync();
-  inverse_passes<S, 0, true>(ex, buf, tw, [&](int t, float2 *v) {
+  inverse_passes<S, 0, true, W>(ex, buf, tw, [&](int t, float2 *v) {
     each_point<S, S::passes - 1>(t, [&](int n, int k) { buf[S::at(n)] = cconj(v[k]); });
   });
   cluster_sync<C>();
