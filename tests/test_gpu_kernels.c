@@ -488,6 +488,32 @@ static void test_interleaved(void) {
   }
 }
 
+/* A handle told that its caller runs interleaved frames (interleaved_runs)
+ * chooses a size that has the kernel on frames: by timing on 2, 4 and 8
+ * channels, where the timing skips sizes that would pass the frames
+ * through conversion kernels; by the model on 2 and 4, which have the
+ * kernel at every fused size. Frames checked as in test_interleaved. */
+static void test_frames_plans(void) {
+  const int32_t channel_counts[3] = {2, 4, 8};
+  for (int i = 0; i < (ts_quick() ? 3 : 6); i++) {
+    const int32_t ch = channel_counts[i % 3];
+    const int effort = i < 3 ? 1 : 0;
+    if (ch == 8 && effort == 0) continue;
+    /* 8 rows: N = 1024 only where clusters do not run */
+    const int64_t most = ch == 8 && !clusters_expected() ? 1021 : 3000;
+    tcase t;
+    if (!case_make(&t, ch, ts_log_range(&rng, 300, most), ts_log_range(&rng, 1, 20000), TAPS_SHARED,
+                   0))
+      return;
+    gpu_conv_config cfg;
+    config_for(&t, GPU_CONV_FFT, &cfg);
+    cfg.interleaved_runs = 1;
+    cfg.plan_effort = effort;
+    interleaved_case(&t, &cfg, 1, i % 4, effort ? "fft, frames timed" : "fft, frames by model");
+    case_free(&t);
+  }
+}
+
 /* The sizes a caller's fft_size becomes: the next power of two, at least
  * taps + 3 and 64; none above 2^26. */
 static void test_size_rounding(void) {
@@ -760,6 +786,7 @@ int main(void) {
   test_register_counts();
   test_direct_variants();
   test_interleaved();
+  test_frames_plans();
   test_channels();
   test_alignments();
   test_fft_batches_and_lanes();

@@ -154,6 +154,7 @@ static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
   gc.kind = kind;
   gc.device = c->device;
   gc.plan_effort = cfg->plan_effort;
+  gc.interleaved_runs = !cx_taps && gc.channels > 1; /* process() on frames */
   if (cfg->fft_size > 0) {
     gc.fft_size = gpu_conv_fft_size_at_least(c->taps_len, cfg->fft_size);
     if (gc.fft_size == 0) gc.fft_size = -1;

@@ -106,7 +106,7 @@ done:
 namespace {
 struct choice {
   gpu_conv_kind wanted;
-  int32_t device, channels, complex_taps, whole_granules;
+  int32_t device, channels, complex_taps, whole_granules, interleaved_runs;
   int64_t taps_len, max_out, decimation;
   gpu_conv_kind kind;
   int64_t fft_size;
@@ -122,7 +122,8 @@ bool cache_find(const gpu_conv_config *c, int32_t device, choice *out) {
       [&](const choice &k) {
         return k.wanted == c->kind && k.device == device && k.channels == c->channels &&
                k.complex_taps == (c->complex_taps != 0) &&
-               k.whole_granules == (c->whole_granules != 0) && k.taps_len == c->taps_len &&
+               k.whole_granules == (c->whole_granules != 0) &&
+               k.interleaved_runs == (c->interleaved_runs != 0) && k.taps_len == c->taps_len &&
                k.max_out == c->max_out && k.decimation == decimation_of(c);
       },
       out);
@@ -355,6 +356,7 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
                 cfg.channels,
                 cfg.complex_taps,
                 cfg.whole_granules != 0,
+                cfg.interleaved_runs != 0,
                 cfg.taps_len,
                 cfg.max_out,
                 decimation_of(&cfg),

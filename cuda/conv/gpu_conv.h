@@ -118,16 +118,20 @@ typedef struct gpu_conv_config {
                            and formula of engine_request.complex_taps
                            (pipeline/engine.h); see "Complex filters" above */
 
-  int64_t decimation;     /* D, 0 or 1 = none: the caller keeps only every D-th
-                             output, through gpu_conv_run_strided on the direct
-                             engine or a folded FFT plan (gpu_conv_strided), so
-                             AUTO weighs the direct engine at its strided cost;
-                             0 .. GPU_CONV_MAX_STEP */
-  int32_t whole_granules; /* 1: the caller's runs are whole granules
-                             (gpu_conv_granule) of at most max_out outputs,
-                             as the stream pipeline's chunks are, so the FFT
-                             size is priced without a ragged last segment;
-                             0: any count up to max_out */
+  int64_t decimation;       /* D, 0 or 1 = none: the caller keeps only every D-th
+                               output, through gpu_conv_run_strided on the direct
+                               engine or a folded FFT plan (gpu_conv_strided), so
+                               AUTO weighs the direct engine at its strided cost;
+                               0 .. GPU_CONV_MAX_STEP */
+  int32_t interleaved_runs; /* 1: the caller may also run interleaved frames
+                               (gpu_conv_run_interleaved), so the FFT size is
+                               chosen for the kernels on frames as well as on
+                               planar rows; 0: planar rows only */
+  int32_t whole_granules;   /* 1: the caller's runs are whole granules
+                               (gpu_conv_granule) of at most max_out outputs,
+                               as the stream pipeline's chunks are, so the FFT
+                               size is priced without a ragged last segment;
+                               0: any count up to max_out */
 
   /* Tuning overrides, 0 = default. Used by the benchmark; others leave them 0. */
   int32_t direct_outputs;     /* outputs per thread of the register kernel: 4, 8 or 16

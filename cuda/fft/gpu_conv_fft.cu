@@ -225,13 +225,20 @@ int64_t slots_for(const gpu_conv_config *cfg, const gc_device *dev, int64_t n, i
   return b > 0 ? b : 1;
 }
 
-/* Fraction of the fp32 rate the FFT arithmetic of our kernels reaches, by
- * points per transform: fitted to the fused kernel on an H200 (a third up
- * to 2^11 points, a fifth less per doubling above). A model only; timing
+/* Fraction of the fp32 rate the FFT arithmetic of the fused kernels
+ * reaches, by points per transform, on an H200: a third up to 2^11 points;
+ * above, for the planar kernel, as measured at 1024 taps (2^28 samples:
+ * 243, 175 and 130 GS/s at 2^12, 2^13 and 2^14 points, against 224 at
+ * 2^11), and for the complex kernel and the kernels on interleaved frames
+ * a fifth less per doubling (on frames of 2 to 8 rows at N = 8192 they ran
+ * at 51-63% of the planar kernel, at 4096 at 65-75%). A model only; timing
  * decides where it is asked to. */
-double fft_efficiency(double m) {
-  const double over = log2(m) - 11.0;
-  return over > 0 ? 0.33 * pow(0.8, over) : 0.33;
+double fft_efficiency(double m, bool planar) {
+  const int k = (int)lround(log2(m));
+  if (k <= 11) return 0.33;
+  if (!planar) return 0.33 * pow(0.8, k - 11);
+  static const double measured[3] = {0.325, 0.23, 0.18};
+  return k <= 14 ? measured[k - 12] : measured[2] * pow(0.8, k - 14);
 }
 
 /* The four-step kernels' share of the FP32 peak for a transform of m
@@ -274,7 +281,7 @@ double model_cost_cx(const gpu_conv_config *cfg, const gc_device *dev, int64_t n
   if (path == GPU_CONV_FFT_FUSED) {
     const double bytes = 8.0 * dn + 8.0 * dl + 0.25 * 8.0 * dn;
     const double t_mem = bytes / dev->bytes_per_s;
-    const double t_fft = flops / (dev->fma_per_s * 2.0 * fft_efficiency(dn));
+    const double t_fft = flops / (dev->fma_per_s * 2.0 * fft_efficiency(dn, false));
     per_segment = t_mem > t_fft ? t_mem : t_fft;
     launches = batches;
   } else {
@@ -305,7 +312,9 @@ double model_cost(const gpu_conv_config *cfg, const gc_device *dev, int64_t n) {
     if (path == GPU_CONV_FFT_FOURSTEP) bytes += 3.0 * 4.0 * dn;
     const double m = dn / 2;
     const double flops = 2.0 * 5.0 * m * log2(m) + 40.0 * m;
-    const double eff = path == GPU_CONV_FFT_FUSED ? fft_efficiency(m) : four_step_efficiency(m);
+    const bool frames = cfg->interleaved_runs && cfg->channels > 1;
+    const double eff =
+        path == GPU_CONV_FFT_FUSED ? fft_efficiency(m, !frames) : four_step_efficiency(m);
     const double t_mem = bytes / dev->bytes_per_s;
     const double t_fft = flops / (dev->fma_per_s * 2.0 * eff);
     per_segment = t_mem > t_fft ? t_mem : t_fft;
@@ -742,10 +751,12 @@ struct fft_probe {
   const float *in;
   float *out;
   int64_t n;
+  bool frames; /* interleaved frames of all channels, else planar rows */
 };
 
 convoy_status fft_probe_run(void *arg, cudaStream_t s, char *err, size_t err_size) {
   fft_probe *p = (fft_probe *)arg;
+  if (p->frames) return gc_fft_run_interleaved(p->f, p->in, p->out, p->n, s, err, err_size);
   return gc_fft_run(p->f, 0, p->in, p->n + p->f->taps_len - 1, p->out, p->n, p->n, s, err,
                     err_size);
 }
@@ -767,16 +778,20 @@ int64_t probe_outputs(const gpu_conv_config *cfg, const gc_device *dev, int64_t 
  * twice it) and every size the fused kernel takes (the model can sit on a
  * four-step size a window away from a faster fused one: 3200 taps ran at
  * 114 GS/s against 126 for 3805 on an H200); returns the fastest log2 size in
- * *best (unchanged when every candidate failed to build). */
+ * *best (unchanged when every candidate failed to build). Where the caller
+ * will run interleaved frames, it times those, all channels at once: the
+ * kernels on frames favour smaller sizes than the planar one. */
 static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters *filters,
                                     const gc_device *dev, int *best, char *err, size_t err_size) {
   const int k_min = min_log2(cfg->taps_len), centre = *best;
   gpu_conv_config probe_cfg = *cfg;
-  const int rows = cfg->complex_taps ? 2 : 1; /* one channel, real or complex */
+  const bool frames = cfg->interleaved_runs && !cfg->complex_taps && cfg->channels > 1;
+  /* one channel, real or complex, or every channel's frames */
+  const int rows = cfg->complex_taps ? 2 : frames ? cfg->channels : 1;
   probe_cfg.channels = rows;
   probe_cfg.lanes = 1;
-  int32_t first = 0;
-  gc_filters one = {1, &first, filters->taps, filters->taps_im};
+  int32_t first[GPU_CONV_MAX_ROWS] = {0};
+  gc_filters one = {1, first, filters->taps, filters->taps_im};
 
   auto candidate = [&](int k) {
     return k >= k_min && k <= kMaxLog2 &&
@@ -786,7 +801,7 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
   int64_t n_max = 0;
   for (int k = k_min; k <= kMaxLog2; k++) {
     if (!candidate(k)) continue;
-    int64_t outs = probe_outputs(cfg, dev, (int64_t)1 << k);
+    int64_t outs = probe_outputs(cfg, dev, (int64_t)1 << k) / (frames ? rows : 1);
     if (outs > n_max) n_max = outs;
   }
   float *in = NULL, *out = NULL;
@@ -802,25 +817,31 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
     if (e != cudaSuccess) st = gp_cuda_fail(e, "gpu_conv: FFT timing buffers", err, err_size);
   }
   double best_time = -1.0;
-  for (int k = k_min; st == CONVOY_OK && k <= kMaxLog2; k++) {
-    if (!candidate(k)) continue;
-    int64_t n = (int64_t)1 << k;
-    probe_cfg.max_out = probe_outputs(cfg, dev, n);
-    gc_fft *f = NULL;
-    char ignored[8];
-    /* A size that cannot be built (memory) is skipped, not an error. */
-    if (fft_make(&probe_cfg, &one, dev, n, &f, ignored, sizeof ignored) == CONVOY_OK) {
-      fft_probe p = {f, in, out, probe_cfg.max_out};
-      double t = gc_time_best(fft_probe_run, &p, 3, err, err_size);
-      if (t < 0) st = CONVOY_ERR_BACKEND;
-      double per_out = t / (double)probe_cfg.max_out;
-      if (t >= 0 && (best_time < 0 || per_out < best_time)) {
-        best_time = per_out;
-        *best = k;
+  /* Frames: first the sizes with a kernel on frames (at the others frames
+   * pass through conversion kernels, which planar timing would not see);
+   * planar rows only where no size has one. */
+  for (int on_frames = frames ? 1 : 0; on_frames >= 0 && best_time < 0; on_frames--) {
+    for (int k = k_min; st == CONVOY_OK && k <= kMaxLog2; k++) {
+      if (!candidate(k)) continue;
+      int64_t n = (int64_t)1 << k;
+      probe_cfg.max_out = probe_outputs(cfg, dev, n) / (frames ? rows : 1);
+      gc_fft *f = NULL;
+      char ignored[8];
+      /* A size that cannot be built (memory) is skipped, not an error. */
+      if (fft_make(&probe_cfg, &one, dev, n, &f, ignored, sizeof ignored) == CONVOY_OK &&
+          (!on_frames || gc_fft_interleaved(f))) {
+        fft_probe p = {f, in, out, probe_cfg.max_out, on_frames != 0};
+        double t = gc_time_best(fft_probe_run, &p, 3, err, err_size);
+        if (t < 0) st = CONVOY_ERR_BACKEND;
+        double per_out = t / (double)probe_cfg.max_out;
+        if (t >= 0 && (best_time < 0 || per_out < best_time)) {
+          best_time = per_out;
+          *best = k;
+        }
       }
+      gc_fft_destroy(f);
+      (void)cudaGetLastError();
     }
-    gc_fft_destroy(f);
-    (void)cudaGetLastError();
   }
   cudaFree(in);
   cudaFree(out);
