@@ -228,7 +228,7 @@ int64_t slots_for(const gpu_conv_config *cfg, const gc_device *dev, int64_t n, i
 /* Fraction of the fp32 rate the FFT arithmetic of the fused kernels
  * reaches, by points per transform, on an H200: a third up to 2^11 points;
  * above, for the planar kernel, as measured at 1024 taps (2^28 samples:
- * 243, 175 and 130 GS/s at 2^12, 2^13 and 2^14 points, against 224 at
+ * 243, 175 and 135 GS/s at 2^12, 2^13 and 2^14 points, against 224 at
  * 2^11), and for the complex kernel and the kernels on interleaved frames
  * a fifth less per doubling (on frames of 2 to 8 rows at N = 8192 they ran
  * at 51-63% of the planar kernel, at 4096 at 65-75%). A model only; timing
@@ -237,7 +237,7 @@ double fft_efficiency(double m, bool planar) {
   const int k = (int)lround(log2(m));
   if (k <= 11) return 0.33;
   if (!planar) return 0.33 * pow(0.8, k - 11);
-  static const double measured[3] = {0.325, 0.23, 0.18};
+  static const double measured[3] = {0.325, 0.23, 0.19};
   return k <= 14 ? measured[k - 12] : measured[2] * pow(0.8, k - 14);
 }
 

@@ -20,12 +20,14 @@ namespace {
 /* How the passes have their twiddles at M = 2^LOG2M, alike in the planar
  * and the rows kernels so that their bits agree: from the pass tables at
  * N = 8192 with 16 points a thread, where the kernel then fits 80 registers
- * and three blocks an SM (H200, 1024 taps, 2^28 samples: 209 -> 244 GS/s;
- * the planar kernel at N = 4096 went 224 -> 229 but the rows kernels there,
- * capped at 80 registers, spilled more and lost 3-5%, and the four-step
- * and complex kernels ran as fast or slower); chained elsewhere. */
+ * and three blocks an SM (H200, 1024 taps, 2^28 samples: 209 -> 244 GS/s),
+ * and at N = 32768 (129 -> 135, 64 registers and fewer spills; the kernels
+ * on frames there as fast as before); chained elsewhere (the planar kernel
+ * at N = 4096 went 224 -> 229 but the rows kernels there, capped at 80
+ * registers, spilled more and lost 3-5%; the four-step and complex kernels
+ * ran as fast or slower). */
 template <int LOG2M, int LOG2E> __host__ __device__ constexpr gf::powers powers_at() {
-  return LOG2M == 12 && LOG2E == 4 ? gf::powers::table : gf::powers::chain;
+  return (LOG2M == 12 || LOG2M == 14) && LOG2E == 4 ? gf::powers::table : gf::powers::chain;
 }
 
 /* Blocks an SM the planar kernel is compiled for (0: left to the
