@@ -36,7 +36,7 @@ template <int E, int T> struct host_exec {
 
 constexpr float kUnwritten = 12345.0f;
 
-/* The twiddle table of shape S, as gc_fft_twiddles makes it. */
+/* The twiddle table of shape S, as gc_fused_twiddles makes it. */
 template <class S> std::vector<float2> twiddles() {
   std::vector<float2> tw((size_t)S::tw_elems);
   gf::fill_twiddles(S::log2m, S::log2e, tw.data());

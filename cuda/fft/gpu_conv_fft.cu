@@ -225,6 +225,12 @@ int64_t slots_for(const gpu_conv_config *cfg, const gc_device *dev, int64_t n, i
   return b > 0 ? b : 1;
 }
 
+/* Whether the caller will also run interleaved frames of several real
+ * rows (gpu_conv_run_interleaved), which the fused kernels on frames take. */
+bool runs_frames(const gpu_conv_config *cfg) {
+  return cfg->interleaved_runs && !cfg->complex_taps && cfg->channels > 1;
+}
+
 /* Fraction of the fp32 rate the FFT arithmetic of the fused kernels
  * reaches, by points per transform, on an H200: a third up to 2^11 points;
  * above, for the planar kernel, as measured at 1024 taps (2^28 samples:
@@ -312,9 +318,8 @@ double model_cost(const gpu_conv_config *cfg, const gc_device *dev, int64_t n) {
     if (path == GPU_CONV_FFT_FOURSTEP) bytes += 3.0 * 4.0 * dn;
     const double m = dn / 2;
     const double flops = 2.0 * 5.0 * m * log2(m) + 40.0 * m;
-    const bool frames = cfg->interleaved_runs && cfg->channels > 1;
     const double eff =
-        path == GPU_CONV_FFT_FUSED ? fft_efficiency(m, !frames) : four_step_efficiency(m);
+        path == GPU_CONV_FFT_FUSED ? fft_efficiency(m, !runs_frames(cfg)) : four_step_efficiency(m);
     const double t_mem = bytes / dev->bytes_per_s;
     const double t_fft = flops / (dev->fma_per_s * 2.0 * eff);
     per_segment = t_mem > t_fft ? t_mem : t_fft;
@@ -405,7 +410,7 @@ struct gc_fft {
   float2 *d_spec; /* [filters][n/2 + 1], scaled by 1/n (fused, four-step: 1/(2n),
                      four-step: in row order) */
   int32_t *d_filter_of;
-  float2 *d_tw; /* fused: gc_fft_twiddles; complex fused: W_2n^i; four-step: the rows' */
+  float2 *d_tw; /* fused: gc_fused_twiddles; complex fused: W_2n^i; four-step: the rows' */
   float2 *d_tw_cols, *d_wide, *d_fine; /* four-step: the other twiddles */
   fft_lane *lane;                      /* cuFFT paths */
   bool timed;
@@ -691,10 +696,7 @@ static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters 
   convoy_status st = f->cx ? CONVOY_OK : spectra_make(f, filters, scale, err, err_size);
   if (st != CONVOY_OK) return st;
   if (path == GPU_CONV_FFT_FUSED) {
-    int log2m = 0, log2e = 0;
-    while (((int64_t)2 << log2m) < n) log2m++;
-    while ((1 << log2e) < f->points) log2e++;
-    if ((st = gc_fft_twiddles(log2m, log2e, &f->d_tw, err, err_size)) != CONVOY_OK) return st;
+    if ((st = gc_fused_twiddles(n, f->points, &f->d_tw, err, err_size)) != CONVOY_OK) return st;
     f->fused = gc_fused_find(n, f->points, 0);
     if (!f->fused)
       return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
@@ -785,7 +787,7 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
                                     const gc_device *dev, int *best, char *err, size_t err_size) {
   const int k_min = min_log2(cfg->taps_len), centre = *best;
   gpu_conv_config probe_cfg = *cfg;
-  const bool frames = cfg->interleaved_runs && !cfg->complex_taps && cfg->channels > 1;
+  const bool frames = runs_frames(cfg);
   /* one channel, real or complex, or every channel's frames */
   const int rows = cfg->complex_taps ? 2 : frames ? cfg->channels : 1;
   probe_cfg.channels = rows;
@@ -798,12 +800,24 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
            ((k >= centre - 2 && k <= centre + 1) ||
             path_for((int64_t)1 << k, cfg->complex_taps != 0) == GPU_CONV_FFT_FUSED);
   };
+  /* Frames: the sizes with a kernel on frames only, where there are any
+   * (at the others frames pass through conversion kernels, which timing
+   * the rows would not see); else the rows, planar. */
+  auto on_frames = [&](int k) {
+    const int64_t n = (int64_t)1 << k;
+    return frames && path_for(n, false) == GPU_CONV_FFT_FUSED &&
+           gc_fused_find(n, points_for(n), rows) != NULL;
+  };
+  bool any_frames = false;
+  for (int k = k_min; k <= kMaxLog2; k++) any_frames = any_frames || (candidate(k) && on_frames(k));
+  auto timed = [&](int k) { return candidate(k) && (!any_frames || on_frames(k)); };
+  /* outputs of each row one timing run takes */
+  auto probe_n = [&](int k) {
+    return probe_outputs(cfg, dev, (int64_t)1 << k) / (frames ? rows : 1);
+  };
   int64_t n_max = 0;
-  for (int k = k_min; k <= kMaxLog2; k++) {
-    if (!candidate(k)) continue;
-    int64_t outs = probe_outputs(cfg, dev, (int64_t)1 << k) / (frames ? rows : 1);
-    if (outs > n_max) n_max = outs;
-  }
+  for (int k = k_min; k <= kMaxLog2; k++)
+    if (timed(k) && probe_n(k) > n_max) n_max = probe_n(k);
   float *in = NULL, *out = NULL;
   cudaError_t e =
       cudaMalloc((void **)&in, sizeof(float) * rows * (size_t)(n_max + cfg->taps_len - 1));
@@ -817,31 +831,25 @@ static convoy_status fft_time_sizes(const gpu_conv_config *cfg, const gc_filters
     if (e != cudaSuccess) st = gp_cuda_fail(e, "gpu_conv: FFT timing buffers", err, err_size);
   }
   double best_time = -1.0;
-  /* Frames: first the sizes with a kernel on frames (at the others frames
-   * pass through conversion kernels, which planar timing would not see);
-   * planar rows only where no size has one. */
-  for (int on_frames = frames ? 1 : 0; on_frames >= 0 && best_time < 0; on_frames--) {
-    for (int k = k_min; st == CONVOY_OK && k <= kMaxLog2; k++) {
-      if (!candidate(k)) continue;
-      int64_t n = (int64_t)1 << k;
-      probe_cfg.max_out = probe_outputs(cfg, dev, n) / (frames ? rows : 1);
-      gc_fft *f = NULL;
-      char ignored[8];
-      /* A size that cannot be built (memory) is skipped, not an error. */
-      if (fft_make(&probe_cfg, &one, dev, n, &f, ignored, sizeof ignored) == CONVOY_OK &&
-          (!on_frames || gc_fft_interleaved(f))) {
-        fft_probe p = {f, in, out, probe_cfg.max_out, on_frames != 0};
-        double t = gc_time_best(fft_probe_run, &p, 3, err, err_size);
-        if (t < 0) st = CONVOY_ERR_BACKEND;
-        double per_out = t / (double)probe_cfg.max_out;
-        if (t >= 0 && (best_time < 0 || per_out < best_time)) {
-          best_time = per_out;
-          *best = k;
-        }
+  for (int k = k_min; st == CONVOY_OK && k <= kMaxLog2; k++) {
+    if (!timed(k)) continue;
+    int64_t n = (int64_t)1 << k;
+    probe_cfg.max_out = probe_n(k);
+    gc_fft *f = NULL;
+    char ignored[8];
+    /* A size that cannot be built (memory) is skipped, not an error. */
+    if (fft_make(&probe_cfg, &one, dev, n, &f, ignored, sizeof ignored) == CONVOY_OK) {
+      fft_probe p = {f, in, out, probe_cfg.max_out, any_frames};
+      double t = gc_time_best(fft_probe_run, &p, 3, err, err_size);
+      if (t < 0) st = CONVOY_ERR_BACKEND;
+      double per_out = t / (double)probe_cfg.max_out;
+      if (t >= 0 && (best_time < 0 || per_out < best_time)) {
+        best_time = per_out;
+        *best = k;
       }
-      gc_fft_destroy(f);
-      (void)cudaGetLastError();
     }
+    gc_fft_destroy(f);
+    (void)cudaGetLastError();
   }
   cudaFree(in);
   cudaFree(out);

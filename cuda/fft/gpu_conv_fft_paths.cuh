@@ -37,7 +37,7 @@ typedef struct gc_fused_args {
   const float2 *spec;  /* [filters][n/2 + 1], scaled by 1/(2n) */
   int64_t spec_stride; /* n/2 + 1 */
   const int32_t *filter_of;
-  const float2 *tw;   /* real: gc_fft_twiddles' table; complex: W_2n^i, i < n */
+  const float2 *tw;   /* real: gc_fused_twiddles' table; complex: W_2n^i, i < n */
   int32_t frame_rows; /* 0: planar rows (in_stride, out_stride); 2, 4 or 8: interleaved
                          frames of that many rows (the channels), strides unused;
                          complex filters: 2 for one channel's (re, im) frames */
@@ -82,9 +82,10 @@ convoy_status gc_twiddle_table(int64_t n, int64_t count, int64_t step, float2 **
 convoy_status gc_twiddle_fill(int64_t n, int64_t count, int64_t step, float2 *d_tw, char *err,
                               size_t err_size);
 
-/* The table of gf::fill_twiddles for FFTs of 2^log2m points, 2^log2e a
- * thread, on the device; *tw is cudaMalloc'd, the caller frees it. */
-convoy_status gc_fft_twiddles(int log2m, int log2e, float2 **tw, char *err, size_t err_size);
+/* The twiddle table the fused kernels of size n (powers of two) with
+ * `points` a thread read (gf::fill_twiddles, n - points values), on the
+ * device; *tw is cudaMalloc'd, the caller frees it. */
+convoy_status gc_fused_twiddles(int64_t n, int points, float2 **tw, char *err, size_t err_size);
 
 /* ------------------------------------------------------------- four-step */
 
