@@ -10,11 +10,10 @@
  * (direct) and 1024 taps (FFT) on 2, 4 and 8 channels, interleaved and in
  * planar rows; and complex float32 signals (2^27 complex frames, mono) with
  * real taps and with complex taps at 128 and 1024 taps, and real taps at
- * 2^20 (gpu-fft). Each line gives the median of REPS runs timed with CUDA
- * events (after one warm-up) in GS/s (samples, all channels, per second;
- * for a complex signal real values, two a complex sample);
- * the first line the device-to-device cudaMemcpy rate of the same bytes at
- * 8 bytes a sample. What a row loses against the one-call row of its case
+ * 2^20 (gpu-fft), and complex taps at 16 and 32 (gpu-direct). Each line gives the median of REPS
+ * runs timed with CUDA events (after one warm-up) in GS/s (samples, all channels, per second; for a
+ * complex signal real values, two a complex sample); the first line the device-to-device cudaMemcpy
+ * rate of the same bytes at 8 bytes a sample. What a row loses against the one-call row of its case
  * is what each call costs on top of its kernels. Only the timing is
  * measured here; test_gpu_stream checks the outputs.
  */
@@ -52,7 +51,8 @@ static const bench_case kCases[] = {
     {CONVOY_ENGINE_GPU_FFT, 1024, 8, 0, 0, 0},    {CONVOY_ENGINE_GPU_FFT, 1024, 8, 1, 0, 0},
     {CONVOY_ENGINE_GPU_FFT, 128, 1, 0, 1, 0},     {CONVOY_ENGINE_GPU_FFT, 1024, 1, 0, 1, 0},
     {CONVOY_ENGINE_GPU_FFT, 1 << 20, 1, 0, 1, 0}, {CONVOY_ENGINE_GPU_FFT, 128, 1, 0, 1, 1},
-    {CONVOY_ENGINE_GPU_FFT, 1024, 1, 0, 1, 1},
+    {CONVOY_ENGINE_GPU_FFT, 1024, 1, 0, 1, 1},    {CONVOY_ENGINE_GPU_DIRECT, 16, 1, 0, 1, 1},
+    {CONVOY_ENGINE_GPU_DIRECT, 32, 1, 0, 1, 1},
 };
 
 /* Median milliseconds of reps runs of the whole signal in calls of `call`

@@ -18,7 +18,9 @@
  * runs instead the FFT engine's model and timed plans at four tap counts an octave from
  * 100 to 2^20 (where a tap count runs slower than a longer filter, the FFT
  * sizes' grid is to blame); ONLY "windows" runs the register kernel with
- * its inputs staged and read straight at 1 to 32 taps; ONLY "sizes" runs every fused size that
+ * its inputs staged and read straight at 1 to 32 taps; ONLY "param" runs it
+ * with the taps in the launch's parameters (the default for one filter)
+ * and in registers, at 1 to 64 taps; ONLY "sizes" runs every fused size that
  * keeps at least an eighth of a segment at tap counts an octave apart from 100 to 25600; ONLY
  * "calls" runs 16, 1024 and 65536 taps in launches of 2^24 outputs against one launch, the input
  * aligned and one float past (calls_case). The last
@@ -325,6 +327,26 @@ int main(int argc, char **argv) {
       gpu_conv_config straight = c;
       straight.direct_input = 2;
       run_case(&B, taps, m, "direct windows read straight", &straight);
+    }
+    only = "no other case";
+  }
+  if (only && !strcmp(only, "param")) {
+    /* The register kernels on one filter: taps from the launch's
+     * parameters (the default there) against taps in registers. */
+    only = NULL;
+    gpu_conv_config regs = c;
+    regs.direct_reg_taps = 1;
+    for (int64_t m = 1; m <= 64; m++) {
+      if (m > 24 && m % 4 && m != 63) continue;
+      run_case(&B, taps, m, "direct, taps in the parameters", &c);
+      run_case(&B, taps, m, "direct, taps in registers", &regs);
+    }
+    for (int outputs = 4; outputs <= 16; outputs *= 4) {
+      gpu_conv_config v = c;
+      v.direct_outputs = outputs;
+      char label[64];
+      snprintf(label, sizeof label, "direct %d outputs/thread", outputs);
+      run_case(&B, taps, 64, label, &v);
     }
     only = "no other case";
   }

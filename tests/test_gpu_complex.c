@@ -279,7 +279,9 @@ static int64_t random_length(int64_t lo, int64_t hi) {
   return ts_log_range(&rng, lo, hi);
 }
 
-/* Register kernels against the reference and, bitwise, the shared-memory one. */
+/* Register kernels against the reference and, bitwise, the shared-memory
+ * one: one filter shared by every channel (its taps in the launch's
+ * parameters) at odd tap counts, distinct filters at even ones. */
 static void test_direct_registers(void) {
   for (int64_t m = 1; m <= 32; m += ts_quick() ? 7 : 1) {
     cxcase t;

@@ -249,10 +249,21 @@ static void test_register_counts(void) {
   for (int64_t m = 1; m <= 64; m++) {
     tcase t;
     int64_t n_out = ts_log_range(&rng, 16, ts_quick() ? 3000 : 40000);
-    if (!case_make(&t, (int32_t)(1 + m % 3), m, n_out, TAPS_DISTINCT, m % 2 == 0)) return;
+    /* every row on one filter (its taps in the launch's parameters) at
+     * odd tap counts, distinct filters (taps in registers) at even ones */
+    if (!case_make(&t, (int32_t)(1 + m % 3), m, n_out, m % 2 ? TAPS_SHARED : TAPS_DISTINCT,
+                   m % 2 == 0))
+      return;
     gpu_conv_config cfg;
     config_for(&t, GPU_CONV_DIRECT, &cfg);
     float *reg = check_engine(&t, &cfg, "direct registers", m % 8 == 0);
+    cfg.direct_reg_taps = 1;
+    float *in_regs = check_engine(&t, &cfg, "direct taps in registers", m % 8 == 1);
+    if (reg && in_regs)
+      TS_CHECK(same_outputs(&t, reg, in_regs),
+               "%lld taps: taps in registers and in the parameters differ", (long long)m);
+    free(in_regs);
+    cfg.direct_reg_taps = 0;
     /* up to 32 taps the register kernel reads its windows straight or
      * from a staged tile (one of them the default), with the same bits */
     for (int input = 1; input <= 2 && m <= 32; input++) {

@@ -143,9 +143,13 @@ typedef struct gpu_conv_config {
   int32_t direct_input;       /* register kernel: 1 = inputs staged through shared
                                  memory, 2 = each thread reads its own window from the
                                  signal (up to 32 taps, 8 outputs a thread, own
-                                 stores); 0 = 2 at 16, 18, 20 and 24 taps (faster
-                                 there, measured) unless outputs or stores are
+                                 stores); 0 = 2 where it measured faster (16, 18,
+                                 20 and 24 taps; 16 and 18 to 26 where every row
+                                 uses one filter) unless outputs or stores are
                                  overridden, else 1 */
+  int32_t direct_reg_taps;    /* register kernels: 1 = taps in registers even where
+                                 every row uses one filter (else taken from the
+                                 launch parameters there) */
   int64_t fft_batch_bytes;    /* FFT scratch per launch per lane (segments per launch) */
 } gpu_conv_config;
 

@@ -7,19 +7,23 @@
  * shared memory with 16-byte coalesced loads and read them back 16 bytes at
  * a time; direct_ldg reads each thread's window from the signal itself.
  *
- *   direct_ldg<M, R>          taps in registers, M = 1..32 (the default
- *                             at 16, 18, 20 and 24): each thread's R
- *                             + M - 1 inputs straight into registers in
- *                             16-byte loads, which neighbouring threads
- *                             share in L1; no shared memory, no barrier.
- *   direct_reg<M, R, STAGED>  taps in registers, M = 1..64, every loop
- *                             unrolled at compile time; up to 32 taps each
- *                             thread loads its part of the next tile's
- *                             input into registers before summing the
- *                             current tile, so the loads are in flight
+ *   direct_ldg<M, R, PARAM>   M = 1..32 (the default where it measured
+ *                             faster): each thread's R + M - 1 inputs straight
+ *                             into registers in 16-byte loads, which
+ *                             neighbouring threads share in L1; no shared
+ *                             memory, no barrier.
+ *   direct_reg<M, R, STAGED, PARAM>  M = 1..64, every loop unrolled at
+ *                             compile time; each thread loads its part of
+ *                             the next tile's input into registers before
+ *                             summing the current tile (up to 32 taps
+ *                             unless PARAM), so the loads are in flight
  *                             during the sums.
  *   direct_smem<STAGED>       any tap count: taps staged through shared memory
  *                             2048 at a time, 8 taps per register chunk.
+ *
+ * The register kernels hold the taps in registers, or with PARAM (every row
+ * uses one filter) read them from the launch's parameters, where each
+ * multiply-add takes its tap as a constant operand: no registers, no loads.
  *
  * Every output is the fused multiply-add chain acc = fma(h_rev[i], x[k+i], acc)
  * for i = 0, 1, ... from acc = 0, per block of 2048 taps, block sums added in
@@ -34,6 +38,7 @@
 #include "gpu_device.cuh"
 
 #include <array>
+#include <type_traits>
 #include <new>
 #include <utility>
 
@@ -61,26 +66,34 @@ constexpr int kSmTapBlock = 2048; /* the real kernels sum taps in blocks this lo
 /* The register kernel reading each thread's window straight from the
  * signal (direct_ldg) exists up to kStraightMaxTaps taps and is the
  * default at the tap counts of kStraightTaps (bit m - 1), where it ran
- * faster than the staged tile in both of two runs on an H200
- * (gpu_kernels_bench 28 7 windows, GS/s, staged / straight): 16 taps 438 /
- * 473, 18 taps 463-464 / 469-470, 20 taps 424-426 / 443-445, 24 taps 408 /
- * 411-413. Elsewhere the staged tile led: 1 to 14 taps by 1-7% (500 / 475
- * at 1 tap), 15, 19, 23, 27 and 31 taps by 18-49%, 32 taps 357 / 342. */
+ * faster than the staged tile (gpu_kernels_bench 28 7 windows, H200, GS/s,
+ * staged / straight). With the taps in registers, in both of two runs: 16
+ * taps 438 / 473, 18 taps 463-464 / 469-470, 20 taps 424-426 / 443-445, 24
+ * taps 408 / 411-413; elsewhere the staged tile led, 1 to 14 taps by 1-7%
+ * (500 / 475 at 1 tap), 15, 19, 23, 27 and 31 taps by 18-49%, 32 taps 357 /
+ * 342. With the taps in the parameters (kStraightParamTaps): 18 to 26 taps
+ * by 4-7% (18: 443 / 472, 22: 432 / 457, 26: 415 / 437), 16 and 17 even
+ * (477 / 476-477); the staged tile led at 1 to 15 taps (1 tap 500 / 391),
+ * 27 and 29 to 32 taps by 2-16%, 28 taps 407 / 411. */
 constexpr int kStraightMaxTaps = 32;
 constexpr uint32_t kStraightTaps = 1u << 15 | 1u << 17 | 1u << 19 | 1u << 23;
+constexpr uint32_t kStraightParamTaps = 1u << 15 | 0x1FFu << 17; /* 16, 18 .. 26 */
 
-bool straight_by_default(int64_t m) {
-  return m >= 1 && m <= kStraightMaxTaps && ((kStraightTaps >> (m - 1)) & 1u);
+bool straight_by_default(int64_t m, bool param) {
+  return m >= 1 && m <= kStraightMaxTaps &&
+         (((param ? kStraightParamTaps : kStraightTaps) >> (m - 1)) & 1u);
 }
 
-/* Prefetching the next tile costs 4 * G registers: below 33 taps the kernel
- * still fits 64 registers with it (7 blocks of 256 threads per SM at 16
- * taps); at 64 taps it rose from 64 to 79 and ran 4% slower (H200). */
+/* Prefetching the next tile costs 4 * G registers: with the taps in
+ * registers, below 33 taps the kernel still fits 64 registers with it (7
+ * blocks of 256 threads per SM at 16 taps); at 64 taps it rose from 64 to
+ * 79 and ran 4% slower (H200). With the taps in the parameters it always
+ * fits: 64 taps ran 284 GS/s with it, 253 without. */
 constexpr int kPrefetchMaxTaps = 32;
 
-template <int M, int R, bool STAGED>
-__global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
-  constexpr bool PREFETCH = M <= kPrefetchMaxTaps;
+template <int M, int R, bool STAGED, bool PARAM>
+__global__ void __launch_bounds__(kThreads) direct_reg(const __grid_constant__ direct_args a) {
+  constexpr bool PREFETCH = PARAM || M <= kPrefetchMaxTaps;
   constexpr int T = kThreads * R;
   constexpr int Q = (R + M - 1 + 3) / 4; /* 16-byte reads per thread */
   constexpr int W = T - R + 4 * Q;       /* >= T + M - 1 rounded up to 4, and >= T */
@@ -103,7 +116,7 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
     int64_t c, k0;
     origin(tile, c, k0);
-    taps_of_channel(g, a, c, loaded);
+    if (!PARAM) taps_of_channel(g, a, c, loaded);
     if (PREFETCH)
       put_input<W, G>(xs, next, a.in + c * a.in_stride, k0, T + M - 1);
     else
@@ -116,7 +129,10 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
     }
 
     float acc[R];
-    sum_window<M, R>(xs + t * R, g, acc);
+    if (PARAM)
+      sum_window<M, R>(xs + t * R, a.param_taps, acc);
+    else
+      sum_window<M, R>(xs + t * R, g, acc);
     if (STAGED) __syncthreads();
     store_outputs<R, T, STAGED>(xs, acc, a.out + c * a.out_stride, k0, a.n_out);
     __syncthreads();
@@ -129,7 +145,8 @@ __global__ void __launch_bounds__(kThreads) direct_reg(direct_args a) {
  * crossed. A row's windows all start at the row's offset S past a 16-byte
  * boundary (tiles and windows start at multiples of 8 floats), one of four
  * instances of the sums. Same sums in the same order as direct_reg. */
-template <int M, int R> __global__ void __launch_bounds__(kThreads) direct_ldg(direct_args a) {
+template <int M, int R, bool PARAM>
+__global__ void __launch_bounds__(kThreads) direct_ldg(const __grid_constant__ direct_args a) {
   static_assert(R % 4 == 0, "windows start 16-byte granules apart");
   constexpr int T = kThreads * R;
   constexpr int Q = (3 + R + M - 1 + 3) / 4; /* granules covering a window at any offset */
@@ -139,7 +156,7 @@ template <int M, int R> __global__ void __launch_bounds__(kThreads) direct_ldg(d
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
     int64_t c, k0;
     tile_origin<T>(a, tile, c, k0);
-    taps_of_channel(g, a, c, loaded);
+    if (!PARAM) taps_of_channel(g, a, c, loaded);
     const float *x = a.in + c * a.in_stride;
     const int64_t kb = k0 + (int64_t)t * R;
     if (kb >= a.n_out) continue;
@@ -153,18 +170,26 @@ template <int M, int R> __global__ void __launch_bounds__(kThreads) direct_ldg(d
       for (int u = 0; u < 4; u++) w[4 * q + u] = v[u];
     }
     float acc[R];
+    /* the sums for a window S values into w */
+    const auto sum = [&](auto shift) {
+      constexpr int S = decltype(shift)::value;
+      if (PARAM)
+        sum_registers<M, R, S>(w, a.param_taps, acc);
+      else
+        sum_registers<M, R, S>(w, g, acc);
+    };
     switch (s) {
     case 0:
-      sum_registers<M, R, 0>(w, g, acc);
+      sum(std::integral_constant<int, 0>{});
       break;
     case 1:
-      sum_registers<M, R, 1>(w, g, acc);
+      sum(std::integral_constant<int, 1>{});
       break;
     case 2:
-      sum_registers<M, R, 2>(w, g, acc);
+      sum(std::integral_constant<int, 2>{});
       break;
     default:
-      sum_registers<M, R, 3>(w, g, acc);
+      sum(std::integral_constant<int, 3>{});
       break;
     }
     store_outputs<R, T, false>(nullptr, acc, a.out + c * a.out_stride, k0, a.n_out);
@@ -241,33 +266,49 @@ template <bool STAGED> __global__ void __launch_bounds__(kThreads) direct_smem(d
 
 template <int... I>
 constexpr std::array<kernel_fn, sizeof...(I)> reg_table(std::integer_sequence<int, I...>) {
-  return {{&direct_reg<I + 1, kDefaultOutputs, kDefaultStaged>...}};
+  return {{&direct_reg<I + 1, kDefaultOutputs, kDefaultStaged, false>...}};
 }
 const std::array<kernel_fn, kRegMaxTaps> kRegKernels =
     reg_table(std::make_integer_sequence<int, kRegMaxTaps>{});
 
 template <int... I>
+constexpr std::array<kernel_fn, sizeof...(I)> param_table(std::integer_sequence<int, I...>) {
+  return {{&direct_reg<I + 1, kDefaultOutputs, kDefaultStaged, true>...}};
+}
+const std::array<kernel_fn, kRegMaxTaps> kRegParamKernels =
+    param_table(std::make_integer_sequence<int, kRegMaxTaps>{});
+
+template <int... I>
 constexpr std::array<kernel_fn, sizeof...(I)> straight_table(std::integer_sequence<int, I...>) {
-  return {{&direct_ldg<I + 1, kDefaultOutputs>...}};
+  return {{&direct_ldg<I + 1, kDefaultOutputs, false>...}};
 }
 const std::array<kernel_fn, kStraightMaxTaps> kStraightKernels =
     straight_table(std::make_integer_sequence<int, kStraightMaxTaps>{});
+template <int... I>
+constexpr std::array<kernel_fn, sizeof...(I)>
+straight_param_table(std::integer_sequence<int, I...>) {
+  return {{&direct_ldg<I + 1, kDefaultOutputs, true>...}};
+}
+const std::array<kernel_fn, kStraightMaxTaps> kStraightParamKernels =
+    straight_param_table(std::make_integer_sequence<int, kStraightMaxTaps>{});
 
 /* Whether kernel is the straight-window kernel for m taps. */
 bool reads_straight(kernel_fn kernel, int64_t m) {
-  return m >= 1 && m <= kStraightMaxTaps && kernel == kStraightKernels[(size_t)(m - 1)];
+  return m >= 1 && m <= kStraightMaxTaps &&
+         (kernel == kStraightKernels[(size_t)(m - 1)] ||
+          kernel == kStraightParamKernels[(size_t)(m - 1)]);
 }
 
 /* The benchmark's alternatives for the model cases of 16 and 64 taps. */
-kernel_fn reg_variant(int64_t m, int outputs, bool staged) {
+kernel_fn reg_variant(int64_t m, int outputs, bool staged, bool param) {
   if (m == 64 && !staged) {
     switch (outputs) {
     case 4:
-      return &direct_reg<64, 4, false>;
+      return param ? &direct_reg<64, 4, false, true> : &direct_reg<64, 4, false, false>;
     case 8:
-      return &direct_reg<64, 8, false>;
+      return param ? &direct_reg<64, 8, false, true> : &direct_reg<64, 8, false, false>;
     case 16:
-      return &direct_reg<64, 16, false>;
+      return param ? &direct_reg<64, 16, false, true> : &direct_reg<64, 16, false, false>;
     default:
       return nullptr;
     }
@@ -275,11 +316,11 @@ kernel_fn reg_variant(int64_t m, int outputs, bool staged) {
   if (m != 16) return nullptr;
   switch (outputs) {
   case 4:
-    return staged ? &direct_reg<16, 4, true> : &direct_reg<16, 4, false>;
+    return staged ? &direct_reg<16, 4, true, false> : &direct_reg<16, 4, false, false>;
   case 8:
-    return staged ? &direct_reg<16, 8, true> : &direct_reg<16, 8, false>;
+    return staged ? &direct_reg<16, 8, true, false> : &direct_reg<16, 8, false, false>;
   case 16:
-    return staged ? &direct_reg<16, 16, true> : &direct_reg<16, 16, false>;
+    return staged ? &direct_reg<16, 16, true, false> : &direct_reg<16, 16, false, false>;
   default:
     return nullptr;
   }
@@ -309,6 +350,7 @@ struct gc_direct {
   strided_args planned;
   size_t planned_smem;
   int64_t planned_blocks;
+  float param_taps[kParamTaps]; /* reversed, zero-padded: every launch's param_taps */
 };
 
 /* Blocks of kThreads threads of kernel, with smem bytes of dynamic shared
@@ -360,13 +402,17 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   bool straight = false;
   const bool cx = cfg->complex_taps != 0;
   bool shared_taps = cfg->direct_shared_taps != 0 || m > (cx ? kCxRegMaxTaps : kRegMaxTaps);
+  /* One filter for every row: the register kernels take it from their
+   * launch parameters. */
+  const bool one_filter =
+      filters->count == 1 && m <= (cx ? kParamTaps / 2 : kParamTaps) && !cfg->direct_reg_taps;
   if (cx) {
     if ((cfg->direct_outputs && cfg->direct_outputs != kCxOutputs) || cfg->direct_store == 2)
       return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                  "gpu_conv: the complex direct kernels compute %d outputs per "
                                  "thread with per-thread stores",
                                  kCxOutputs);
-    kernel = cx_kernel(m, shared_taps);
+    kernel = cx_kernel(m, shared_taps, one_filter);
   } else if (shared_taps) {
     if (cfg->direct_outputs && cfg->direct_outputs != kSmOutputs)
       return convoy_error_format(
@@ -374,14 +420,14 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
           "gpu_conv: the shared-memory-taps kernel computes %d outputs per thread", kSmOutputs);
     kernel = staged ? &direct_smem<true> : &direct_smem<false>;
   } else if (cfg->direct_input == 2 || (cfg->direct_input == 0 && !cfg->direct_outputs &&
-                                        !cfg->direct_store && straight_by_default(m))) {
+                                        !cfg->direct_store && straight_by_default(m, one_filter))) {
     if (outputs == kDefaultOutputs && !staged && m <= kStraightMaxTaps)
-      kernel = kStraightKernels[(size_t)(m - 1)];
+      kernel = (one_filter ? kStraightParamKernels : kStraightKernels)[(size_t)(m - 1)];
     straight = true;
   } else if ((m == 16 || m == 64) && (cfg->direct_outputs || cfg->direct_store)) {
-    kernel = reg_variant(m, outputs, staged);
+    kernel = reg_variant(m, outputs, staged, one_filter);
   } else if (outputs == kDefaultOutputs && staged == kDefaultStaged) {
-    kernel = kRegKernels[(size_t)(m - 1)];
+    kernel = (one_filter ? kRegParamKernels : kRegKernels)[(size_t)(m - 1)];
   }
   if (!kernel)
     return convoy_error_format(
@@ -417,6 +463,11 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
     for (int64_t i = 0; i < m; i++) row[i] = filters->taps[f][m - 1 - i];
     if (cx)
       for (int64_t i = 0; i < m; i++) row[d->taps_stride + i] = filters->taps_im[f][m - 1 - i];
+    if (one_filter) {
+      memcpy(d->param_taps, row, sizeof(float) * (size_t)m);
+      if (cx)
+        memcpy(d->param_taps + kParamTaps / 2, row + d->taps_stride, sizeof(float) * (size_t)m);
+    }
   }
   cudaError_t e = cudaMalloc((void **)&d->d_taps, n_taps * sizeof(float));
   if (e == cudaSuccess)
@@ -433,8 +484,10 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
       resident_blocks((const void *)kernel, 0, dev->sms, &d->max_blocks, err, err_size);
   /* The default register kernel's shapes (either way to their inputs: the
    * same sums) also run on interleaved frames. */
-  if (!cx && !shared_taps && (kernel == kRegKernels[(size_t)(m - 1)] || reads_straight(kernel, m)))
-    d->il_kernel = il_kernel(m, cfg->channels);
+  if (!cx && !shared_taps &&
+      (kernel == kRegKernels[(size_t)(m - 1)] || kernel == kRegParamKernels[(size_t)(m - 1)] ||
+       reads_straight(kernel, m)))
+    d->il_kernel = il_kernel(m, cfg->channels, one_filter);
   if (st == CONVOY_OK && d->il_kernel)
     st = resident_blocks((const void *)d->il_kernel, 0, dev->sms, &d->il_blocks, err, err_size);
   if (st != CONVOY_OK) return st;
@@ -472,6 +525,7 @@ convoy_status gc_direct_run(gc_direct *d, const float *in, int64_t in_stride, fl
   a.taps_stride = d->taps_stride;
   a.filter_of = d->d_filter_of;
   a.taps_len = d->taps_len;
+  memcpy(a.param_taps, d->param_taps, sizeof a.param_taps);
   int64_t blocks = a.tiles < d->max_blocks ? a.tiles : d->max_blocks;
   void *args[] = {&a};
   GP_CUDA(cudaLaunchKernel((const void *)d->kernel, dim3((unsigned)blocks), dim3(kThreads), args, 0,
@@ -502,6 +556,7 @@ convoy_status gc_direct_run_interleaved(gc_direct *d, const float *in, float *ou
   a.taps_stride = d->taps_stride;
   a.filter_of = d->d_filter_of;
   a.taps_len = d->taps_len;
+  memcpy(a.param_taps, d->param_taps, sizeof a.param_taps);
   const int64_t blocks = a.tiles < d->il_blocks ? a.tiles : d->il_blocks;
   void *args[] = {&a};
   GP_CUDA(cudaLaunchKernel((const void *)d->il_kernel, dim3((unsigned)blocks), dim3(kThreads), args,

@@ -16,6 +16,12 @@ namespace gcd {
 
 constexpr int kThreads = 256;
 
+/* Taps a launch carries in its parameters (direct_args::param_taps): the
+ * register kernels read them as constant operands of their multiply-adds,
+ * so they take no registers (at 64 taps in registers the compiler reloads
+ * them from L1 inside the sums). */
+constexpr int kParamTaps = 64;
+
 /* Rows are channels; with complex taps a tile covers one complex channel,
  * rows 2c (real) and 2c + 1 (imaginary), and channels in tiles and
  * filter_of count complex channels. */
@@ -33,6 +39,10 @@ struct direct_args {
   int64_t taps_stride;
   const int32_t *filter_of; /* [channels] (complex: [channels / 2]) */
   int64_t taps_len;
+  /* The reversed taps when every row uses one filter of at most kParamTaps
+   * taps (complex: the real then the imaginary row of at most
+   * kParamTaps / 2), for kernels that read them from here; else unused. */
+  float param_taps[kParamTaps];
 };
 
 /* A tile's input span: x + k0 lies s floats past a 16-byte boundary, and
@@ -157,10 +167,11 @@ __device__ __forceinline__ void taps_of_channel(float (&g)[M], const direct_args
  * fused multiply-add chain in ascending i from 0 (the order every real
  * kernel keeps, so their bits agree), from a window in registers that
  * starts S values in. */
-template <int M, int R, int S, int N>
-__device__ __forceinline__ void sum_registers(const float (&w)[N], const float (&g)[M],
+template <int M, int R, int S, int N, int NG>
+__device__ __forceinline__ void sum_registers(const float (&w)[N], const float (&g)[NG],
                                               float (&acc)[R]) {
   static_assert(S + R + M - 1 <= N, "the window holds every input");
+  static_assert(M <= NG, "g holds every tap");
 #pragma unroll
   for (int r = 0; r < R; r++) acc[r] = 0.0f;
 #pragma unroll
@@ -177,8 +188,9 @@ __device__ __forceinline__ void sum_registers(const float (&w)[N], const float (
  * - 1 values (read up to the next multiple of 4), each read just before the
  * multiply-adds that take it (hoisting the reads to a register window first
  * ran 2% slower at 32 taps, H200). */
-template <int M, int R>
-__device__ __forceinline__ void sum_window(const float *x, const float (&g)[M], float (&acc)[R]) {
+template <int M, int R, int NG>
+__device__ __forceinline__ void sum_window(const float *x, const float (&g)[NG], float (&acc)[R]) {
+  static_assert(M <= NG, "g holds every tap");
   constexpr int Q = (R + M - 1 + 3) / 4; /* 16-byte reads */
 #pragma unroll
   for (int r = 0; r < R; r++) acc[r] = 0.0f;
@@ -255,8 +267,9 @@ constexpr int kCxOutputs = 8; /* complex outputs per thread, both kernels */
 
 /* The complex kernel for taps_len taps: the register kernel for taps_len <=
  * kCxRegMaxTaps unless shared_taps, else the shared-memory one. Taps are
- * [filters][2][taps_stride], reversed: the real row then the imaginary row. */
-kernel_fn cx_kernel(int64_t taps_len, bool shared_taps);
+ * [filters][2][taps_stride], reversed: the real row then the imaginary row;
+ * with param the register kernel reads them from param_taps instead. */
+kernel_fn cx_kernel(int64_t taps_len, bool shared_taps, bool param);
 
 /* ------------------------------------------------------------- interleaved */
 
@@ -264,9 +277,10 @@ kernel_fn cx_kernel(int64_t taps_len, bool shared_taps);
  * in and out hold whole frames of `channels` floats (in_stride and
  * out_stride unused), n_in and n_out count frames, tiles is the number of
  * il_frames_per_tile() frame tiles, filter_of maps each channel. NULL where
- * taps_len > kIlMaxTaps or channels is not 2, 4 or 8. */
+ * taps_len > kIlMaxTaps or channels is not 2, 4 or 8. With param the taps
+ * are read from param_taps. */
 constexpr int kIlMaxTaps = 32;
-kernel_fn il_kernel(int64_t taps_len, int32_t channels);
+kernel_fn il_kernel(int64_t taps_len, int32_t channels, bool param);
 int64_t il_frames_per_tile(int32_t channels);
 
 /* ------------------------------------------------------------- strided */

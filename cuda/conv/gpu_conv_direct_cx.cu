@@ -7,7 +7,9 @@
  * stages the tile's real and imaginary inputs in shared memory, and each
  * thread computes 8 consecutive complex outputs.
  *
- *   direct_cx_reg<M>  M = 1..32 complex taps in registers (64 floats).
+ *   direct_cx_reg<M, PARAM>  M = 1..32 complex taps in registers (64
+ *                     floats), or read from the launch's parameters where
+ *                     every channel uses one filter (PARAM).
  *   direct_cx_smem    any tap count: taps staged through shared memory
  *                     1024 complex taps at a time.
  *
@@ -37,7 +39,8 @@ __device__ __forceinline__ void store_pair(const direct_args &a, int64_t c, int6
   store_outputs<R, T, false>(nullptr, ai, a.out + (2 * c + 1) * a.out_stride, k0, a.n_out);
 }
 
-template <int M> __global__ void __launch_bounds__(kThreads) direct_cx_reg(direct_args a) {
+template <int M, bool PARAM>
+__global__ void __launch_bounds__(kThreads) direct_cx_reg(const __grid_constant__ direct_args a) {
   constexpr int Q = (R + M - 1 + 3) / 4; /* 16-byte reads per thread and row */
   constexpr int W = T - R + 4 * Q;       /* >= T + M - 1 rounded up to 4, and >= T */
   __shared__ __align__(16) float xr[W];
@@ -49,8 +52,8 @@ template <int M> __global__ void __launch_bounds__(kThreads) direct_cx_reg(direc
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
     int64_t c, k0;
     tile_origin<T>(a, tile, c, k0);
-    const int32_t f = a.filter_of[c];
-    if (f != loaded) { /* uniform across the block */
+    const int32_t f = PARAM ? 0 : a.filter_of[c];
+    if (!PARAM && f != loaded) { /* uniform across the block */
       const float *tp = a.taps + 2 * f * a.taps_stride;
 #pragma unroll
       for (int i = 0; i < M; i++) {
@@ -77,7 +80,9 @@ template <int M> __global__ void __launch_bounds__(kThreads) direct_cx_reg(direc
 #pragma unroll
         for (int r = 0; r < R; r++) {
           const int i = 4 * q + u - r; /* tap index, ascending for each r */
-          if (i >= 0 && i < M) cx_fma(gr[i], gi[i], er[u], ei[u], ar[r], ai[r]);
+          if (i >= 0 && i < M)
+            cx_fma(PARAM ? a.param_taps[i] : gr[i],
+                   PARAM ? a.param_taps[kParamTaps / 2 + i] : gi[i], er[u], ei[u], ar[r], ai[r]);
         }
       }
     }
@@ -174,18 +179,20 @@ __global__ void __launch_bounds__(kThreads) direct_cx_smem(direct_args a) {
   }
 }
 
-template <int... I>
+template <bool PARAM, int... I>
 constexpr std::array<kernel_fn, sizeof...(I)> cx_table(std::integer_sequence<int, I...>) {
-  return {{&direct_cx_reg<I + 1>...}};
+  return {{&direct_cx_reg<I + 1, PARAM>...}};
 }
-const std::array<kernel_fn, kCxRegMaxTaps> kCxKernels =
-    cx_table(std::make_integer_sequence<int, kCxRegMaxTaps>{});
+/* [taps in the parameters][taps - 1] */
+const std::array<kernel_fn, kCxRegMaxTaps> kCxKernels[2] = {
+    cx_table<false>(std::make_integer_sequence<int, kCxRegMaxTaps>{}),
+    cx_table<true>(std::make_integer_sequence<int, kCxRegMaxTaps>{})};
 
 } // namespace
 
-kernel_fn cx_kernel(int64_t taps_len, bool shared_taps) {
+kernel_fn cx_kernel(int64_t taps_len, bool shared_taps, bool param) {
   if (shared_taps || taps_len > kCxRegMaxTaps || taps_len < 1) return &direct_cx_smem;
-  return kCxKernels[(size_t)(taps_len - 1)];
+  return kCxKernels[param][(size_t)(taps_len - 1)];
 }
 
 } // namespace gcd

@@ -23,7 +23,8 @@ using namespace gcd;
 
 constexpr int R = 8; /* consecutive outputs per thread, of one channel */
 
-template <int M, int C> __global__ void __launch_bounds__(kThreads) direct_il(direct_args a) {
+template <int M, int C, bool PARAM>
+__global__ void __launch_bounds__(kThreads) direct_il(const __grid_constant__ direct_args a) {
   constexpr int TPC = kThreads / C; /* threads per channel */
   constexpr int F = TPC * R;        /* frames per tile */
   constexpr int Q = (R + M - 1 + 3) / 4;
@@ -35,7 +36,7 @@ template <int M, int C> __global__ void __launch_bounds__(kThreads) direct_il(di
   __shared__ __align__(16) float xs[SHARED];
   const int t = threadIdx.x, c = t / TPC, lt = t - c * TPC;
   float g[M];
-  {
+  if (!PARAM) {
     const float *tp = a.taps + a.filter_of[c] * a.taps_stride;
 #pragma unroll
     for (int i = 0; i < M; i++) g[i] = __ldg(tp + i);
@@ -57,7 +58,10 @@ template <int M, int C> __global__ void __launch_bounds__(kThreads) direct_il(di
     __syncthreads();
 
     float acc[R];
-    sum_window<M, R>(xs + c * WC + lt * R, g, acc);
+    if (PARAM)
+      sum_window<M, R>(xs + c * WC + lt * R, a.param_taps, acc);
+    else
+      sum_window<M, R>(xs + c * WC + lt * R, g, acc);
     __syncthreads();
     /* Planar rows of pitch WF, gathered below in interleaved order. */
 #pragma unroll
@@ -85,31 +89,30 @@ template <int M, int C> __global__ void __launch_bounds__(kThreads) direct_il(di
   }
 }
 
-template <int C, int... I>
+template <int C, bool PARAM, int... I>
 constexpr std::array<kernel_fn, sizeof...(I)> il_table(std::integer_sequence<int, I...>) {
-  return {{&direct_il<I + 1, C>...}};
+  return {{&direct_il<I + 1, C, PARAM>...}};
 }
-const std::array<kernel_fn, kIlMaxTaps> kIl2 =
-    il_table<2>(std::make_integer_sequence<int, kIlMaxTaps>{});
-const std::array<kernel_fn, kIlMaxTaps> kIl4 =
-    il_table<4>(std::make_integer_sequence<int, kIlMaxTaps>{});
-const std::array<kernel_fn, kIlMaxTaps> kIl8 =
-    il_table<8>(std::make_integer_sequence<int, kIlMaxTaps>{});
+using il_taps = std::make_integer_sequence<int, kIlMaxTaps>;
+/* [taps in the parameters][2, 4 or 8 channels][taps - 1] */
+const std::array<kernel_fn, kIlMaxTaps> kIl[2][3] = {
+    {il_table<2, false>(il_taps{}), il_table<4, false>(il_taps{}), il_table<8, false>(il_taps{})},
+    {il_table<2, true>(il_taps{}), il_table<4, true>(il_taps{}), il_table<8, true>(il_taps{})}};
 
 } // namespace
 
 namespace gcd {
 
-kernel_fn il_kernel(int64_t taps_len, int32_t channels) {
+kernel_fn il_kernel(int64_t taps_len, int32_t channels, bool param) {
   if (taps_len < 1 || taps_len > kIlMaxTaps) return nullptr;
   const size_t i = (size_t)(taps_len - 1);
   switch (channels) {
   case 2:
-    return kIl2[i];
+    return kIl[param][0][i];
   case 4:
-    return kIl4[i];
+    return kIl[param][1][i];
   case 8:
-    return kIl8[i];
+    return kIl[param][2][i];
   default:
     return nullptr;
   }
