@@ -513,13 +513,14 @@ static void test_device_api(void) {
  * a complex filter on one complex channel), uint8 frames of the same values
  * through the conversion into planar rows; both, on one convolver, in calls
  * of granule multiples, give the same bits. e: 0 direct engine, real taps;
- * 1 FFT engine, real taps; 2 FFT engine, complex taps. */
+ * 1 FFT engine, real taps; 2 FFT engine, complex taps; 3 direct engine,
+ * complex taps. */
 static void test_frames_in_place(void) {
   const int32_t channel_counts[4] = {1, 2, 3, 4};
-  for (int e = 0; e < 3; e++) {
+  for (int e = 0; e < 4; e++) {
     for (int ci = 0; ci < 4; ci++) {
       const int32_t ch = channel_counts[ci];
-      const int64_t m = e == 0 ? ts_range(&rng, 1, 32) : ts_range(&rng, 100, 3000);
+      const int64_t m = e == 0 || e == 3 ? ts_range(&rng, 1, 32) : ts_range(&rng, 100, 3000);
       const int64_t frames = ts_range(&rng, 20000, 60000);
       const size_t values = (size_t)(frames * 2 * ch);
       float *taps = malloc(sizeof(float) * (size_t)(2 * m));
@@ -533,7 +534,7 @@ static void test_frames_in_place(void) {
         x[i] = (float)((int)raw[i] - 128) / 128.0f;
       }
       convoy_filter *f = NULL;
-      if (e == 2)
+      if (e >= 2)
         f = complex_filter(taps, m);
       else
         TS_CHECK_OK(convoy_filter_create(&f, taps, m));
@@ -541,7 +542,7 @@ static void test_frames_in_place(void) {
       convoy_cuda_config_init(&cfg);
       cfg.channels = ch;
       cfg.sample = CONVOY_SAMPLE_CF32;
-      cfg.engine = e == 0 ? CONVOY_ENGINE_GPU_DIRECT : CONVOY_ENGINE_GPU_FFT;
+      cfg.engine = e == 0 || e == 3 ? CONVOY_ENGINE_GPU_DIRECT : CONVOY_ENGINE_GPU_FFT;
       cfg.max_frames = frames;
       convoy_cuda_conv *cc = NULL;
       TS_CHECK_OK(convoy_cuda_conv_create(&cc, &cfg, &f, 1));
@@ -578,7 +579,7 @@ static void test_frames_in_place(void) {
         TS_CHECK(differ == 0,
                  "%s, %lld %s taps, %d complex channels: %lld of %zu float32 outputs differ from "
                  "the uint8 input's",
-                 convoy_engine_name(cfg.engine), (long long)m, e == 2 ? "complex" : "real", (int)ch,
+                 convoy_engine_name(cfg.engine), (long long)m, e >= 2 ? "complex" : "real", (int)ch,
                  (long long)differ, values);
       }
       cudaFree(d_raw);

@@ -423,8 +423,8 @@ static int clusters_expected(void) {
  * kernel's: 2 and 4 channels at every fused size, 8 at 1024 points and,
  * where clusters run, 2048, 4096 and 8192 (not on 1 or 3 channels or the
  * four-step sizes), several rows a block or one, a cluster of blocks a
- * segment, the frames 16-, 8- and 4-byte aligned; and the complex fused
- * kernel's on one complex channel. */
+ * segment, the frames 16-, 8- and 4-byte aligned; and the complex direct
+ * and fused kernels' on one complex channel. */
 static void test_interleaved(void) {
   const int32_t channel_counts[5] = {1, 2, 3, 4, 8};
   for (int64_t m = 1; m <= 33; m++) {
@@ -478,6 +478,21 @@ static void test_interleaved(void) {
                        rows == 8 ? "fft 8 rows" : "fft 4 rows");
       case_free(&t);
     }
+  }
+  /* Complex taps on the direct engine: one complex channel's (re, im)
+   * frames in registers up to 32 taps, one filter or two, from odd
+   * offsets; not two channels, not past 32 taps. */
+  for (int64_t m = 1; m <= 33; m++) {
+    const int32_t rows = m % 3 ? 2 : 4;
+    tcase t;
+    if (!case_make(&t, rows, m, ts_log_range(&rng, 1, ts_quick() ? 6000 : 30000),
+                   m % 2 ? TAPS_SHARED : TAPS_DISTINCT, 0))
+      return;
+    gpu_conv_config cfg;
+    config_for(&t, GPU_CONV_DIRECT, &cfg);
+    cfg.complex_taps = 1;
+    interleaved_case(&t, &cfg, rows == 2 && m <= 32, m % 4, "direct complex taps");
+    case_free(&t);
   }
   /* Complex taps: one complex channel's (re, im) frames at the fused sizes
    * (complex points 2^9 .. 2^14), not two channels, not the cuFFT sizes. */

@@ -14,7 +14,7 @@
  * frames go the same way straight through an interleaved kernel where the
  * engine has one (gpu_conv_interleaved: real filters on 2, 4 or 8 rows on
  * the direct engine up to 32 taps, on 2, 4 or 8 rows on the fused FFT kernel,
- * a complex filter on one complex channel; filter_interleaved); other
+ * a complex filter on one complex channel on either engine; filter_interleaved); other
  * interleaved input is deinterleaved first.
  * Every copy between device buffers is a kernel (gp_copy_rows): a
  * cudaMemcpy2DAsync there would hand the stream to a copy engine and back,

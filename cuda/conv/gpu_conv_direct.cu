@@ -341,6 +341,7 @@ struct gc_direct {
   bool shared_taps;
   int64_t max_blocks;  /* resident blocks on the whole device */
   kernel_fn il_kernel; /* interleaved frames (NULL: none for this shape) */
+  int64_t il_tile;     /* its frames a tile */
   int64_t il_blocks;   /* its resident blocks on the whole device */
   int32_t sms;         /* multiprocessors, for the strided launches' grid */
   bool smem_wide;      /* the device allows kStridedSmemWide a block */
@@ -486,8 +487,13 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
    * same sums) also run on interleaved frames. */
   if (!cx && !shared_taps &&
       (kernel == kRegKernels[(size_t)(m - 1)] || kernel == kRegParamKernels[(size_t)(m - 1)] ||
-       reads_straight(kernel, m)))
+       reads_straight(kernel, m))) {
     d->il_kernel = il_kernel(m, cfg->channels, one_filter);
+    d->il_tile = il_frames_per_tile(cfg->channels);
+  } else if (cx && !shared_taps && cfg->channels == 2) {
+    d->il_kernel = cx_frames_kernel(m, one_filter);
+    d->il_tile = (int64_t)kThreads * kCxOutputs;
+  }
   if (st == CONVOY_OK && d->il_kernel)
     st = resident_blocks((const void *)d->il_kernel, 0, dev->sms, &d->il_blocks, err, err_size);
   if (st != CONVOY_OK) return st;
@@ -544,7 +550,7 @@ convoy_status gc_direct_run_interleaved(gc_direct *d, const float *in, float *ou
     return convoy_error_format(err, err_size, CONVOY_ERR_UNSUPPORTED,
                                "gpu_conv: no interleaved kernel for %d channels and %lld taps",
                                (int)d->channels, (long long)d->taps_len);
-  const int64_t tile = il_frames_per_tile(d->channels);
+  const int64_t tile = d->il_tile;
   direct_args a;
   memset(&a, 0, sizeof a);
   a.in = in;

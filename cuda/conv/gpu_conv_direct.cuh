@@ -271,6 +271,12 @@ constexpr int kCxOutputs = 8; /* complex outputs per thread, both kernels */
  * with param the register kernel reads them from param_taps instead. */
 kernel_fn cx_kernel(int64_t taps_len, bool shared_taps, bool param);
 
+/* The register kernel on one complex channel's interleaved (re, im) frames
+ * (in and out hold frames, n_in and n_out count them; tiles of kThreads *
+ * kCxOutputs frames), the same sums as cx_kernel's on the row pair; NULL
+ * past kCxRegMaxTaps. */
+kernel_fn cx_frames_kernel(int64_t taps_len, bool param);
+
 /* ------------------------------------------------------------- interleaved */
 
 /* The register kernel on C interleaved channels (gpu_conv_direct_il.cu):

@@ -7,9 +7,11 @@
  * stages the tile's real and imaginary inputs in shared memory, and each
  * thread computes 8 consecutive complex outputs.
  *
- *   direct_cx_reg<M, PARAM>  M = 1..32 complex taps in registers (64
- *                     floats), or read from the launch's parameters where
- *                     every channel uses one filter (PARAM).
+ *   direct_cx_reg<M, PARAM, FRAMES>  M = 1..32 complex taps in registers
+ *                     (64 floats), or read from the launch's parameters
+ *                     where every channel uses one filter (PARAM); on row
+ *                     pairs, or (FRAMES) on one complex channel's
+ *                     interleaved (re, im) frames, in and out.
  *   direct_cx_smem    any tap count: taps staged through shared memory
  *                     1024 complex taps at a time.
  *
@@ -39,7 +41,50 @@ __device__ __forceinline__ void store_pair(const direct_args &a, int64_t c, int6
   store_outputs<R, T, false>(nullptr, ai, a.out + (2 * c + 1) * a.out_stride, k0, a.n_out);
 }
 
-template <int M, bool PARAM>
+/* xr[p], xi[p] = the real and imaginary parts of frame k0 + p of
+ * interleaved (re, im) frames x, 0 <= p < count, zero outside [0, n_in);
+ * read 16 bytes at a time where a granule lies wholly inside. */
+template <int W>
+__device__ __forceinline__ void stage_frames(float *xr, float *xi, const float *x, int64_t k0,
+                                             int count, int64_t n_in) {
+  const int values = 2 * count;
+  const tile_span sp = span_of(x, 2 * k0, values);
+  for (int gi = threadIdx.x; gi < sp.granules; gi += kThreads) {
+    float v[4];
+    load_granule(x, 2 * k0 - sp.s + 4 * (int64_t)gi, 2 * n_in, v);
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      const int q = 4 * gi - sp.s + u;
+      if (q >= 0 && q < values) (q & 1 ? xi : xr)[q >> 1] = v[u];
+    }
+  }
+}
+
+/* Frames kb .. kb + R - 1 of y, interleaved (re, im), where they are
+ * below n_out: 16 bytes at a time where all R are and y + 2 kb is 16-byte
+ * aligned. */
+__device__ __forceinline__ void store_frames(float *y, int64_t kb, int64_t n_out,
+                                             const float (&ar)[R], const float (&ai)[R]) {
+  float *p = y + 2 * kb;
+  if (kb + R <= n_out && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
+#pragma unroll
+    for (int q = 0; q < R / 2; q++)
+      __stcs(reinterpret_cast<float4 *>(p) + q,
+             make_float4(ar[2 * q], ai[2 * q], ar[2 * q + 1], ai[2 * q + 1]));
+  } else {
+#pragma unroll
+    for (int r = 0; r < R; r++)
+      if (kb + r < n_out) {
+        p[2 * r] = ar[r];
+        p[2 * r + 1] = ai[r];
+      }
+  }
+}
+
+/* FRAMES: one complex channel's interleaved (re, im) frames in and out
+ * (n_in and n_out count frames), staged into the same two shared rows, so
+ * the same sums as on the row pair. */
+template <int M, bool PARAM, bool FRAMES>
 __global__ void __launch_bounds__(kThreads) direct_cx_reg(const __grid_constant__ direct_args a) {
   constexpr int Q = (R + M - 1 + 3) / 4; /* 16-byte reads per thread and row */
   constexpr int W = T - R + 4 * Q;       /* >= T + M - 1 rounded up to 4, and >= T */
@@ -62,8 +107,12 @@ __global__ void __launch_bounds__(kThreads) direct_cx_reg(const __grid_constant_
       }
       loaded = f;
     }
-    stage_input<W>(xr, a.in + 2 * c * a.in_stride, k0, T + M - 1, a.n_in);
-    stage_input<W>(xi, a.in + (2 * c + 1) * a.in_stride, k0, T + M - 1, a.n_in);
+    if (FRAMES) {
+      stage_frames<W>(xr, xi, a.in, k0, T + M - 1, a.n_in);
+    } else {
+      stage_input<W>(xr, a.in + 2 * c * a.in_stride, k0, T + M - 1, a.n_in);
+      stage_input<W>(xi, a.in + (2 * c + 1) * a.in_stride, k0, T + M - 1, a.n_in);
+    }
     __syncthreads();
 
     float ar[R], ai[R];
@@ -86,7 +135,10 @@ __global__ void __launch_bounds__(kThreads) direct_cx_reg(const __grid_constant_
         }
       }
     }
-    store_pair(a, c, k0, ar, ai);
+    if (FRAMES)
+      store_frames(a.out, k0 + (int64_t)t * R, a.n_out, ar, ai);
+    else
+      store_pair(a, c, k0, ar, ai);
     __syncthreads();
   }
 }
@@ -179,20 +231,26 @@ __global__ void __launch_bounds__(kThreads) direct_cx_smem(direct_args a) {
   }
 }
 
-template <bool PARAM, int... I>
+template <bool PARAM, bool FRAMES, int... I>
 constexpr std::array<kernel_fn, sizeof...(I)> cx_table(std::integer_sequence<int, I...>) {
-  return {{&direct_cx_reg<I + 1, PARAM>...}};
+  return {{&direct_cx_reg<I + 1, PARAM, FRAMES>...}};
 }
-/* [taps in the parameters][taps - 1] */
-const std::array<kernel_fn, kCxRegMaxTaps> kCxKernels[2] = {
-    cx_table<false>(std::make_integer_sequence<int, kCxRegMaxTaps>{}),
-    cx_table<true>(std::make_integer_sequence<int, kCxRegMaxTaps>{})};
+using cx_taps = std::make_integer_sequence<int, kCxRegMaxTaps>;
+/* [taps in the parameters][frames][taps - 1] */
+const std::array<kernel_fn, kCxRegMaxTaps> kCxKernels[2][2] = {
+    {cx_table<false, false>(cx_taps{}), cx_table<false, true>(cx_taps{})},
+    {cx_table<true, false>(cx_taps{}), cx_table<true, true>(cx_taps{})}};
 
 } // namespace
 
 kernel_fn cx_kernel(int64_t taps_len, bool shared_taps, bool param) {
   if (shared_taps || taps_len > kCxRegMaxTaps || taps_len < 1) return &direct_cx_smem;
-  return kCxKernels[param][(size_t)(taps_len - 1)];
+  return kCxKernels[param][0][(size_t)(taps_len - 1)];
+}
+
+kernel_fn cx_frames_kernel(int64_t taps_len, bool param) {
+  if (taps_len > kCxRegMaxTaps || taps_len < 1) return nullptr;
+  return kCxKernels[param][1][(size_t)(taps_len - 1)];
 }
 
 } // namespace gcd
