@@ -36,8 +36,9 @@
  *                     2^15, and 8 at FFT sizes of 1024 and, on GPUs of
  *                     compute capability 9.0 on, 2048 to 8192 (4096 is
  *                     the size a 1024-tap filter takes); one complex
- *                     channel under a complex filter on
- *                     the FFT engine up to 2^14 complex points. Other
+ *                     channel under a complex filter on the direct engine
+ *                     up to 32 taps and on the FFT engine up to 2^14
+ *                     complex points. Other
  *                     interleaved and integer input goes through
  *                     one conversion pass into planar rows and one
  *                     interleaving pass out. The outputs are the same bits
