@@ -241,6 +241,18 @@ static void fft_at(bench *B, const float *taps, int64_t m, int path, int points,
   run_case_path(B, taps, m, label, &f, path, points);
 }
 
+/* The 64-tap register kernel at 4 and 16 outputs a thread (c's taps
+ * source). */
+static void outputs_at_64(bench *B, const float *taps, const gpu_conv_config *c) {
+  for (int outputs = 4; outputs <= 16; outputs *= 4) {
+    gpu_conv_config v = *c;
+    v.direct_outputs = outputs;
+    char label[64];
+    snprintf(label, sizeof label, "direct %d outputs/thread", outputs);
+    run_case(B, taps, 64, label, &v);
+  }
+}
+
 int main(int argc, char **argv) {
   int log2n = argc > 1 ? atoi(argv[1]) : 28;
   int reps = argc > 2 ? atoi(argv[2]) : 9;
@@ -341,13 +353,7 @@ int main(int argc, char **argv) {
       run_case(&B, taps, m, "direct, taps in the parameters", &c);
       run_case(&B, taps, m, "direct, taps in registers", &regs);
     }
-    for (int outputs = 4; outputs <= 16; outputs *= 4) {
-      gpu_conv_config v = c;
-      v.direct_outputs = outputs;
-      char label[64];
-      snprintf(label, sizeof label, "direct %d outputs/thread", outputs);
-      run_case(&B, taps, 64, label, &v);
-    }
+    outputs_at_64(&B, taps, &c);
     only = "no other case";
   }
   if (only && !strcmp(only, "calls")) {
@@ -383,13 +389,7 @@ int main(int argc, char **argv) {
   run_case(&B, taps, 16, "direct staged inputs", &staged);
   run_case(&B, taps, 16, "direct shared-memory taps", &s);
   run_case(&B, taps, 64, "direct (default)", &c);
-  for (int outputs = 4; outputs <= 16; outputs *= 4) {
-    gpu_conv_config v = c;
-    v.direct_outputs = outputs;
-    char label[64];
-    snprintf(label, sizeof label, "direct %d outputs/thread", outputs);
-    run_case(&B, taps, 64, label, &v);
-  }
+  outputs_at_64(&B, taps, &c);
   f.plan_effort = 1;
   summary[0][1] = run_case(&B, taps, 16, "fft (timed N)", &f);
   summary[0][2] = run_case(&B, taps, 16, "auto (timed)", &a);
