@@ -41,21 +41,31 @@ __device__ __forceinline__ void store_pair(const direct_args &a, int64_t c, int6
   store_outputs<R, T, false>(nullptr, ai, a.out + (2 * c + 1) * a.out_stride, k0, a.n_out);
 }
 
-/* xr[p], xi[p] = the real and imaginary parts of frame k0 + p of
- * interleaved (re, im) frames x, 0 <= p < count, zero outside [0, n_in);
- * read 16 bytes at a time where a granule lies wholly inside. */
-template <int W>
-__device__ __forceinline__ void stage_frames(float *xr, float *xi, const float *x, int64_t k0,
-                                             int count, int64_t n_in) {
+/* Frames k0 .. k0 + count - 1 of interleaved (re, im) frames x, zero
+ * outside [0, n_in): load_frames reads this thread's G granules of them
+ * into registers (16 bytes at a time where a granule lies wholly inside;
+ * G * kThreads granules must cover them), put_frames spreads those into
+ * xr[p] (real parts) and xi[p] (imaginary parts). */
+template <int G>
+__device__ __forceinline__ void load_frames(float (&v)[G][4], const float *x, int64_t k0, int count,
+                                            int64_t n_in) {
+  load_input<G>(v, x, 2 * k0, 2 * count, 2 * n_in);
+}
+
+template <int G>
+__device__ __forceinline__ void put_frames(float *xr, float *xi, const float (&v)[G][4],
+                                           const float *x, int64_t k0, int count) {
   const int values = 2 * count;
   const tile_span sp = span_of(x, 2 * k0, values);
-  for (int gi = threadIdx.x; gi < sp.granules; gi += kThreads) {
-    float v[4];
-    load_granule(x, 2 * k0 - sp.s + 4 * (int64_t)gi, 2 * n_in, v);
 #pragma unroll
-    for (int u = 0; u < 4; u++) {
-      const int q = 4 * gi - sp.s + u;
-      if (q >= 0 && q < values) (q & 1 ? xi : xr)[q >> 1] = v[u];
+  for (int g = 0; g < G; g++) {
+    const int gi = threadIdx.x + g * kThreads;
+    if (gi < sp.granules) {
+#pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const int q = 4 * gi - sp.s + u;
+        if (q >= 0 && q < values) (q & 1 ? xi : xr)[q >> 1] = v[g][u];
+      }
     }
   }
 }
@@ -83,17 +93,26 @@ __device__ __forceinline__ void store_frames(float *y, int64_t kb, int64_t n_out
 
 /* FRAMES: one complex channel's interleaved (re, im) frames in and out
  * (n_in and n_out count frames), staged into the same two shared rows, so
- * the same sums as on the row pair. */
+ * the same sums as on the row pair; each thread loads its part of the
+ * next tile's frames into registers before summing the current tile. */
 template <int M, bool PARAM, bool FRAMES>
 __global__ void __launch_bounds__(kThreads) direct_cx_reg(const __grid_constant__ direct_args a) {
   constexpr int Q = (R + M - 1 + 3) / 4; /* 16-byte reads per thread and row */
   constexpr int W = T - R + 4 * Q;       /* >= T + M - 1 rounded up to 4, and >= T */
+  /* granules a thread loads of a tile's frames */
+  constexpr int G = FRAMES ? ((2 * (T + M - 1) + 6) / 4 + kThreads - 1) / kThreads : 1;
   __shared__ __align__(16) float xr[W];
   __shared__ __align__(16) float xi[W];
   float gr[M], gi[M];
+  float next[G][4]; /* the next tile's frames */
   int32_t loaded = -1;
   const int t = threadIdx.x;
 
+  if (FRAMES && blockIdx.x < a.tiles) {
+    int64_t c, k0;
+    tile_origin<T>(a, blockIdx.x, c, k0);
+    load_frames<G>(next, a.in, k0, T + M - 1, a.n_in);
+  }
   for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
     int64_t c, k0;
     tile_origin<T>(a, tile, c, k0);
@@ -108,12 +127,17 @@ __global__ void __launch_bounds__(kThreads) direct_cx_reg(const __grid_constant_
       loaded = f;
     }
     if (FRAMES) {
-      stage_frames<W>(xr, xi, a.in, k0, T + M - 1, a.n_in);
+      put_frames<G>(xr, xi, next, a.in, k0, T + M - 1);
     } else {
       stage_input<W>(xr, a.in + 2 * c * a.in_stride, k0, T + M - 1, a.n_in);
       stage_input<W>(xi, a.in + (2 * c + 1) * a.in_stride, k0, T + M - 1, a.n_in);
     }
     __syncthreads();
+    if (FRAMES && tile + gridDim.x < a.tiles) {
+      int64_t cn, kn;
+      tile_origin<T>(a, tile + gridDim.x, cn, kn);
+      load_frames<G>(next, a.in, kn, T + M - 1, a.n_in);
+    }
 
     float ar[R], ai[R];
 #pragma unroll
