@@ -10,12 +10,14 @@
  * (direct) and 1024 taps (FFT) on 2, 4 and 8 channels, interleaved and in
  * planar rows; and complex float32 signals (2^27 complex frames, mono) with
  * real taps and with complex taps at 128 and 1024 taps, and real taps at
- * 2^20 (gpu-fft), and complex taps at 16 and 32 (gpu-direct). Each line gives the median of REPS
- * runs timed with CUDA events (after one warm-up) in GS/s (samples, all channels, per second; for a
- * complex signal real values, two a complex sample); the first line the device-to-device cudaMemcpy
- * rate of the same bytes at 8 bytes a sample. What a row loses against the one-call row of its case
- * is what each call costs on top of its kernels. Only the timing is
- * measured here; test_gpu_stream checks the outputs.
+ * 2^20 (gpu-fft), and complex taps at 16 and 32 (gpu-direct). Each line
+ * gives the median of REPS runs timed with CUDA events (after one warm-up)
+ * in GS/s (samples, all channels, per second; for a complex signal real
+ * values, two a complex sample); the first line the device-to-device
+ * cudaMemcpy rate of the same bytes at 8 bytes a sample. What a row loses
+ * against the one-call row of its case is what each call costs on top of
+ * its kernels. Only the timing is measured here; test_gpu_stream checks
+ * the outputs.
  */
 #include "bench_cuda_check.h"
 #include "convoy.h"

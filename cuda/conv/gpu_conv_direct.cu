@@ -38,7 +38,6 @@
 #include "gpu_device.cuh"
 
 #include <array>
-#include <type_traits>
 #include <new>
 #include <utility>
 
@@ -129,10 +128,7 @@ __global__ void __launch_bounds__(kThreads) direct_reg(const __grid_constant__ d
     }
 
     float acc[R];
-    if (PARAM)
-      sum_window<M, R>(xs + t * R, a.param_taps, acc);
-    else
-      sum_window<M, R>(xs + t * R, g, acc);
+    sum_window<M, R>(xs + t * R, taps_source<PARAM>(a, g), acc);
     if (STAGED) __syncthreads();
     store_outputs<R, T, STAGED>(xs, acc, a.out + c * a.out_stride, k0, a.n_out);
     __syncthreads();
@@ -170,26 +166,19 @@ __global__ void __launch_bounds__(kThreads) direct_ldg(const __grid_constant__ d
       for (int u = 0; u < 4; u++) w[4 * q + u] = v[u];
     }
     float acc[R];
-    /* the sums for a window S values into w */
-    const auto sum = [&](auto shift) {
-      constexpr int S = decltype(shift)::value;
-      if (PARAM)
-        sum_registers<M, R, S>(w, a.param_taps, acc);
-      else
-        sum_registers<M, R, S>(w, g, acc);
-    };
+    const auto &taps = taps_source<PARAM>(a, g);
     switch (s) {
     case 0:
-      sum(std::integral_constant<int, 0>{});
+      sum_registers<M, R, 0>(w, taps, acc);
       break;
     case 1:
-      sum(std::integral_constant<int, 1>{});
+      sum_registers<M, R, 1>(w, taps, acc);
       break;
     case 2:
-      sum(std::integral_constant<int, 2>{});
+      sum_registers<M, R, 2>(w, taps, acc);
       break;
     default:
-      sum(std::integral_constant<int, 3>{});
+      sum_registers<M, R, 3>(w, taps, acc);
       break;
     }
     store_outputs<R, T, false>(nullptr, acc, a.out + c * a.out_stride, k0, a.n_out);
@@ -264,39 +253,27 @@ template <bool STAGED> __global__ void __launch_bounds__(kThreads) direct_smem(d
   }
 }
 
-template <int... I>
+template <bool PARAM, int... I>
 constexpr std::array<kernel_fn, sizeof...(I)> reg_table(std::integer_sequence<int, I...>) {
-  return {{&direct_reg<I + 1, kDefaultOutputs, kDefaultStaged, false>...}};
+  return {{&direct_reg<I + 1, kDefaultOutputs, kDefaultStaged, PARAM>...}};
 }
-const std::array<kernel_fn, kRegMaxTaps> kRegKernels =
-    reg_table(std::make_integer_sequence<int, kRegMaxTaps>{});
-
-template <int... I>
-constexpr std::array<kernel_fn, sizeof...(I)> param_table(std::integer_sequence<int, I...>) {
-  return {{&direct_reg<I + 1, kDefaultOutputs, kDefaultStaged, true>...}};
-}
-const std::array<kernel_fn, kRegMaxTaps> kRegParamKernels =
-    param_table(std::make_integer_sequence<int, kRegMaxTaps>{});
-
-template <int... I>
+template <bool PARAM, int... I>
 constexpr std::array<kernel_fn, sizeof...(I)> straight_table(std::integer_sequence<int, I...>) {
-  return {{&direct_ldg<I + 1, kDefaultOutputs, false>...}};
+  return {{&direct_ldg<I + 1, kDefaultOutputs, PARAM>...}};
 }
-const std::array<kernel_fn, kStraightMaxTaps> kStraightKernels =
-    straight_table(std::make_integer_sequence<int, kStraightMaxTaps>{});
-template <int... I>
-constexpr std::array<kernel_fn, sizeof...(I)>
-straight_param_table(std::integer_sequence<int, I...>) {
-  return {{&direct_ldg<I + 1, kDefaultOutputs, true>...}};
-}
-const std::array<kernel_fn, kStraightMaxTaps> kStraightParamKernels =
-    straight_param_table(std::make_integer_sequence<int, kStraightMaxTaps>{});
+using reg_taps = std::make_integer_sequence<int, kRegMaxTaps>;
+using straight_taps = std::make_integer_sequence<int, kStraightMaxTaps>;
+/* [taps in the parameters][taps - 1] */
+const std::array<kernel_fn, kRegMaxTaps> kRegKernels[2] = {reg_table<false>(reg_taps{}),
+                                                           reg_table<true>(reg_taps{})};
+const std::array<kernel_fn, kStraightMaxTaps> kStraightKernels[2] = {
+    straight_table<false>(straight_taps{}), straight_table<true>(straight_taps{})};
 
 /* Whether kernel is the straight-window kernel for m taps. */
 bool reads_straight(kernel_fn kernel, int64_t m) {
   return m >= 1 && m <= kStraightMaxTaps &&
-         (kernel == kStraightKernels[(size_t)(m - 1)] ||
-          kernel == kStraightParamKernels[(size_t)(m - 1)]);
+         (kernel == kStraightKernels[0][(size_t)(m - 1)] ||
+          kernel == kStraightKernels[1][(size_t)(m - 1)]);
 }
 
 /* The benchmark's alternatives for the model cases of 16 and 64 taps. */
@@ -423,12 +400,12 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   } else if (cfg->direct_input == 2 || (cfg->direct_input == 0 && !cfg->direct_outputs &&
                                         !cfg->direct_store && straight_by_default(m, one_filter))) {
     if (outputs == kDefaultOutputs && !staged && m <= kStraightMaxTaps)
-      kernel = (one_filter ? kStraightParamKernels : kStraightKernels)[(size_t)(m - 1)];
+      kernel = kStraightKernels[one_filter][(size_t)(m - 1)];
     straight = true;
   } else if ((m == 16 || m == 64) && (cfg->direct_outputs || cfg->direct_store)) {
     kernel = reg_variant(m, outputs, staged, one_filter);
   } else if (outputs == kDefaultOutputs && staged == kDefaultStaged) {
-    kernel = (one_filter ? kRegParamKernels : kRegKernels)[(size_t)(m - 1)];
+    kernel = kRegKernels[one_filter][(size_t)(m - 1)];
   }
   if (!kernel)
     return convoy_error_format(
@@ -486,8 +463,7 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   /* The default register kernel's shapes (either way to their inputs: the
    * same sums) also run on interleaved frames. */
   if (!cx && !shared_taps &&
-      (kernel == kRegKernels[(size_t)(m - 1)] || kernel == kRegParamKernels[(size_t)(m - 1)] ||
-       reads_straight(kernel, m))) {
+      (kernel == kRegKernels[one_filter][(size_t)(m - 1)] || reads_straight(kernel, m))) {
     d->il_kernel = il_kernel(m, cfg->channels, one_filter);
     d->il_tile = il_frames_per_tile(cfg->channels);
   } else if (cx && !shared_taps && cfg->channels == 2) {

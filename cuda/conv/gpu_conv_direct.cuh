@@ -163,6 +163,17 @@ __device__ __forceinline__ void taps_of_channel(float (&g)[M], const direct_args
   }
 }
 
+/* The taps a register kernel sums with: the launch's parameters
+ * (PARAM: every row uses one filter), else g, the channel's taps in
+ * registers. */
+template <bool PARAM, int M>
+__device__ __forceinline__ const auto &taps_source(const direct_args &a, const float (&g)[M]) {
+  if constexpr (PARAM)
+    return a.param_taps;
+  else
+    return g;
+}
+
 /* acc[r] = the sum over taps i of g[i] * w[S + r + i], 0 <= r < R, as the
  * fused multiply-add chain in ascending i from 0 (the order every real
  * kernel keeps, so their bits agree), from a window in registers that

@@ -58,10 +58,7 @@ __global__ void __launch_bounds__(kThreads) direct_il(const __grid_constant__ di
     __syncthreads();
 
     float acc[R];
-    if (PARAM)
-      sum_window<M, R>(xs + c * WC + lt * R, a.param_taps, acc);
-    else
-      sum_window<M, R>(xs + c * WC + lt * R, g, acc);
+    sum_window<M, R>(xs + c * WC + lt * R, taps_source<PARAM>(a, g), acc);
     __syncthreads();
     /* Planar rows of pitch WF, gathered below in interleaved order. */
 #pragma unroll

@@ -124,9 +124,7 @@ const instance kInstances[7] = {
 
 const instance *find(int64_t n) {
   if (n < GC_FOUR_MIN_N || n > GC_FOUR_MAX_N || (n & (n - 1)) != 0) return NULL;
-  int k = 0;
-  while (((int64_t)1 << k) < n) k++;
-  return &kInstances[k - 16];
+  return &kInstances[gc_log2(n) - 16];
 }
 
 __global__ void reorder_kernel(float2 *dst, const float2 *src, int32_t filters, int64_t m,

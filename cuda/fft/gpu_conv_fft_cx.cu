@@ -82,9 +82,7 @@ const instance kInstances[6] = {{launch<9>, prepare<9>},   {launch<10>, prepare<
 
 const instance *find(int64_t n) {
   if (n < GC_FUSED_CX_MIN_N || n > GC_FUSED_CX_MAX_N || (n & (n - 1)) != 0) return NULL;
-  int k = 0;
-  while (((int64_t)1 << k) < n) k++;
-  return &kInstances[k - 9];
+  return &kInstances[gc_log2(n) - 9];
 }
 
 /* Which (complex channel, segment) a batch slot holds. */

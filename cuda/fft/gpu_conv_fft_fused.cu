@@ -236,21 +236,10 @@ const gc_fused_kernel kInterleavedAlone[6][3] = {
 
 } // namespace
 
-namespace {
-
-/* log2 of a power of two. */
-int log2_of(int64_t n) {
-  int k = 0;
-  while (((int64_t)1 << k) < n) k++;
-  return k;
-}
-
-} // namespace
-
 const gc_fused_kernel *gc_fused_find(int64_t n, int points, int frame_rows) {
   if (n < GC_FUSED_MIN_N || n > GC_FUSED_MAX_N || (n & (n - 1)) != 0) return NULL;
   if (points != 8 && points != 16) return NULL;
-  const int k = log2_of(n);
+  const int k = gc_log2(n);
   if (frame_rows > 1) {
     const int col = frame_rows == 2 ? 0 : frame_rows == 4 ? 1 : frame_rows == 8 ? 2 : -1;
     if (points != 16 || col < 0) return NULL;
@@ -342,7 +331,7 @@ convoy_status gc_fused_twiddles(int64_t n, int points, float2 **tw, char *err, s
   const int64_t count = n - points; /* shape::tw_elems: 2M - E */
   float2 *host = (float2 *)malloc(sizeof(float2) * (size_t)count);
   if (!host) return out_of_host_memory(err, err_size);
-  gf::fill_twiddles(log2_of(n) - 1, log2_of(points), host);
+  gf::fill_twiddles(gc_log2(n) - 1, gc_log2(points), host);
   convoy_status st = table_to_device(host, count, tw, err, err_size);
   free(host);
   return st;

@@ -22,6 +22,13 @@
 
 /* ------------------------------------------------------------- fused */
 
+/* log2 of n, a power of two (the smallest k with 2^k >= n). */
+inline int gc_log2(int64_t n) {
+  int k = 0;
+  while (((int64_t)1 << k) < n) k++;
+  return k;
+}
+
 #define GC_FUSED_MIN_N ((int64_t)1 << 10)
 #define GC_FUSED_MAX_N ((int64_t)1 << 15)
 
