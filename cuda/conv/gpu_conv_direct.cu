@@ -351,7 +351,7 @@ static convoy_status strided_prepare(const gc_direct *d, int64_t step, strided_a
   const bool in_range = step >= 1 && step <= kMaxStep;
   *smem = in_range ? strided_plan((int32_t)step, d->cx, kStridedSmemBytes, a) : 0;
   const int64_t phases = d->taps_len < step ? d->taps_len : step;
-  if (*smem != 0 && a->rows < phases && d->smem_wide)
+  if (*smem != 0 && a->mb < phases && d->smem_wide)
     *smem = strided_plan((int32_t)step, d->cx, kStridedSmemWide, a);
   if (*smem == 0)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,

@@ -8,10 +8,13 @@
  * j0 + q step + p (phase p < step, column q) meets x[base + (f + q) step +
  * p], base = first + f0 step + j0 for the tile starting at f0. The block
  * stages its input span in shared memory as phase rows, xs[p][c] = x[base +
- * c step + p], and its taps as hs[p][q]; then each phase row is an ordinary
+ * c step + p], and its taps as hs[p][q] (in passes of fewer phase rows where
+ * all of them would not fit); then each phase row is an ordinary
  * convolution at the output rate, computed with the full-rate kernel's
  * sliding register window (two 16-byte reads of x and two of taps per 8 x 8
- * multiply-adds), kStridedOutputs consecutive outputs per thread.
+ * multiply-adds), kStridedOutputs consecutive outputs per thread. With one
+ * block of taps in one pass, the taps stay staged from tile to tile while
+ * the filter does not change.
  *
  * A tile of 256 x groups outputs keeps all eight warps busy however few
  * outputs a launch has: warp w computes output group w mod groups over the
@@ -22,6 +25,7 @@
  * outputs are bitwise independent of tiling, of `first` and of call splits.
  */
 #include "gpu_conv_direct.cuh"
+#include <climits>
 
 namespace gcd {
 namespace {
@@ -30,36 +34,52 @@ constexpr int R = kStridedOutputs;
 constexpr int C = 8; /* taps per register chunk */
 static_assert(R == C, "the register window slides by one chunk");
 
+/* Element k = p + c * m (p < m) of a staging pass belongs to thread k mod
+ * kThreads: this thread's first (p0, c0) and its stride (sp, sc) in (p, c).
+ * For the launch's phase rows the strides come with the arguments and the
+ * start is kept packed (p0 + c0 * 2^16: one register across the tiles), so
+ * a tile's staging divides by nothing. */
+struct walk {
+  int p0, c0, sp, sc;
+  __device__ __forceinline__ explicit walk(int m)
+      : p0((int)threadIdx.x % m), c0((int)threadIdx.x / m), sp(kThreads % m), sc(kThreads / m) {}
+  __device__ __forceinline__ walk(int packed_start, int sp_, int sc_)
+      : p0(packed_start & 0xffff), c0(packed_start >> 16), sp(sp_), sc(sc_) {}
+  __device__ __forceinline__ static int packed_start(int m) {
+    return (int)threadIdx.x % m + (((int)threadIdx.x / m) << 16);
+  }
+};
+
 /* xs[p * pitch + c] = x[base + c * step + p] for p < rows, c < cols, zero at
- * or past n_in (base >= 0). Consecutive threads take consecutive p, so the
- * reads of a warp are contiguous when rows >= 32. */
+ * or past n_in (base >= 0); w is walk(rows). Stages the phase rows of the
+ * input and, with base 0, of the taps. Consecutive threads take
+ * consecutive p, so the reads of a warp are contiguous when rows >= 32.
+ * Offsets within a tile fit in 32 bits: (cols + 1) * step < 2^31. */
 __device__ __forceinline__ void stage_rows(float *xs, const float *x, int64_t base, int rows,
-                                           int cols, int step, int pitch, int64_t n_in) {
-  const int total = rows * cols;
-  int p = threadIdx.x % rows, c = threadIdx.x / rows;
-  const int sp = kThreads % rows, sc = kThreads / rows;
-  for (int k = threadIdx.x; k < total; k += kThreads) {
-    const int64_t g = base + (int64_t)c * step + p;
-    xs[p * pitch + c] = g < n_in ? __ldg(x + g) : 0.0f;
-    p += sp;
-    c += sc;
+                                           int cols, int step, int pitch, int64_t n_in,
+                                           const walk &w) {
+  const float *xb = x + base;
+  const int64_t left_all = n_in - base;
+  const int left = left_all <= 0 ? 0 : left_all < INT_MAX ? (int)left_all : INT_MAX;
+  const int d_off = w.sc * step + w.sp, d_s = w.sp * pitch + w.sc;
+  const int wrap_off = step - rows, wrap_s = 1 - rows * pitch;
+  int p = w.p0, off = w.c0 * step + w.p0, s = w.p0 * pitch + w.c0;
+  for (int k = threadIdx.x; k < rows * cols; k += kThreads) {
+    xs[s] = off < left ? __ldg(xb + off) : 0.0f;
+    p += w.sp;
+    off += d_off;
+    s += d_s;
     if (p >= rows) {
       p -= rows;
-      c++;
+      off += wrap_off;
+      s += wrap_s;
     }
   }
 }
 
-/* hs[p * qb + q] = h[j0 + q * step + p] for the mb taps of the block. */
-__device__ __forceinline__ void stage_taps(float *hs, const float *h, int64_t j0, int mb, int step,
-                                           int qb) {
-  for (int u = threadIdx.x; u < mb; u += kThreads)
-    hs[(u % step) * qb + u / step] = __ldg(h + j0 + u);
-}
-
 /* Taps of phase p in a block of mb taps. */
-__device__ __forceinline__ int phase_taps(int mb, int p, int step) {
-  return (mb - p + step - 1) / step;
+__device__ __forceinline__ int phase_taps(int q, int r, int p) {
+  return q + (p < r ? 1 : 0);
 }
 
 /* w[0 .. 7] = src[0 .. 7], src in shared memory, 16-byte aligned. Volatile
@@ -78,7 +98,9 @@ __device__ __forceinline__ void load8(float *w, const float *src) {
                : "memory");
 }
 
-/* acc[r] += sum_q h[q] xw[r + q], q < n, in ascending q. */
+/* acc[r] += sum_q h[q] xw[r + q], q < n, in ascending q. The last n mod 8
+ * taps take their window from two more 16-byte reads too (the staged row
+ * holds 8 columns past the taps for it). */
 __device__ __forceinline__ void phase_real(float (&acc)[R], const float *xw, const float *h,
                                            int n) {
   float w[R + C];
@@ -96,10 +118,17 @@ __device__ __forceinline__ void phase_real(float (&acc)[R], const float *xw, con
 #pragma unroll
     for (int r = 0; r < R; r++) w[r] = w[r + C];
   }
-  for (int i = chunks * C; i < n; i++) {
-    const float g = h[i];
+  const int i0 = chunks * C, rest = n - i0;
+  if (rest > 0) {
+    load8(w + R, xw + i0 + R);
 #pragma unroll
-    for (int r = 0; r < R; r++) acc[r] = __fmaf_rn(g, xw[r + i], acc[r]);
+    for (int u = 0; u < C - 1; u++) {
+      if (u < rest) {
+        const float g = h[i0 + u];
+#pragma unroll
+        for (int r = 0; r < R; r++) acc[r] = __fmaf_rn(g, w[r + u], acc[r]);
+      }
+    }
   }
 }
 
@@ -128,9 +157,18 @@ __device__ __forceinline__ void phase_cx(float (&ar)[R], float (&ai)[R], const f
       wi[r] = wi[r + C];
     }
   }
-  for (int i = chunks * C; i < n; i++) {
+  const int i0 = chunks * C, rest = n - i0;
+  if (rest > 0) {
+    load8(wr + R, xwr + i0 + R);
+    load8(wi + R, xwi + i0 + R);
 #pragma unroll
-    for (int r = 0; r < R; r++) cx_fma(hr[i], hi[i], xwr[r + i], xwi[r + i], ar[r], ai[r]);
+    for (int u = 0; u < C - 1; u++) {
+      if (u < rest) {
+        const float gr = hr[i0 + u], gi = hi[i0 + u];
+#pragma unroll
+        for (int r = 0; r < R; r++) cx_fma(gr, gi, wr[r + u], wi[r + u], ar[r], ai[r]);
+      }
+    }
   }
 }
 
@@ -152,19 +190,39 @@ __device__ __forceinline__ void reduce_store(float *y, const float *red, int til
   }
 }
 
-__global__ void __launch_bounds__(kThreads) strided_real(strided_args a) {
+/* The block's tiles, blockIdx.x + k * gridDim.x, as (channel, first
+ * output); the division runs once and where a step crosses channels. */
+struct tile_cursor {
+  int64_t tile, channel, in_channel;
+  __device__ __forceinline__ explicit tile_cursor(const strided_args &a)
+      : tile(blockIdx.x), channel((int64_t)blockIdx.x / a.tiles_per_channel),
+        in_channel((int64_t)blockIdx.x - channel * a.tiles_per_channel) {}
+  __device__ __forceinline__ void next(const strided_args &a) {
+    tile += gridDim.x;
+    in_channel += gridDim.x;
+    if (in_channel >= a.tiles_per_channel) {
+      const int64_t k = in_channel / a.tiles_per_channel;
+      channel += k;
+      in_channel -= k * a.tiles_per_channel;
+    }
+  }
+};
+
+__global__ void __launch_bounds__(kThreads, 6) strided_real(strided_args a) {
   extern __shared__ __align__(16) float smem[];
   float *xs = smem;
   float *hs = smem + a.rows * a.pitch;
   const int warp = threadIdx.x / 32, step = a.step;
   const int slice = warp / a.groups;
   const int o = (warp % a.groups) * 256 + (threadIdx.x % 32) * R; /* first output in the tile */
-  const int cols = a.tile + a.qb + 8;                             /* the window reads up to here */
+  const int rows_start = walk::packed_start(a.rows);
+  const int cols = a.tile + a.qb + 8; /* the window reads up to here */
+  int32_t staged_filter = -1;
 
-  for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-    const int64_t c = tile / a.tiles_per_channel;
-    const int64_t f0 = (tile - c * a.tiles_per_channel) * a.tile;
-    const float *h = a.taps + a.filter_of[c] * a.taps_stride;
+  for (tile_cursor t(a); t.tile < a.tiles; t.next(a)) {
+    const int64_t c = t.channel, f0 = t.in_channel * a.tile;
+    const int32_t filter = a.filter_of[c];
+    const float *h = a.taps + filter * a.taps_stride;
     const float *x = a.in + c * a.in_stride;
     float acc[R];
 #pragma unroll
@@ -172,13 +230,21 @@ __global__ void __launch_bounds__(kThreads) strided_real(strided_args a) {
 
     for (int64_t j0 = 0; j0 < a.taps_len; j0 += a.mb) {
       const int mb = (int)(a.taps_len - j0 < a.mb ? a.taps_len - j0 : a.mb);
-      const int rows = mb < step ? mb : step;
-      stage_taps(hs, h, j0, mb, step, a.qb);
-      stage_rows(xs, x, a.first + f0 * step + j0, rows, cols, step, a.pitch, a.n_in);
-      __syncthreads();
-      for (int p = slice; p < rows; p += a.slices)
-        phase_real(acc, xs + p * a.pitch + o, hs + p * a.qb, phase_taps(mb, p, step));
-      __syncthreads();
+      const int rows = mb < step ? mb : step, mq = mb / step, mr = mb - mq * step;
+      const int64_t base = a.first + f0 * step + j0;
+      for (int p0 = 0; p0 < rows; p0 += a.rows) {
+        const int pr = rows - p0 < a.rows ? rows - p0 : a.rows;
+        const walk w = pr == a.rows ? walk(rows_start, a.row_sp, a.row_sc) : walk(pr);
+        if (rows > a.rows || a.taps_len > a.mb || filter != staged_filter) {
+          stage_rows(hs, h + j0 + p0, 0, pr, mq + (mr > 0), step, a.qb, mb - p0, w);
+          staged_filter = filter;
+        }
+        stage_rows(xs, x, base + p0, pr, cols, step, a.pitch, a.n_in, w);
+        __syncthreads();
+        for (int p = p0 + slice; p < p0 + pr; p += a.slices)
+          phase_real(acc, xs + (p - p0) * a.pitch + o, hs + (p - p0) * a.qb, phase_taps(mq, mr, p));
+        __syncthreads();
+      }
     }
     store8(xs + slice * a.tile + o, acc);
     __syncthreads();
@@ -187,7 +253,7 @@ __global__ void __launch_bounds__(kThreads) strided_real(strided_args a) {
   }
 }
 
-__global__ void __launch_bounds__(kThreads) strided_cx(strided_args a) {
+__global__ void __launch_bounds__(kThreads, 4) strided_cx(strided_args a) {
   extern __shared__ __align__(16) float smem[];
   float *xr = smem;
   float *xi = xr + a.rows * a.pitch;
@@ -196,12 +262,14 @@ __global__ void __launch_bounds__(kThreads) strided_cx(strided_args a) {
   const int warp = threadIdx.x / 32, step = a.step;
   const int slice = warp / a.groups;
   const int o = (warp % a.groups) * 256 + (threadIdx.x % 32) * R;
+  const int rows_start = walk::packed_start(a.rows);
   const int cols = a.tile + a.qb + 8;
+  int32_t staged_filter = -1;
 
-  for (int64_t tile = blockIdx.x; tile < a.tiles; tile += gridDim.x) {
-    const int64_t c = tile / a.tiles_per_channel;
-    const int64_t f0 = (tile - c * a.tiles_per_channel) * a.tile;
-    const float *h_re = a.taps + 2 * a.filter_of[c] * a.taps_stride;
+  for (tile_cursor t(a); t.tile < a.tiles; t.next(a)) {
+    const int64_t c = t.channel, f0 = t.in_channel * a.tile;
+    const int32_t filter = a.filter_of[c];
+    const float *h_re = a.taps + 2 * filter * a.taps_stride;
     const float *h_im = h_re + a.taps_stride;
     const float *x_re = a.in + 2 * c * a.in_stride;
     const float *x_im = x_re + a.in_stride;
@@ -211,17 +279,24 @@ __global__ void __launch_bounds__(kThreads) strided_cx(strided_args a) {
 
     for (int64_t j0 = 0; j0 < a.taps_len; j0 += a.mb) {
       const int mb = (int)(a.taps_len - j0 < a.mb ? a.taps_len - j0 : a.mb);
-      const int rows = mb < step ? mb : step;
+      const int rows = mb < step ? mb : step, mq = mb / step, mr = mb - mq * step;
       const int64_t base = a.first + f0 * step + j0;
-      stage_taps(hr, h_re, j0, mb, step, a.qb);
-      stage_taps(hi, h_im, j0, mb, step, a.qb);
-      stage_rows(xr, x_re, base, rows, cols, step, a.pitch, a.n_in);
-      stage_rows(xi, x_im, base, rows, cols, step, a.pitch, a.n_in);
-      __syncthreads();
-      for (int p = slice; p < rows; p += a.slices)
-        phase_cx(ar, ai, xr + p * a.pitch + o, xi + p * a.pitch + o, hr + p * a.qb, hi + p * a.qb,
-                 phase_taps(mb, p, step));
-      __syncthreads();
+      for (int p0 = 0; p0 < rows; p0 += a.rows) {
+        const int pr = rows - p0 < a.rows ? rows - p0 : a.rows;
+        const walk w = pr == a.rows ? walk(rows_start, a.row_sp, a.row_sc) : walk(pr);
+        if (rows > a.rows || a.taps_len > a.mb || filter != staged_filter) {
+          stage_rows(hr, h_re + j0 + p0, 0, pr, mq + (mr > 0), step, a.qb, mb - p0, w);
+          stage_rows(hi, h_im + j0 + p0, 0, pr, mq + (mr > 0), step, a.qb, mb - p0, w);
+          staged_filter = filter;
+        }
+        stage_rows(xr, x_re, base + p0, pr, cols, step, a.pitch, a.n_in, w);
+        stage_rows(xi, x_im, base + p0, pr, cols, step, a.pitch, a.n_in, w);
+        __syncthreads();
+        for (int p = p0 + slice; p < p0 + pr; p += a.slices)
+          phase_cx(ar, ai, xr + (p - p0) * a.pitch + o, xi + (p - p0) * a.pitch + o,
+                   hr + (p - p0) * a.qb, hi + (p - p0) * a.qb, phase_taps(mq, mr, p));
+        __syncthreads();
+      }
     }
     store8(xr + slice * a.tile + o, ar);
     store8(xi + slice * a.tile + o, ai);
@@ -268,13 +343,25 @@ size_t strided_plan(int32_t step, bool cx, int32_t budget_bytes, strided_args *a
   a->groups = groups;
   a->slices = slices;
   a->mb = (int32_t)mb;
-  a->rows = (int32_t)rows;
   a->qb = round4((mb + step - 1) / step);
   int32_t pitch = round4(tile + a->qb + 8);
   if (pitch % 32 == 0) pitch += 4; /* the staging stores of a warp spread over banks */
   a->pitch = pitch;
+  /* A pass stages all of a block's phase rows where they fit
+   * kStridedPassBytes, else the most that do in a multiple of slices: each
+   * slice still takes its phases in ascending order, so the sums are the
+   * same, and the taps a block restages are no more. */
+  const int64_t row_bytes = (int64_t)sizeof(float) * (cx ? 2 : 1) * (pitch + a->qb);
+  int64_t pass = rows;
+  if (pass * row_bytes > kStridedPassBytes) {
+    pass = kStridedPassBytes / row_bytes / slices * slices;
+    if (pass < slices) pass = slices;
+  }
+  a->rows = (int32_t)pass;
+  a->row_sp = kThreads % a->rows;
+  a->row_sc = kThreads / a->rows;
   /* the slices' partial sums reuse the input rows: slices * tile <= rows * pitch */
-  return sizeof(float) * (size_t)(cx ? 2 : 1) * (size_t)rows * (size_t)(pitch + a->qb);
+  return (size_t)(pass * row_bytes);
 }
 
 } // namespace gcd
