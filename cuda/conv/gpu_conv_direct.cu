@@ -357,7 +357,8 @@ static convoy_status strided_prepare(const gc_direct *d, int64_t step, strided_a
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: step %lld out of range (1 .. %d)", (long long)step,
                                kMaxStep);
-  return resident_blocks((const void *)strided_kernel(d->cx), *smem, d->sms, most, err, err_size);
+  return resident_blocks((const void *)strided_kernel(d->cx, strided_passes(a)), *smem, d->sms,
+                         most, err, err_size);
 }
 
 double gc_direct_model_cost(const gc_device *dev, int64_t taps_len, int complex_taps) {
@@ -476,10 +477,11 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   cudaDeviceProp props;
   GP_CUDA(gp_device_props(dev->index, &props), "gpu_conv: device properties");
   d->smem_wide = props.sharedMemPerBlockOptin >= (size_t)kStridedSmemWide;
-  GP_CUDA(cudaFuncSetAttribute((const void *)strided_kernel(cx),
-                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               d->smem_wide ? kStridedSmemWide : kStridedSmemBytes),
-          "gpu_conv: strided kernel shared memory");
+  for (int passes = 0; passes <= 1; passes++)
+    GP_CUDA(cudaFuncSetAttribute((const void *)strided_kernel(cx, passes),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 d->smem_wide ? kStridedSmemWide : kStridedSmemBytes),
+            "gpu_conv: strided kernel shared memory");
   d->sms = dev->sms;
   if (cfg->decimation > 1) {
     st = strided_prepare(d, cfg->decimation, &d->planned, &d->planned_smem, &d->planned_blocks, err,
@@ -572,8 +574,8 @@ convoy_status gc_direct_run_strided(gc_direct *d, const float *in, int64_t in_st
   a.filter_of = d->d_filter_of;
   const int64_t blocks = a.tiles < most ? a.tiles : most;
   void *args[] = {&a};
-  GP_CUDA(cudaLaunchKernel((const void *)strided_kernel(d->cx), dim3((unsigned)blocks),
-                           dim3(kThreads), args, smem, stream),
+  GP_CUDA(cudaLaunchKernel((const void *)strided_kernel(d->cx, strided_passes(&a)),
+                           dim3((unsigned)blocks), dim3(kThreads), args, smem, stream),
           "gpu_conv: strided kernel launch");
   return CONVOY_OK;
 }

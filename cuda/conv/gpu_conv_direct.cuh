@@ -342,8 +342,12 @@ using strided_fn = void (*)(strided_args);
 constexpr int kMaxStep = GPU_CONV_MAX_STEP;
 constexpr int kStridedOutputs = 8; /* consecutive outputs per thread */
 
-/* The strided kernel for real (cx false) or complex filters. */
-strided_fn strided_kernel(bool cx);
+/* The strided kernel for real (cx false) or complex filters, for a plan
+ * whose tap blocks take their phase rows in several passes or in one. */
+strided_fn strided_kernel(bool cx, bool passes);
+
+/* Whether a planned launch's tap blocks take several passes. */
+bool strided_passes(const strided_args *a);
 
 /* Dynamic shared memory a strided launch may use: kStridedSmemBytes, or
  * kStridedSmemWide where the first would split a tap block's phases (its

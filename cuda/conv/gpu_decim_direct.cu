@@ -208,7 +208,8 @@ struct tile_cursor {
   }
 };
 
-__global__ void __launch_bounds__(kThreads, 6) strided_real(strided_args a) {
+/* PASSES: a full tap block's phase rows take more than one pass. */
+template <bool PASSES> __global__ void __launch_bounds__(kThreads, 6) strided_real(strided_args a) {
   extern __shared__ __align__(16) float smem[];
   float *xs = smem;
   float *hs = smem + a.rows * a.pitch;
@@ -232,10 +233,11 @@ __global__ void __launch_bounds__(kThreads, 6) strided_real(strided_args a) {
       const int mb = (int)(a.taps_len - j0 < a.mb ? a.taps_len - j0 : a.mb);
       const int rows = mb < step ? mb : step, mq = mb / step, mr = mb - mq * step;
       const int64_t base = a.first + f0 * step + j0;
-      for (int p0 = 0; p0 < rows; p0 += a.rows) {
-        const int pr = rows - p0 < a.rows ? rows - p0 : a.rows;
+      const int pass_rows = PASSES ? a.rows : rows;
+      for (int p0 = 0; p0 < rows; p0 += pass_rows) {
+        const int pr = rows - p0 < pass_rows ? rows - p0 : pass_rows;
         const walk w = pr == a.rows ? walk(rows_start, a.row_sp, a.row_sc) : walk(pr);
-        if (rows > a.rows || a.taps_len > a.mb || filter != staged_filter) {
+        if (PASSES || a.taps_len > a.mb || filter != staged_filter) {
           stage_rows(hs, h + j0 + p0, 0, pr, mq + (mr > 0), step, a.qb, mb - p0, w);
           staged_filter = filter;
         }
@@ -253,7 +255,8 @@ __global__ void __launch_bounds__(kThreads, 6) strided_real(strided_args a) {
   }
 }
 
-__global__ void __launch_bounds__(kThreads, 4) strided_cx(strided_args a) {
+/* PASSES: a full tap block's phase rows take more than one pass. */
+template <bool PASSES> __global__ void __launch_bounds__(kThreads, 4) strided_cx(strided_args a) {
   extern __shared__ __align__(16) float smem[];
   float *xr = smem;
   float *xi = xr + a.rows * a.pitch;
@@ -281,10 +284,11 @@ __global__ void __launch_bounds__(kThreads, 4) strided_cx(strided_args a) {
       const int mb = (int)(a.taps_len - j0 < a.mb ? a.taps_len - j0 : a.mb);
       const int rows = mb < step ? mb : step, mq = mb / step, mr = mb - mq * step;
       const int64_t base = a.first + f0 * step + j0;
-      for (int p0 = 0; p0 < rows; p0 += a.rows) {
-        const int pr = rows - p0 < a.rows ? rows - p0 : a.rows;
+      const int pass_rows = PASSES ? a.rows : rows;
+      for (int p0 = 0; p0 < rows; p0 += pass_rows) {
+        const int pr = rows - p0 < pass_rows ? rows - p0 : pass_rows;
         const walk w = pr == a.rows ? walk(rows_start, a.row_sp, a.row_sc) : walk(pr);
-        if (rows > a.rows || a.taps_len > a.mb || filter != staged_filter) {
+        if (PASSES || a.taps_len > a.mb || filter != staged_filter) {
           stage_rows(hr, h_re + j0 + p0, 0, pr, mq + (mr > 0), step, a.qb, mb - p0, w);
           stage_rows(hi, h_im + j0 + p0, 0, pr, mq + (mr > 0), step, a.qb, mb - p0, w);
           staged_filter = filter;
@@ -314,8 +318,13 @@ int32_t round4(int64_t n) {
 
 } // namespace
 
-strided_fn strided_kernel(bool cx) {
-  return cx ? &strided_cx : &strided_real;
+strided_fn strided_kernel(bool cx, bool passes) {
+  if (cx) return passes ? &strided_cx<true> : &strided_cx<false>;
+  return passes ? &strided_real<true> : &strided_real<false>;
+}
+
+bool strided_passes(const strided_args *a) {
+  return a->rows < (a->mb < a->step ? a->mb : a->step);
 }
 
 size_t strided_plan(int32_t step, bool cx, int32_t budget_bytes, strided_args *a) {
