@@ -5,7 +5,8 @@
  * Kernels, on device buffers, real and complex taps, 1 .. 4100 taps (across
  * the 1024 and 2048-tap sum blocks), steps 2, 3, 4, 8, 13, 64 and 4096, 1 ..
  * 3 channels with distinct or shared filters, odd strides, a misaligned
- * input, every first phase 0 .. step - 1 and partial last tiles: each strided
+ * input, every first phase 0 .. step - 1, partial last tiles and, past 64
+ * taps at steps 64 and 4096, tap blocks staged in several passes: each strided
  * output within float accuracy of the full-rate kernel's output at first + f
  * step and of a double-precision sum, bitwise the same from a run starting
  * later (another tiling and phase), nothing written past count; argument

@@ -77,7 +77,8 @@ __device__ __forceinline__ void stage_rows(float *xs, const float *x, int64_t ba
   }
 }
 
-/* Taps of phase p in a block of mb taps. */
+/* Taps of phase p in a block of mb = q * step + r taps: q + 1 below phase
+ * r, q from there. */
 __device__ __forceinline__ int phase_taps(int q, int r, int p) {
   return q + (p < r ? 1 : 0);
 }
