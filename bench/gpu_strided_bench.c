@@ -3,7 +3,11 @@
  * rate, gpu_conv_run_strided) against the same kernel at the full rate, on
  * device buffers.
  *
- *   gpu_strided_bench [LOG2_OUTPUTS [REPS]]    (defaults 22 and 9)
+ *   gpu_strided_bench [LOG2_OUTPUTS [REPS]]    (defaults 26 and 9)
+ *
+ * 2^26 full-rate positions a row by default: at 2^22 a run decimated by 64
+ * has 2^16 outputs, fewer tiles than the device holds blocks, and the
+ * launch rather than the kernel sets its time.
  *
  * For real taps on one row and complex taps on a (re, im) row pair, at 64,
  * 128 and 1024 taps and D = 8, it prints the median time of REPS runs (CUDA
@@ -130,7 +134,7 @@ static void against_shorter(int cx, int64_t taps, int64_t step, int64_t n, int r
 }
 
 int main(int argc, char **argv) {
-  const int log2n = argc > 1 ? atoi(argv[1]) : 22;
+  const int log2n = argc > 1 ? atoi(argv[1]) : 26;
   const int reps = argc > 2 ? atoi(argv[2]) : 9;
   if (log2n < 10 || log2n > 28 || reps < 1) {
     fprintf(stderr, "usage: gpu_strided_bench [LOG2_OUTPUTS (10..28) [REPS]]\n");
