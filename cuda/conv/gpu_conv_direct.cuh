@@ -363,10 +363,11 @@ constexpr int kStridedSmemWide = 160 * 1024;
  * 0.73 of the time that 96 KiB took. */
 constexpr int kStridedPassBytes = 48 * 1024;
 
-/* Fills a's tile, groups, slices, mb, rows, qb and pitch for step,
- * a.taps_len and the shared-memory budget in bytes (they depend on nothing
- * else, so neither do the sums), and returns the dynamic shared memory the
- * launch needs (0 when step is out of range or nothing fits). */
+/* Fills a's tile, groups, slices, mb, rows, qb, pitch, row_sp and row_sc
+ * for step, a.taps_len and the shared-memory budget in bytes (they depend
+ * on nothing else, so neither do the sums; the passes, rows, change no sum),
+ * and returns the dynamic shared memory the launch needs (0 when step is
+ * out of range or nothing fits). */
 size_t strided_plan(int32_t step, bool cx, int32_t budget_bytes, strided_args *a);
 
 } // namespace gcd
