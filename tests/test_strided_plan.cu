@@ -40,27 +40,21 @@ int64_t documented_block(int64_t step, int64_t taps, bool cx, int64_t budget_byt
   }
 }
 
-/* The plan gc_direct makes: the default budget, or the wide one where
- * the default would split a tap block's phases. */
-size_t engine_plan(int32_t step, int64_t taps, bool cx, gcd::strided_args *a, int64_t *budget) {
+/* The plan gc_direct makes on a device that allows the wide budget or not. */
+size_t engine_plan(int32_t step, int64_t taps, bool cx, bool wide, gcd::strided_args *a,
+                   int64_t *budget) {
   *a = gcd::strided_args{};
   a->taps_len = taps;
-  *budget = gcd::kStridedSmemBytes;
-  size_t smem = gcd::strided_plan(step, cx, gcd::kStridedSmemBytes, a);
-  const int64_t phases = taps < step ? taps : step;
-  if (smem != 0 && a->mb < phases) {
-    *budget = gcd::kStridedSmemWide;
-    smem = gcd::strided_plan(step, cx, gcd::kStridedSmemWide, a);
-  }
-  return smem;
+  *budget = gcd::strided_budget(step, taps, cx, wide);
+  return gcd::strided_plan(step, cx, (int32_t)*budget, a);
 }
 
 int plans = 0, with_passes = 0;
 
-void check_plan(int32_t step, int64_t taps, bool cx) {
+void check_plan(int32_t step, int64_t taps, bool cx, bool wide) {
   gcd::strided_args a;
   int64_t budget = 0;
-  const size_t smem = engine_plan(step, taps, cx, &a, &budget);
+  const size_t smem = engine_plan(step, taps, cx, wide, &a, &budget);
   plans++;
   TS_CHECK(smem > 0, "step %d, %lld taps%s: no plan", step, (long long)taps,
            cx ? " (complex)" : "");
@@ -97,16 +91,17 @@ void test_plans() {
   static const int32_t big_steps[] = {65, 100, 127, 128, 255, 256, 1000, 2048, 4095, 4096};
   static const int64_t big_taps[] = {100,  255,  256,  257,  1000,  1023,  1024,
                                      1025, 2048, 4096, 4100, 10000, 65536, (int64_t)1 << 20};
-  for (int cx = 0; cx <= 1; cx++) {
-    for (int32_t step = 1; step <= 64; step++) {
-      for (int64_t taps = 1; taps <= 70; taps++) check_plan(step, taps, cx);
-      for (int64_t taps : big_taps) check_plan(step, taps, cx);
+  for (int wide = 0; wide <= 1; wide++)
+    for (int cx = 0; cx <= 1; cx++) {
+      for (int32_t step = 1; step <= 64; step++) {
+        for (int64_t taps = 1; taps <= 70; taps++) check_plan(step, taps, cx, wide);
+        for (int64_t taps : big_taps) check_plan(step, taps, cx, wide);
+      }
+      for (int32_t step : big_steps) {
+        for (int64_t taps = 1; taps <= 70; taps++) check_plan(step, taps, cx, wide);
+        for (int64_t taps : big_taps) check_plan(step, taps, cx, wide);
+      }
     }
-    for (int32_t step : big_steps) {
-      for (int64_t taps = 1; taps <= 70; taps++) check_plan(step, taps, cx);
-      for (int64_t taps : big_taps) check_plan(step, taps, cx);
-    }
-  }
   TS_CHECK(with_passes > 0, "no plan took several passes (%d plans)", plans);
   printf("%d plans, %d with their phase rows in several passes\n", plans, with_passes);
 }

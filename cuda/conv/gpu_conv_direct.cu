@@ -349,10 +349,10 @@ static convoy_status strided_prepare(const gc_direct *d, int64_t step, strided_a
                                      size_t *smem, int64_t *most, char *err, size_t err_size) {
   a->taps_len = d->taps_len;
   const bool in_range = step >= 1 && step <= kMaxStep;
-  *smem = in_range ? strided_plan((int32_t)step, d->cx, kStridedSmemBytes, a) : 0;
-  const int64_t phases = d->taps_len < step ? d->taps_len : step;
-  if (*smem != 0 && a->mb < phases && d->smem_wide)
-    *smem = strided_plan((int32_t)step, d->cx, kStridedSmemWide, a);
+  *smem = in_range
+              ? strided_plan((int32_t)step, d->cx,
+                             strided_budget((int32_t)step, d->taps_len, d->cx, d->smem_wide), a)
+              : 0;
   if (*smem == 0)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: step %lld out of range (1 .. %d)", (long long)step,

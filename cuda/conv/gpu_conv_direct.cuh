@@ -370,6 +370,11 @@ constexpr int kStridedPassBytes = 48 * 1024;
  * out of range or nothing fits). */
 size_t strided_plan(int32_t step, bool cx, int32_t budget_bytes, strided_args *a);
 
+/* The budget to plan a strided launch by step against: kStridedSmemBytes,
+ * or kStridedSmemWide where the first would split a tap block's phases and
+ * wide_allowed (the device allows kStridedSmemWide a block). */
+int32_t strided_budget(int32_t step, int64_t taps_len, bool cx, bool wide_allowed);
+
 } // namespace gcd
 
 #endif /* CONVOY_GPU_CONV_DIRECT_CUH */

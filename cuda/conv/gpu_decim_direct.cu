@@ -328,6 +328,15 @@ bool strided_passes(const strided_args *a) {
   return a->rows < (a->mb < a->step ? a->mb : a->step);
 }
 
+int32_t strided_budget(int32_t step, int64_t taps_len, bool cx, bool wide_allowed) {
+  if (!wide_allowed) return kStridedSmemBytes;
+  strided_args a{};
+  a.taps_len = taps_len;
+  if (strided_plan(step, cx, kStridedSmemBytes, &a) == 0) return kStridedSmemBytes;
+  const int64_t phases = taps_len < step ? taps_len : step;
+  return a.mb < phases ? kStridedSmemWide : kStridedSmemBytes;
+}
+
 size_t strided_plan(int32_t step, bool cx, int32_t budget_bytes, strided_args *a) {
   if (step < 1 || step > kMaxStep || a->taps_len < 1) return 0;
   const int64_t budget = budget_bytes / (int64_t)sizeof(float) / (cx ? 2 : 1);
