@@ -1,13 +1,13 @@
 /*
  * test_strided_plan - the strided (decimating) kernels' launch plan,
  * gcd::strided_plan in cuda/conv/gpu_decim_direct.cu, on the host: for
- * steps 1 .. 4096 and 1 .. 2^20 taps, real and complex, at the shared
- * memory budgets the engine asks for, every plan keeps the kernels'
- * invariants (the staged rows, the taps and the slices' partial sums fit
- * the shared memory it returns, which fits the budget; 32-bit staging
- * offsets; passes of a multiple of the slices), and its tap block is the
- * documented rule's, which the sums' order (and so the output bits)
- * depends on, whatever the passes. CUDA builds only, no GPU needed; the
+ * steps 1 .. 4096 and 1 .. 2^20 taps, real and complex, every plan keeps
+ * the kernels' invariants (the staged rows, the taps and the slices'
+ * partial sums fit the shared memory it returns, which is at most
+ * kStridedSmemBytes, and kStridedPassBytes but for passes of a row a
+ * slice; 32-bit staging offsets; passes of a multiple of the slices), and
+ * its tap block is the documented rule's, which the sums' order (and so
+ * the output bits) depends on, whatever the passes. CUDA builds only, no GPU needed; the
  * kernels themselves are tested on the device by test_gpu_decimate.
  */
 #include "gpu_conv_direct.cuh"
@@ -24,37 +24,18 @@ int64_t round4(int64_t n) {
   return (n + 3) & ~(int64_t)3;
 }
 
-/* The tap block the plan comment documents: at most 256 taps a phase,
- * halved until rows * (tile + 2 qb + 15) floats (twice for complex) fit
- * the budget, never below the slices. */
-int64_t documented_block(int64_t step, int64_t taps, bool cx, int64_t budget_bytes, int32_t slices,
-                         int32_t tile) {
-  const int64_t budget = budget_bytes / 4 / (cx ? 2 : 1);
-  int64_t mb = taps < 256 * step ? taps : 256 * step;
-  for (;;) {
-    const int64_t rows = mb < step ? mb : step;
-    const int64_t qb = round4((mb + step - 1) / step);
-    if (rows * (tile + 2 * qb + 15) <= budget) return mb;
-    if (mb <= slices) return 0;
-    mb = (mb + 1) / 2 > slices ? (mb + 1) / 2 : slices;
-  }
-}
-
-/* The plan gc_direct makes on a device that allows the wide budget or not. */
-size_t engine_plan(int32_t step, int64_t taps, bool cx, bool wide, gcd::strided_args *a,
-                   int64_t *budget) {
-  *a = gcd::strided_args{};
-  a->taps_len = taps;
-  *budget = gcd::strided_budget(step, taps, cx, wide);
-  return gcd::strided_plan(step, cx, (int32_t)*budget, a);
+/* The tap block the plan comment documents: at most 256 taps a phase. */
+int64_t documented_block(int64_t step, int64_t taps) {
+  return taps < 256 * step ? taps : 256 * step;
 }
 
 int plans = 0, with_passes = 0;
+size_t most_smem = 0;
 
-void check_plan(int32_t step, int64_t taps, bool cx, bool wide) {
-  gcd::strided_args a;
-  int64_t budget = 0;
-  const size_t smem = engine_plan(step, taps, cx, wide, &a, &budget);
+void check_plan(int32_t step, int64_t taps, bool cx) {
+  gcd::strided_args a{};
+  a.taps_len = taps;
+  const size_t smem = gcd::strided_plan(step, cx, &a);
   plans++;
   TS_CHECK(smem > 0, "step %d, %lld taps%s: no plan", step, (long long)taps,
            cx ? " (complex)" : "");
@@ -65,8 +46,7 @@ void check_plan(int32_t step, int64_t taps, bool cx, bool wide) {
                         (a.slices == 1 || a.slices == 2 || a.slices == 4 || a.slices == 8) &&
                         a.groups * a.slices == 8 && a.tile == 256 * a.groups &&
                         a.slices <= phases && a.slices <= block_rows;
-  const bool ok_block = a.mb >= 1 && a.mb <= taps &&
-                        a.mb == documented_block(step, taps, cx, budget, a.slices, a.tile);
+  const bool ok_block = a.mb >= 1 && a.mb <= taps && a.mb == documented_block(step, taps);
   const bool ok_rows =
       a.rows == block_rows || (a.rows < block_rows && a.rows % a.slices == 0 && a.rows >= a.slices);
   const bool ok_staging = a.qb % 4 == 0 && (int64_t)a.qb * step >= a.mb && a.pitch % 4 == 0 &&
@@ -77,43 +57,44 @@ void check_plan(int32_t step, int64_t taps, bool cx, bool wide) {
       a.rows < 65536 && a.row_sp == gcd::kThreads % a.rows && a.row_sc == gcd::kThreads / a.rows;
   const size_t bytes = sizeof(float) * (cx ? 2 : 1) * (size_t)a.rows * (size_t)(a.pitch + a.qb);
   const bool passes = a.rows < block_rows;
-  const bool ok_smem = smem == bytes && (int64_t)smem <= budget &&
-                       (!passes || (int64_t)smem <= gcd::kStridedPassBytes || a.rows == a.slices);
+  const bool ok_smem = smem == bytes && smem <= (size_t)gcd::kStridedSmemBytes &&
+                       (!passes || smem <= (size_t)gcd::kStridedPassBytes || a.rows == a.slices);
   with_passes += passes;
+  if (smem > most_smem) most_smem = smem;
   TS_CHECK(ok_shape && ok_block && ok_rows && ok_staging && ok_walk && ok_smem,
            "step %d, %lld taps%s: shape %d, block %d (mb %d), rows %d (%d of %lld), staging %d, "
-           "walk %d, smem %d (%zu of %lld)",
+           "walk %d, smem %d (%zu)",
            step, (long long)taps, cx ? " (complex)" : "", ok_shape, ok_block, a.mb, ok_rows, a.rows,
-           (long long)block_rows, ok_staging, ok_walk, ok_smem, smem, (long long)budget);
+           (long long)block_rows, ok_staging, ok_walk, ok_smem, smem);
 }
 
 void test_plans() {
   static const int32_t big_steps[] = {65, 100, 127, 128, 255, 256, 1000, 2048, 4095, 4096};
   static const int64_t big_taps[] = {100,  255,  256,  257,  1000,  1023,  1024,
                                      1025, 2048, 4096, 4100, 10000, 65536, (int64_t)1 << 20};
-  for (int wide = 0; wide <= 1; wide++)
-    for (int cx = 0; cx <= 1; cx++) {
-      for (int32_t step = 1; step <= 64; step++) {
-        for (int64_t taps = 1; taps <= 70; taps++) check_plan(step, taps, cx, wide);
-        for (int64_t taps : big_taps) check_plan(step, taps, cx, wide);
-      }
-      for (int32_t step : big_steps) {
-        for (int64_t taps = 1; taps <= 70; taps++) check_plan(step, taps, cx, wide);
-        for (int64_t taps : big_taps) check_plan(step, taps, cx, wide);
-      }
+  for (int cx = 0; cx <= 1; cx++) {
+    for (int32_t step = 1; step <= 64; step++) {
+      for (int64_t taps = 1; taps <= 70; taps++) check_plan(step, taps, cx);
+      for (int64_t taps : big_taps) check_plan(step, taps, cx);
     }
+    for (int32_t step : big_steps) {
+      for (int64_t taps = 1; taps <= 70; taps++) check_plan(step, taps, cx);
+      for (int64_t taps : big_taps) check_plan(step, taps, cx);
+    }
+  }
   TS_CHECK(with_passes > 0, "no plan took several passes (%d plans)", plans);
-  printf("%d plans, %d with their phase rows in several passes\n", plans, with_passes);
+  printf("%d plans, %d with their phase rows in several passes; the most shared memory: %zu "
+         "bytes\n",
+         plans, with_passes, most_smem);
 }
 
 void test_out_of_range() {
   gcd::strided_args a{};
   a.taps_len = 16;
-  TS_CHECK(gcd::strided_plan(0, false, gcd::kStridedSmemBytes, &a) == 0, "step 0 planned");
-  TS_CHECK(gcd::strided_plan(gcd::kMaxStep + 1, true, gcd::kStridedSmemBytes, &a) == 0,
-           "a step past kMaxStep planned");
+  TS_CHECK(gcd::strided_plan(0, false, &a) == 0, "step 0 planned");
+  TS_CHECK(gcd::strided_plan(gcd::kMaxStep + 1, true, &a) == 0, "a step past kMaxStep planned");
   a.taps_len = 0;
-  TS_CHECK(gcd::strided_plan(2, false, gcd::kStridedSmemBytes, &a) == 0, "no taps planned");
+  TS_CHECK(gcd::strided_plan(2, false, &a) == 0, "no taps planned");
 }
 
 } // namespace

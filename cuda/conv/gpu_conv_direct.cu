@@ -321,7 +321,6 @@ struct gc_direct {
   int64_t il_tile;     /* its frames a tile */
   int64_t il_blocks;   /* its resident blocks on the whole device */
   int32_t sms;         /* multiprocessors, for the strided launches' grid */
-  bool smem_wide;      /* the device allows kStridedSmemWide a block */
   /* The strided launch for the step the engine was made for (the config's
    * decimation), worked out once: its tile shape, shared memory and grid. */
   int64_t planned_step; /* 0: none */
@@ -349,10 +348,7 @@ static convoy_status strided_prepare(const gc_direct *d, int64_t step, strided_a
                                      size_t *smem, int64_t *most, char *err, size_t err_size) {
   a->taps_len = d->taps_len;
   const bool in_range = step >= 1 && step <= kMaxStep;
-  *smem = in_range
-              ? strided_plan((int32_t)step, d->cx,
-                             strided_budget((int32_t)step, d->taps_len, d->cx, d->smem_wide), a)
-              : 0;
+  *smem = in_range ? strided_plan((int32_t)step, d->cx, a) : 0;
   if (*smem == 0)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: step %lld out of range (1 .. %d)", (long long)step,
@@ -474,13 +470,9 @@ convoy_status gc_direct_create(const gpu_conv_config *cfg, const gc_filters *fil
   if (st == CONVOY_OK && d->il_kernel)
     st = resident_blocks((const void *)d->il_kernel, 0, dev->sms, &d->il_blocks, err, err_size);
   if (st != CONVOY_OK) return st;
-  cudaDeviceProp props;
-  GP_CUDA(gp_device_props(dev->index, &props), "gpu_conv: device properties");
-  d->smem_wide = props.sharedMemPerBlockOptin >= (size_t)kStridedSmemWide;
   for (int passes = 0; passes <= 1; passes++)
     GP_CUDA(cudaFuncSetAttribute((const void *)strided_kernel(cx, passes),
-                                 cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 d->smem_wide ? kStridedSmemWide : kStridedSmemBytes),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, kStridedSmemBytes),
             "gpu_conv: strided kernel shared memory");
   d->sms = dev->sms;
   if (cfg->decimation > 1) {

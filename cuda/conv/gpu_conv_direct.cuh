@@ -349,13 +349,9 @@ strided_fn strided_kernel(bool cx, bool passes);
 /* Whether a planned launch's tap blocks take several passes. */
 bool strided_passes(const strided_args *a);
 
-/* Dynamic shared memory a strided launch may use: kStridedSmemBytes, or
- * kStridedSmemWide where the first would split a tap block's phases (its
- * rows could not hold one input row per phase, so every block of taps
- * restaged the tile: complex taps from D = 44 on measured up to 15x slower
- * than D = 32) and the device allows it (compute capability 8.0 on). */
+/* Dynamic shared memory a strided launch may take at most: a pass of
+ * one row a slice of the widest complex tap block takes 49664 bytes. */
 constexpr int kStridedSmemBytes = 96 * 1024;
-constexpr int kStridedSmemWide = 160 * 1024;
 /* Shared memory a pass of a strided launch stages at most: a tap block
  * whose phase rows need more takes them in passes of fewer rows (the sums
  * stay the same). 48 KiB lets four blocks share an SM; on an H200 it ran
@@ -364,16 +360,11 @@ constexpr int kStridedSmemWide = 160 * 1024;
 constexpr int kStridedPassBytes = 48 * 1024;
 
 /* Fills a's tile, groups, slices, mb, rows, qb, pitch, row_sp and row_sc
- * for step, a.taps_len and the shared-memory budget in bytes (they depend
- * on nothing else, so neither do the sums; the passes, rows, change no sum),
- * and returns the dynamic shared memory the launch needs (0 when step is
- * out of range or nothing fits). */
-size_t strided_plan(int32_t step, bool cx, int32_t budget_bytes, strided_args *a);
-
-/* The budget to plan a strided launch by step against: kStridedSmemBytes,
- * or kStridedSmemWide where the first would split a tap block's phases and
- * wide_allowed (the device allows kStridedSmemWide a block). */
-int32_t strided_budget(int32_t step, int64_t taps_len, bool cx, bool wide_allowed);
+ * for step and a.taps_len (they depend on nothing else, so neither do the
+ * sums; the passes, rows, change no sum), and returns the dynamic shared
+ * memory the launch needs, at most kStridedSmemBytes (0 when step is out
+ * of range or there are no taps). */
+size_t strided_plan(int32_t step, bool cx, strided_args *a);
 
 } // namespace gcd
 

@@ -328,34 +328,19 @@ bool strided_passes(const strided_args *a) {
   return a->rows < (a->mb < a->step ? a->mb : a->step);
 }
 
-int32_t strided_budget(int32_t step, int64_t taps_len, bool cx, bool wide_allowed) {
-  if (!wide_allowed) return kStridedSmemBytes;
-  strided_args a{};
-  a.taps_len = taps_len;
-  if (strided_plan(step, cx, kStridedSmemBytes, &a) == 0) return kStridedSmemBytes;
-  const int64_t phases = taps_len < step ? taps_len : step;
-  return a.mb < phases ? kStridedSmemWide : kStridedSmemBytes;
-}
-
-size_t strided_plan(int32_t step, bool cx, int32_t budget_bytes, strided_args *a) {
+size_t strided_plan(int32_t step, bool cx, strided_args *a) {
   if (step < 1 || step > kMaxStep || a->taps_len < 1) return 0;
-  const int64_t budget = budget_bytes / (int64_t)sizeof(float) / (cx ? 2 : 1);
   const int64_t phases = a->taps_len < step ? a->taps_len : step;
   const int32_t slices = phases >= 8 ? 8 : phases >= 4 ? 4 : phases >= 2 ? 2 : 1;
   const int32_t groups = 8 / slices, tile = 256 * groups;
-  /* The largest tap block, at most 256 taps a phase, whose staging fits
-   * (each block restages the tile's input, so fewer blocks cost less: 64 a
-   * phase left real 1024 taps decimated by 2 at 1.9x the cost of a 512-tap
-   * filter over the same input, 256 brought it to 1.3x on an H200):
-   * rows * (pitch + qb) <= budget with pitch <= tile + qb + 8 + 3 + 4. */
-  int64_t mb = a->taps_len < (int64_t)256 * step ? a->taps_len : (int64_t)256 * step;
-  for (;;) {
-    const int64_t rows = mb < step ? mb : step;
-    const int64_t qb = round4((mb + step - 1) / step);
-    if (rows * (tile + 2 * qb + 15) <= budget) break;
-    if (mb <= slices) return 0;
-    mb = (mb + 1) / 2 > slices ? (mb + 1) / 2 : slices;
-  }
+  /* Tap blocks of at most 256 taps a phase, whatever shared memory the
+   * rows take, since the passes below hold any of them: each block
+   * restages the tile's input, so fewer blocks cost less (real 1024 taps
+   * decimated by 2 took 1.9x a 512-tap filter's time over the same input
+   * in blocks of 64 a phase, 1.3x in blocks of 256; 4096 real taps
+   * decimated by 64 ran 1.34x faster in one block than in two, on an
+   * H200). */
+  const int64_t mb = a->taps_len < (int64_t)256 * step ? a->taps_len : (int64_t)256 * step;
   const int64_t rows = mb < step ? mb : step;
   a->step = step;
   a->tile = tile;
@@ -376,6 +361,7 @@ size_t strided_plan(int32_t step, bool cx, int32_t budget_bytes, strided_args *a
     pass = kStridedPassBytes / row_bytes / slices * slices;
     if (pass < slices) pass = slices;
   }
+  if (pass * row_bytes > kStridedSmemBytes) return 0;
   a->rows = (int32_t)pass;
   a->row_sp = kThreads % a->rows;
   a->row_sc = kThreads / a->rows;
