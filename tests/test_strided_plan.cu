@@ -20,10 +20,6 @@ extern "C" {
 
 namespace {
 
-int64_t round4(int64_t n) {
-  return (n + 3) & ~(int64_t)3;
-}
-
 /* The tap block the plan comment documents: at most 256 taps a phase. */
 int64_t documented_block(int64_t step, int64_t taps) {
   return taps < 256 * step ? taps : 256 * step;

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "diag.h"
 #include "engine_choice.h"
+#include "stdin_probe.h"
 #include "pass_warm.h"
 #include "progress.h"
 #include "scale_world.h"
@@ -252,8 +253,9 @@ static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
   int rc = job_setup(j);
   if (rc == CLI_EXIT_OK) {
     const int64_t values = j->in.ro.channels * capture_datatype_components(j->in.ro.type);
-    engine = engine_for_input(engine, j->in.frames >= 0 ? j->in.frames * values : -1,
-                              j->taps.max_taps, j->in.name, j->o->verbose);
+    const int64_t frames = j->in.frames >= 0 ? j->in.frames : j->in.piped_frames;
+    engine = engine_for_input(engine, frames >= 0 ? frames * values : -1, j->taps.max_taps,
+                              j->in.name, j->o->verbose);
   }
   if (rc == CLI_EXIT_OK) rc = capture_out_open(j->o, &j->in, 0, &j->out);
   if (rc == CLI_EXIT_OK) rc = make_stream(j, engine, threads);
@@ -262,7 +264,8 @@ static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
   rc = run(j);
   if (rc != CLI_EXIT_OK) return rc;
   capture_tally tally = j->result.tally;
-  rc = commit(j);
+  rc = stdin_probe_check();
+  if (rc == CLI_EXIT_OK) rc = commit(j);
   if (rc == CLI_EXIT_OK) summary(j, tally, progress_clock() - t0);
   return rc;
 }

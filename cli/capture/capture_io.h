@@ -19,7 +19,9 @@
  * (SigMF cannot come from a pipe); it is read in sequence, --skip by
  * reading and discarding (after the history a warm start keeps), and
  * options that need the length first (--pulse-len, --mode valid) need
- * --count. A `-` output is raw (datatype
+ * --count. Under `--engine auto` without --count, a pipe is first read
+ * ahead up to a short input's length (cli/common/stdin_probe.h), so that
+ * it runs the engine a file of the same bytes would. A `-` output is raw (datatype
  * --out-format, else IN's; no metadata), appended as chunks complete.
  *
  * Scaling: IN's is its datatype's default, or --scale/--offset. OUT's is
@@ -51,6 +53,8 @@ typedef struct capture_in {
   int64_t count;             /* --count: frames selected; -1: to the end */
   int64_t frames;            /* frames selected (count, or what follows skip); -1: unknown
                                 until a pipe ends */
+  int64_t piped_frames;      /* frames selected from a pipe that `auto` read to its end
+                                ahead (cli/common/stdin_probe.h); -1: none such */
   int warm;                  /* --skip/--count select part of IN, filtered as part of IN
                                 (cli/filter/pass_warm.h); 0 with --cold-start, for
                                 --pulse-len, or without a selection */

@@ -151,7 +151,9 @@ mkfifo feed
 head -c 1000000 in.cs16 >small.cs16
 (head -c 500000 small.cs16; exec sleep 60) >feed 2>/dev/null &
 FEED_PID=$!
-"$CONVOY" filter - out/o.cs16 --format cs16 --taps taps.txt -q <feed 2>a.err &
+# The engine is named: `auto` would first read the pipe ahead up to a short
+# input's length (more than A gets) before it opens OUT.
+"$CONVOY" filter - out/o.cs16 --format cs16 --taps taps.txt --engine cpu -q <feed 2>a.err &
 PID=$!
 for _ in $(seq 1 500); do
   holds_open $PID out && break

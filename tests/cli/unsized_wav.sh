@@ -38,7 +38,10 @@ for subtype in pcm16 float; do
   check "$subtype: data size 0 from a redirected stdin: the intact file's output" \
     cmp -s ref_$subtype.txt <("$TOOLS/audio_check" samples pipe_$subtype.wav)
 
-  cat zero_$subtype.wav | "$CONVOY" filter - piped_$subtype.wav --taps taps.txt -q 2>stderr.txt
+  # A pipe whose header gives no length is long to `auto` (the GPU engines
+  # where there are some), the intact file short: the CPU engines, named.
+  cat zero_$subtype.wav | "$CONVOY" filter - piped_$subtype.wav --taps taps.txt -q --engine cpu \
+    2>stderr.txt
   STATUS=${PIPESTATUS[1]}
   expect_status 0 "$subtype: data size 0 through a pipe"
   check "$subtype: data size 0 through a pipe: the intact file's output" \
