@@ -338,7 +338,7 @@ size_t strided_plan(int32_t step, bool cx, strided_args *a) {
    * restages the tile's input, so fewer blocks cost less (real 1024 taps
    * decimated by 2 took 1.9x a 512-tap filter's time over the same input
    * in blocks of 64 a phase, 1.3x in blocks of 256; 4096 real taps
-   * decimated by 64 ran 1.34x faster in one block than in two, on an
+   * decimated by 64 ran 1.33x faster in one block than in two, on an
    * H200). */
   const int64_t mb = a->taps_len < (int64_t)256 * step ? a->taps_len : (int64_t)256 * step;
   const int64_t rows = mb < step ? mb : step;
