@@ -43,8 +43,11 @@ void check_plan(int32_t step, int64_t taps, bool cx) {
                         a.groups * a.slices == 8 && a.tile == 256 * a.groups &&
                         a.slices <= phases && a.slices <= block_rows;
   const bool ok_block = a.mb >= 1 && a.mb <= taps && a.mb == documented_block(step, taps);
+  /* several passes: a multiple of the slices, and none a slice smaller would do in as many */
+  const int64_t n_passes = (block_rows + a.rows - 1) / a.rows;
   const bool ok_rows =
-      a.rows == block_rows || (a.rows < block_rows && a.rows % a.slices == 0 && a.rows >= a.slices);
+      a.rows == block_rows || (a.rows < block_rows && a.rows % a.slices == 0 &&
+                               a.rows >= a.slices && (a.rows - a.slices) * n_passes < block_rows);
   const bool ok_staging = a.qb % 4 == 0 && (int64_t)a.qb * step >= a.mb && a.pitch % 4 == 0 &&
                           a.pitch % 32 != 0 && a.pitch >= a.tile + a.qb + 8 &&
                           (int64_t)(a.tile + a.qb + 9) * step < ((int64_t)1 << 31) &&
