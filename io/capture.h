@@ -216,6 +216,18 @@ convoy_status capture_reader_open_fd(capture_reader **reader, int fd, const char
 convoy_status capture_reader_set_range(capture_reader *reader, int64_t skip, int64_t count,
                                        char *err, size_t err_size);
 
+/* On a pipe whose length is unknown, before the first read: reads the
+ * next up to max_frames frames (after the header and skip dropped at open)
+ * ahead and holds them, so that *ended says whether the pipe ends within
+ * them and *held how many whole frames it gave. The sequential reads then
+ * deliver the held bytes first, exactly as if read then, and report what
+ * they would have (a partial sample at the end, a count or skip past it).
+ * Memory: max_frames frames and one byte, until they are read. Nothing
+ * happens (*held 0, *ended 0) on a measured input, once reading has begun,
+ * or a second time. */
+convoy_status capture_reader_look_ahead(capture_reader *reader, int64_t max_frames, int64_t *held,
+                                        int *ended, char *err, size_t err_size);
+
 /* Staging buffer of the converted sequential read, bytes. */
 #define CAPTURE_STAGE_BYTES (1 << 20)
 

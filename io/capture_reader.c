@@ -28,6 +28,9 @@ struct capture_reader {
   int64_t position;    /* next delivered frame of the sequential reads */
   unsigned char *stage;
   int64_t stage_frames; /* frames that fit in stage */
+  unsigned char *ahead; /* a pipe's bytes read ahead (capture_reader_look_ahead) */
+  int64_t ahead_len;    /* bytes held */
+  int64_t ahead_pos;    /* bytes of them already delivered */
 };
 
 static char *dup_string(const char *s) {
@@ -191,11 +194,22 @@ convoy_status capture_reader_open(capture_reader **out, const char *path,
   return CONVOY_OK;
 }
 
-/* read() until `bytes` bytes or the end of the input; *got says how many. */
-static convoy_status read_some(const capture_reader *r, void *dst, int64_t bytes, int64_t *got,
-                               char *err, size_t err_size) {
+/* read() until `bytes` bytes or the end of the input, the bytes read ahead
+ * first; *got says how many. */
+static convoy_status read_some(capture_reader *r, void *dst, int64_t bytes, int64_t *got, char *err,
+                               size_t err_size) {
   unsigned char *p = dst;
   *got = 0;
+  if (r->ahead) {
+    const int64_t n = r->ahead_len - r->ahead_pos < bytes ? r->ahead_len - r->ahead_pos : bytes;
+    memcpy(p, r->ahead + r->ahead_pos, (size_t)n);
+    r->ahead_pos += n;
+    *got = n;
+    if (r->ahead_pos == r->ahead_len) {
+      free(r->ahead);
+      r->ahead = NULL;
+    }
+  }
   while (*got < bytes) {
     int64_t left = bytes - *got;
     size_t want = left > (int64_t)1 << 30 ? (size_t)1 << 30 : (size_t)left;
@@ -294,6 +308,36 @@ convoy_status capture_reader_open_fd(capture_reader **out, int fd, const char *n
     return st;
   }
   *out = r;
+  return CONVOY_OK;
+}
+
+convoy_status capture_reader_look_ahead(capture_reader *r, int64_t max_frames, int64_t *held,
+                                        int *ended, char *err, size_t err_size) {
+  *held = 0;
+  *ended = 0;
+  if (!r || max_frames < 0 || max_frames > (INT64_MAX - 1) / r->frame_bytes) {
+    io_errorf(err, err_size, "capture_reader_look_ahead: invalid argument");
+    return CONVOY_ERR_INVALID_ARGUMENT;
+  }
+  if (!r->sequential || r->length_known || r->position != 0 || r->ahead) return CONVOY_OK;
+  const int64_t want = max_frames * r->frame_bytes + 1; /* one more: has it ended? */
+  unsigned char *buf = malloc((size_t)want);
+  if (!buf) {
+    io_errorf(err, err_size, "%s: out of memory reading %" PRId64 " bytes ahead", r->path, want);
+    return CONVOY_ERR_OUT_OF_MEMORY;
+  }
+  int64_t got = 0;
+  convoy_status st = read_some(r, buf, want, &got, err, err_size);
+  if (st != CONVOY_OK || got == 0) {
+    free(buf);
+    *ended = st == CONVOY_OK;
+    return st;
+  }
+  r->ahead = buf;
+  r->ahead_len = got;
+  r->ahead_pos = 0;
+  *held = got / r->frame_bytes;
+  *ended = got < want;
   return CONVOY_OK;
 }
 
@@ -497,6 +541,7 @@ void capture_reader_close(capture_reader *r) {
   if (!r) return;
   if (r->owns_fd && r->fd >= 0) close(r->fd);
   free(r->stage);
+  free(r->ahead);
   free(r->path);
   free(r);
 }

@@ -497,6 +497,96 @@ static void test_set_range(void) {
   close(fds[0]);
 }
 
+/* A pipe of the n bytes at bytes, opened with skip; NULL on failure. */
+static capture_reader *pipe_reader(const unsigned char *bytes, size_t n, int64_t skip, int *fd) {
+  int fds[2];
+  *fd = -1;
+  if (pipe(fds) != 0) return NULL;
+  TS_CHECK(write(fds[1], bytes, n) == (ssize_t)n, "pipe fill");
+  close(fds[1]);
+  capture_reader_options o = capture_reader_defaults(type_of("ci16_le"));
+  o.skip = skip;
+  capture_reader *r = NULL;
+  TS_CHECK(capture_reader_open_fd(&r, fds[0], "pipe", &o, err, sizeof err) == CONVOY_OK, "%s", err);
+  *fd = fds[0];
+  return r;
+}
+
+/* capture_reader_look_ahead: a pipe read past its end says so and how many
+ * frames it held, one read short of its end does not; either way the reads
+ * then deliver every frame in order, set_range drops through the held
+ * bytes, a partial sample at the end is still reported by the reads, and a
+ * file is left alone. */
+static void test_look_ahead(void) {
+  char p[300];
+  path_in(p, sizeof p, "ahead.cs16");
+  make_ramp(p, 100, 1);
+  FILE *f = fopen(p, "rb");
+  unsigned char bytes[402] = {0};
+  const size_t n = f ? fread(bytes, 1, 400, f) : 0;
+  if (f) fclose(f);
+  TS_CHECK(n == 400, "ramp file");
+  short raw[2 * 100];
+  int64_t held = 0, g = 0, g2 = 0;
+  int ended = 0, fd = -1;
+  for (int k = 0; k < 2; k++) { /* past the end, then short of it */
+    const int64_t ahead = k == 0 ? 150 : 20;
+    capture_reader *r = pipe_reader(bytes, 400, 10, &fd);
+    if (!r) continue;
+    TS_CHECK(capture_reader_look_ahead(r, ahead, &held, &ended, err, sizeof err) == CONVOY_OK, "%s",
+             err);
+    TS_CHECK(held == (k == 0 ? 90 : 20) && ended == (k == 0),
+             "look ahead %lld: held %lld, ended %d", (long long)ahead, (long long)held, ended);
+    TS_CHECK(capture_reader_frames(r) == -1, "look ahead made the length known");
+    TS_CHECK(capture_reader_read_raw(r, raw, 64, &g, err, sizeof err) == CONVOY_OK &&
+                 capture_reader_read_raw(r, raw + 2 * 64, 36, &g2, err, sizeof err) == CONVOY_OK,
+             "%s", err);
+    int in_order = g == 64 && g2 == 26;
+    for (int i = 0; i < 90 && in_order; i++) in_order = raw[2 * i] == 10 + i;
+    TS_CHECK(in_order, "look ahead %lld: reads of %lld + %lld frames not 10 .. 99 in order",
+             (long long)ahead, (long long)g, (long long)g2);
+    TS_CHECK(capture_reader_read_raw(r, raw, 64, &g, err, sizeof err) == CONVOY_OK && g == 0 &&
+                 capture_reader_frames(r) == 90,
+             "look ahead %lld: end: %lld more, %lld frames", (long long)ahead, (long long)g,
+             (long long)capture_reader_frames(r));
+    capture_reader_close(r);
+    close(fd);
+  }
+  capture_reader *r = pipe_reader(bytes, 400, 0, &fd);
+  if (r) {
+    TS_CHECK(capture_reader_look_ahead(r, 50, &held, &ended, err, sizeof err) == CONVOY_OK &&
+                 held == 50 && !ended,
+             "look ahead 50: %lld, %d", (long long)held, ended);
+    TS_CHECK(capture_reader_set_range(r, 60, -1, err, sizeof err) == CONVOY_OK, "%s", err);
+    TS_CHECK(capture_reader_read_raw(r, raw, 64, &g, err, sizeof err) == CONVOY_OK && g == 40 &&
+                 raw[0] == 60,
+             "set_range past the held frames: %lld frames from %d", (long long)g, raw[0]);
+    capture_reader_close(r);
+    close(fd);
+  }
+  r = pipe_reader(bytes, 402, 0, &fd);
+  if (r) {
+    TS_CHECK(capture_reader_look_ahead(r, 200, &held, &ended, err, sizeof err) == CONVOY_OK &&
+                 held == 100 && ended,
+             "partial sample: held %lld, ended %d", (long long)held, ended);
+    err[0] = '\0';
+    TS_CHECK(capture_reader_read_raw(r, raw, 64, &g, err, sizeof err) == CONVOY_OK && g == 64 &&
+                 capture_reader_read_raw(r, raw, 64, &g, err, sizeof err) == CONVOY_ERR_FORMAT &&
+                 strstr(err, "inside a sample"),
+             "partial sample after look ahead: %s", err);
+    capture_reader_close(r);
+    close(fd);
+  }
+  capture_reader_options o = capture_reader_defaults(type_of("ci16_le"));
+  TS_CHECK(capture_reader_open(&r, p, &o, err, sizeof err) == CONVOY_OK, "%s", err);
+  if (r) {
+    TS_CHECK(capture_reader_look_ahead(r, 10, &held, &ended, err, sizeof err) == CONVOY_OK &&
+                 held == 0 && !ended && capture_reader_frames(r) == 100,
+             "a file looked ahead: held %lld", (long long)held);
+    capture_reader_close(r);
+  }
+}
+
 static void test_bad_files(void) {
   char p[300];
   capture_reader *r = NULL;
@@ -745,6 +835,7 @@ int main(void) {
   test_random_round_trip(&rng);
   test_skip_count();
   test_set_range();
+  test_look_ahead();
   test_bad_files();
   test_channels_and_stage(&rng);
   test_large_offsets();

@@ -14,7 +14,6 @@
 #include "commands.h"
 #include "diag.h"
 #include "engine_choice.h"
-#include "stdin_probe.h"
 #include "pass_warm.h"
 #include "progress.h"
 #include "scale_world.h"
@@ -264,8 +263,7 @@ static int job_run(capture_job *j, convoy_engine engine, int32_t threads) {
   rc = run(j);
   if (rc != CLI_EXIT_OK) return rc;
   capture_tally tally = j->result.tally;
-  rc = stdin_probe_check();
-  if (rc == CLI_EXIT_OK) rc = commit(j);
+  rc = commit(j);
   if (rc == CLI_EXIT_OK) summary(j, tally, progress_clock() - t0);
   return rc;
 }

@@ -8,7 +8,6 @@
 #include "diag.h"
 #include "engine_choice.h"
 #include "out_check.h"
-#include "stdin_probe.h"
 
 #include <errno.h>
 #include <math.h>
@@ -128,21 +127,28 @@ static int check_length_known(const filter_options *o, const capture_in *in) {
   return CLI_EXIT_FAIL;
 }
 
-/* A pipe on stdin, read ahead so that `auto` chooses its engine by its
- * length as for a file: far enough to hold the header, the skipped frames
- * and the frames of a short input (engine_choice.h); in->piped_frames is
- * what follows the skip where the pipe ends within that. */
-static int probe_pipe(capture_in *in) {
+/* The most a pipe is read ahead for `auto`'s choice. */
+#define PIPE_LOOK_AHEAD_MAX_BYTES ((int64_t)64 << 20)
+
+/* A pipe on stdin whose length is unknown, read ahead so that `auto`
+ * chooses its engine by its length as for a file: past the skipped frames
+ * a warm pipe still holds (skip_left) and the frames of a short input
+ * (engine_choice.h); in->piped_frames is what follows the skip where the
+ * pipe ends within that. */
+static int look_ahead(capture_in *in, int64_t skip_left) {
   const int64_t frame_bytes = (int64_t)capture_datatype_sample_bytes(in->ro.type) * in->ro.channels;
   const int64_t values = (int64_t)capture_datatype_components(in->ro.type) * in->ro.channels;
-  if (in->skip > (STDIN_PROBE_MAX_BYTES - in->ro.header_bytes) / frame_bytes)
-    return CLI_EXIT_OK; /* more than the probe reads: left to the reads */
-  const int64_t lead = in->ro.header_bytes + in->skip * frame_bytes;
-  const int64_t short_frames = (ENGINE_SHORT_INPUT_SAMPLES + values - 1) / values;
-  int64_t total = -1;
-  int rc = stdin_probe(lead + short_frames * frame_bytes, &total);
-  if (total >= lead) in->piped_frames = (total - lead) / frame_bytes;
-  return rc;
+  const int64_t frames = skip_left + (ENGINE_SHORT_INPUT_SAMPLES + values - 1) / values;
+  if (skip_left > PIPE_LOOK_AHEAD_MAX_BYTES / frame_bytes ||
+      frames > PIPE_LOOK_AHEAD_MAX_BYTES / frame_bytes)
+    return CLI_EXIT_OK; /* left to the reads */
+  char err[512] = "";
+  int64_t held = 0;
+  int ended = 0;
+  convoy_status st = capture_reader_look_ahead(in->reader, frames, &held, &ended, err, sizeof err);
+  if (st != CONVOY_OK) return failed(err, st);
+  if (ended && held >= skip_left) in->piped_frames = held - skip_left;
+  return CLI_EXIT_OK;
 }
 
 int capture_in_open(const filter_options *o, capture_in *in) {
@@ -177,10 +183,6 @@ int capture_in_open(const filter_options *o, capture_in *in) {
       in->warm && is_std(o->in_path) && lseek(STDIN_FILENO, 0, SEEK_CUR) == (off_t)-1;
   in->ro.skip = warm_pipe ? 0 : skip;
   in->ro.count = warm_pipe ? -1 : count;
-  in->piped_frames = -1;
-  if (is_std(o->in_path) && count < 0 && o->engine == CONVOY_ENGINE_AUTO &&
-      (rc = probe_pipe(in)) != CLI_EXIT_OK)
-    return rc;
   char err[512] = "";
   convoy_status st =
       is_std(o->in_path)
@@ -189,6 +191,10 @@ int capture_in_open(const filter_options *o, capture_in *in) {
   if (st != CONVOY_OK) return failed(err, st);
   in->ro = *capture_reader_get_options(in->reader);
   in->frames = warm_pipe ? count : capture_reader_frames(in->reader);
+  in->piped_frames = -1;
+  if (in->frames < 0 && o->engine == CONVOY_ENGINE_AUTO &&
+      (rc = look_ahead(in, warm_pipe ? skip : 0)) != CLI_EXIT_OK)
+    return rc;
   return check_length_known(o, in);
 }
 

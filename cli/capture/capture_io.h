@@ -20,7 +20,7 @@
  * reading and discarding (after the history a warm start keeps), and
  * options that need the length first (--pulse-len, --mode valid) need
  * --count. Under `--engine auto` without --count, a pipe is first read
- * ahead up to a short input's length (cli/common/stdin_probe.h), so that
+ * ahead up to a short input's length (capture_reader_look_ahead), so that
  * it runs the engine a file of the same bytes would. A `-` output is raw (datatype
  * --out-format, else IN's; no metadata), appended as chunks complete.
  *
@@ -54,7 +54,7 @@ typedef struct capture_in {
   int64_t frames;            /* frames selected (count, or what follows skip); -1: unknown
                                 until a pipe ends */
   int64_t piped_frames;      /* frames selected from a pipe that `auto` read to its end
-                                ahead (cli/common/stdin_probe.h); -1: none such */
+                                ahead (capture_reader_look_ahead); -1: none such */
   int warm;                  /* --skip/--count select part of IN, filtered as part of IN
                                 (cli/filter/pass_warm.h); 0 with --cold-start, for
                                 --pulse-len, or without a selection */
