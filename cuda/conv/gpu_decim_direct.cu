@@ -365,7 +365,6 @@ size_t strided_plan(int32_t step, bool cx, strided_args *a) {
     const int64_t passes = (rows + most - 1) / most;
     pass = ((rows + passes - 1) / passes + slices - 1) / slices * slices;
   }
-  if (pass * row_bytes > kStridedSmemBytes) return 0;
   a->rows = (int32_t)pass;
   a->row_sp = kThreads % a->rows;
   a->row_sc = kThreads / a->rows;
