@@ -4,11 +4,11 @@
  * steps 1 .. 4096 and 1 .. 2^20 taps, real and complex, every plan keeps
  * the kernels' invariants (the staged rows, the taps and the slices'
  * partial sums fit the shared memory it returns, which is at most
- * kStridedSmemBytes, and kStridedPassBytes but for passes of a row a
- * slice; 32-bit staging offsets; passes of a multiple of the slices), and
- * its tap block is the documented rule's, which the sums' order (and so
- * the output bits) depends on, whatever the passes. CUDA builds only, no GPU needed; the
- * kernels themselves are tested on the device by test_gpu_decimate.
+ * kStridedSmemBytes, and kStridedPassBytes (with up to 28 floats a row
+ * of pitch more) but for passes of a row a slice; 32-bit staging offsets; passes of a multiple of
+ * the slices; a pitch whose staging stores conflict least), and its tap block is the documented
+ * rule's, which the sums' order (and so the output bits) depends on, whatever the passes. CUDA
+ * builds only, no GPU needed; the kernels themselves are tested on the device by test_gpu_decimate.
  */
 #include "gpu_conv_direct.cuh"
 
@@ -23,6 +23,12 @@ namespace {
 /* The tap block the plan comment documents: at most 256 taps a phase. */
 int64_t documented_block(int64_t step, int64_t taps) {
   return taps < 256 * step ? taps : 256 * step;
+}
+
+/* The most a pass of several may take: kStridedPassBytes at the least
+ * pitch, and the pitch up to 28 floats a row more. */
+size_t pass_bytes_most(const gcd::strided_args &a, bool cx) {
+  return (size_t)gcd::kStridedPassBytes + sizeof(float) * (cx ? 2 : 1) * 28 * (size_t)a.rows;
 }
 
 int plans = 0, with_passes = 0;
@@ -49,7 +55,7 @@ void check_plan(int32_t step, int64_t taps, bool cx) {
       a.rows == block_rows || (a.rows < block_rows && a.rows % a.slices == 0 &&
                                a.rows >= a.slices && (a.rows - a.slices) * n_passes < block_rows);
   const bool ok_staging = a.qb % 4 == 0 && (int64_t)a.qb * step >= a.mb && a.pitch % 4 == 0 &&
-                          a.pitch % 32 != 0 && a.pitch >= a.tile + a.qb + 8 &&
+                          a.pitch >= a.tile + a.qb + 8 && a.pitch < a.tile + a.qb + 8 + 32 &&
                           (int64_t)(a.tile + a.qb + 9) * step < ((int64_t)1 << 31) &&
                           (int64_t)a.slices * a.tile <= (int64_t)a.rows * a.pitch;
   const bool ok_walk =
@@ -57,7 +63,7 @@ void check_plan(int32_t step, int64_t taps, bool cx) {
   const size_t bytes = sizeof(float) * (cx ? 2 : 1) * (size_t)a.rows * (size_t)(a.pitch + a.qb);
   const bool passes = a.rows < block_rows;
   const bool ok_smem = smem == bytes && smem <= (size_t)gcd::kStridedSmemBytes &&
-                       (!passes || smem <= (size_t)gcd::kStridedPassBytes || a.rows == a.slices);
+                       (!passes || smem <= pass_bytes_most(a, cx) || a.rows == a.slices);
   with_passes += passes;
   if (smem > most_smem) most_smem = smem;
   TS_CHECK(ok_shape && ok_block && ok_rows && ok_staging && ok_walk && ok_smem,
@@ -87,6 +93,58 @@ void test_plans() {
          plans, with_passes, most_smem);
 }
 
+/* Wavefronts of the staging stores of one pass of `rows` rows at `pitch`,
+ * walked as stage_rows walks them (each thread from p0 = t % rows,
+ * c0 = t / rows, on by kThreads), over the first two periods of warps:
+ * a warp takes as many wavefronts as its busiest bank has stores. */
+int64_t walked_wavefronts(int32_t rows, int32_t pitch) {
+  const int64_t stores = (int64_t)64 * rows;
+  int64_t total = 0;
+  for (int64_t w0 = 0; w0 < stores; w0 += 32) {
+    int per_bank[32] = {0}, most = 0;
+    for (int lane = 0; lane < 32; lane++) {
+      const int64_t k = w0 + lane;
+      const int64_t t = k % gcd::kThreads, round = k / gcd::kThreads;
+      int64_t p = t % rows + round * (gcd::kThreads % rows),
+              c = t / rows + round * (gcd::kThreads / rows);
+      c += p / rows;
+      p %= rows;
+      const int bank = (int)((p * pitch + c) % 32);
+      if (++per_bank[bank] > most) most = per_bank[bank];
+    }
+    total += most;
+  }
+  return total;
+}
+
+/* The pitch a plan takes conflicts least, of the multiples of 4 it may
+ * take, among those that give its pass the same rows; and the worst
+ * store conflict left in the decimating cases the benchmarks run. */
+void test_pitch() {
+  static const int64_t taps_cases[] = {256, 1024, 4096};
+  double worst = 0;
+  for (int cx = 0; cx <= 1; cx++)
+    for (int64_t taps : taps_cases)
+      for (int32_t step = 2; step <= 64; step++) {
+        gcd::strided_args a{};
+        a.taps_len = taps;
+        if (gcd::strided_plan(step, cx, &a) == 0) continue;
+        const int64_t chosen = walked_wavefronts(a.rows, a.pitch);
+        const int32_t least = a.tile + a.qb + 8;
+        for (int32_t p = (least + 3) / 4 * 4; p < least + 32; p += 4) {
+          const int64_t other = walked_wavefronts(a.rows, p);
+          TS_CHECK(chosen <= other,
+                   "step %d, %lld taps%s: pitch %d stages in %lld wavefronts, pitch %d in %lld",
+                   step, (long long)taps, cx ? " (complex)" : "", a.pitch, (long long)chosen, p,
+                   (long long)other);
+        }
+        const double per_warp = (double)chosen / (2.0 * a.rows);
+        if (per_warp > worst) worst = per_warp;
+      }
+  TS_CHECK(worst <= 4.0, "a staging store conflicts %.2f ways", worst);
+  printf("staging stores: at most %.2f wavefronts a warp (D = 2 .. 64, 256 to 4096 taps)\n", worst);
+}
+
 void test_out_of_range() {
   gcd::strided_args a{};
   a.taps_len = 16;
@@ -100,6 +158,7 @@ void test_out_of_range() {
 
 int main(void) {
   test_plans();
+  test_pitch();
   test_out_of_range();
   return ts_finish();
 }

@@ -326,7 +326,7 @@ struct strided_args {
   int32_t mb;     /* taps per block */
   int32_t rows;   /* phase rows a pass stages: min(step, mb), or fewer (a multiple of slices) */
   int32_t qb;     /* columns of taps per phase row: ceil(mb / step) rounded up to 4 */
-  int32_t pitch;  /* floats per staged input row: >= tile + qb + 8, a multiple of 4 */
+  int32_t pitch;  /* floats per staged input row: tile + qb + 8 .. + 36, a multiple of 4 */
   int32_t row_sp; /* kThreads % rows */
   int32_t row_sc; /* kThreads / rows */
   int64_t tiles_per_channel;
@@ -350,11 +350,12 @@ strided_fn strided_kernel(bool cx, bool passes);
 bool strided_passes(const strided_args *a);
 
 /* Dynamic shared memory a strided launch may take at most: a pass of
- * one row a slice of the widest complex tap block takes 49664 bytes. */
+ * one row a slice of the widest complex tap block takes 49920 bytes. */
 constexpr int kStridedSmemBytes = 96 * 1024;
-/* Shared memory a pass of a strided launch stages at most: a tap block
- * whose phase rows need more takes them in passes of fewer rows (the sums
- * stay the same). 48 KiB lets four blocks share an SM; on an H200 it ran
+/* Shared memory a pass of a strided launch stages at most, at the least
+ * row pitch (the pitch that spreads the staging stores over the banks
+ * takes up to 28 floats a row more): a tap block whose phase rows need
+ * more takes them in passes of fewer rows (the sums stay the same). 48 KiB lets four blocks share an SM; on an H200 it ran
  * 256 complex taps decimated by 64 and 4096 real taps by 64 in 0.76 and
  * 0.73 of the time that 96 KiB took. */
 constexpr int kStridedPassBytes = 48 * 1024;

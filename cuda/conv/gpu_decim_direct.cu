@@ -317,6 +317,37 @@ int32_t round4(int64_t n) {
   return (int32_t)((n + 3) & ~(int64_t)3);
 }
 
+/* Rows a pass of a block's `rows` phase rows stages: all of them where
+ * they fit kStridedPassBytes, else as few passes as fit it, of rows as
+ * even as a multiple of slices allows (the block's shared memory is its
+ * largest pass: 32 + 32 rows ran 256 and 1024 real taps decimated by 64
+ * in 0.85 and 0.86 of the time 40 + 24 took, on an H200). Each slice
+ * still takes its phases in ascending order, so the sums are the same. */
+int64_t pass_rows(int64_t rows, int64_t row_bytes, int32_t slices) {
+  if (rows * row_bytes <= kStridedPassBytes) return rows;
+  int64_t most = kStridedPassBytes / row_bytes / slices * slices;
+  if (most < slices) most = slices;
+  const int64_t passes = (rows + most - 1) / most;
+  return ((rows + passes - 1) / passes + slices - 1) / slices * slices;
+}
+
+/* Shared-memory wavefronts the staging stores of `rows` phase rows take
+ * at this pitch, over the warps of one period of stage_rows' walk: lane k
+ * stores to (k % rows) * pitch + k / rows, and a warp takes as many
+ * wavefronts as its busiest bank has stores. */
+int staging_wavefronts(int32_t rows, int32_t pitch) {
+  int total = 0;
+  for (int64_t k0 = 0; k0 < (int64_t)32 * rows; k0 += 32) {
+    int per_bank[32] = {0}, most = 0;
+    for (int64_t k = k0; k < k0 + 32; k++) {
+      const int bank = (int)(((k % rows) * pitch + k / rows) % 32);
+      if (++per_bank[bank] > most) most = per_bank[bank];
+    }
+    total += most;
+  }
+  return total;
+}
+
 } // namespace
 
 strided_fn strided_kernel(bool cx, bool passes) {
@@ -348,23 +379,25 @@ size_t strided_plan(int32_t step, bool cx, strided_args *a) {
   a->slices = slices;
   a->mb = (int32_t)mb;
   a->qb = round4((mb + step - 1) / step);
-  int32_t pitch = round4(tile + a->qb + 8);
-  if (pitch % 32 == 0) pitch += 4; /* the staging stores of a warp spread over banks */
-  a->pitch = pitch;
-  /* A pass stages all of a block's phase rows where they fit
-   * kStridedPassBytes, else as few passes as fit it, of rows as even as a
-   * multiple of slices allows (the block's shared memory is its largest
-   * pass: 32 + 32 rows ran 256 and 1024 real taps decimated by 64 in 0.85
-   * and 0.86 of the time 40 + 24 took, on an H200): each slice still takes
-   * its phases in ascending order, so the sums are the same. */
-  const int64_t row_bytes = (int64_t)sizeof(float) * (cx ? 2 : 1) * (pitch + a->qb);
-  int64_t pass = rows;
-  if (pass * row_bytes > kStridedPassBytes) {
-    int64_t most = kStridedPassBytes / row_bytes / slices * slices;
-    if (most < slices) most = slices;
-    const int64_t passes = (rows + most - 1) / most;
-    pass = ((rows + passes - 1) / passes + slices - 1) / slices * slices;
+  /* The passes are planned at the least pitch (a multiple of 4 for the
+   * windows' 16-byte reads); the pitch is then the first of the eight from
+   * there, one per bank offset mod 32, whose staging stores conflict
+   * least, at up to 28 floats a row more: a pitch of 16 mod 32 put a
+   * warp's 32 stores of 32 rows on 2 banks. The pitch changes no sum. */
+  const int32_t least_pitch = round4(tile + a->qb + 8);
+  const int64_t pass =
+      pass_rows(rows, (int64_t)sizeof(float) * (cx ? 2 : 1) * (least_pitch + a->qb), slices);
+  int32_t pitch = least_pitch;
+  int fewest = INT_MAX;
+  for (int32_t p = least_pitch; p < least_pitch + 32; p += 4) {
+    const int wavefronts = staging_wavefronts((int32_t)pass, p);
+    if (wavefronts < fewest) {
+      fewest = wavefronts;
+      pitch = p;
+    }
   }
+  const int64_t row_bytes = (int64_t)sizeof(float) * (cx ? 2 : 1) * (pitch + a->qb);
+  a->pitch = pitch;
   a->rows = (int32_t)pass;
   a->row_sp = kThreads % a->rows;
   a->row_sc = kThreads / a->rows;
