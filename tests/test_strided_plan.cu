@@ -6,9 +6,10 @@
  * partial sums fit the shared memory it returns, which is at most
  * kStridedSmemBytes, and kStridedPassBytes (with up to 28 floats a row
  * of pitch more) but for passes of a row a slice; 32-bit staging offsets; passes of a multiple of
- * the slices; a pitch whose staging stores conflict least), and its tap block is the documented
- * rule's, which the sums' order (and so the output bits) depends on, whatever the passes. CUDA
- * builds only, no GPU needed; the kernels themselves are tested on the device by test_gpu_decimate.
+ * the slices; a pitch whose staging stores conflict least), and its tap block and slices are the
+ * documented rules', which the sums' order (and so the output bits) depends on, whatever the
+ * passes. CUDA builds only, no GPU needed; the kernels themselves are tested on the device by
+ * test_gpu_decimate.
  */
 #include "gpu_conv_direct.cuh"
 
@@ -31,6 +32,15 @@ size_t pass_bytes_most(const gcd::strided_args &a, bool cx) {
   return (size_t)gcd::kStridedPassBytes + sizeof(float) * (cx ? 2 : 1) * 28 * (size_t)a.rows;
 }
 
+/* The slices the plan comment documents: the most of 8, 4, 2 and 1 with
+ * at least 4 phases each and qb + 8 at most a quarter of the tile (1
+ * where none has). */
+int32_t documented_slices(int64_t phases, int32_t qb) {
+  for (int32_t slices = 8; slices > 1; slices /= 2)
+    if (slices * 4 <= phases && (qb + 8) * 4 <= 256 * (8 / slices)) return slices;
+  return 1;
+}
+
 int plans = 0, with_passes = 0;
 size_t most_smem = 0;
 
@@ -44,10 +54,10 @@ void check_plan(int32_t step, int64_t taps, bool cx) {
   if (smem == 0) return;
   const int64_t phases = taps < step ? taps : step;
   const int64_t block_rows = a.mb < step ? a.mb : step;
-  const bool ok_shape = a.step == step &&
-                        (a.slices == 1 || a.slices == 2 || a.slices == 4 || a.slices == 8) &&
-                        a.groups * a.slices == 8 && a.tile == 256 * a.groups &&
-                        a.slices <= phases && a.slices <= block_rows;
+  const bool ok_shape =
+      a.step == step && (a.slices == 1 || a.slices == 2 || a.slices == 4 || a.slices == 8) &&
+      a.groups * a.slices == 8 && a.tile == 256 * a.groups && a.slices <= phases &&
+      a.slices <= block_rows && a.slices == documented_slices(phases, a.qb);
   const bool ok_block = a.mb >= 1 && a.mb <= taps && a.mb == documented_block(step, taps);
   /* several passes: a multiple of the slices, and none a slice smaller would do in as many */
   const int64_t n_passes = (block_rows + a.rows - 1) / a.rows;

@@ -349,14 +349,14 @@ strided_fn strided_kernel(bool cx, bool passes);
 /* Whether a planned launch's tap blocks take several passes. */
 bool strided_passes(const strided_args *a);
 
-/* Dynamic shared memory a strided launch may take at most: a pass of
- * one row a slice of the widest complex tap block takes 49920 bytes. */
+/* Dynamic shared memory a strided launch may take at most: the widest
+ * plan takes 49200 bytes (test_strided_plan prints it). */
 constexpr int kStridedSmemBytes = 96 * 1024;
 /* Shared memory a pass of a strided launch stages at most, at the least
  * row pitch (the pitch that spreads the staging stores over the banks
  * takes up to 28 floats a row more): a tap block whose phase rows need
- * more takes them in passes of fewer rows (the sums stay the same). 48 KiB lets four blocks share an SM; on an H200 it ran
- * 256 complex taps decimated by 64 and 4096 real taps by 64 in 0.76 and
+ * more takes them in passes of fewer rows (the sums stay the same). 48 KiB lets four blocks share
+ * an SM; on an H200 it ran 256 complex taps decimated by 64 and 4096 real taps by 64 in 0.76 and
  * 0.73 of the time that 96 KiB took. */
 constexpr int kStridedPassBytes = 48 * 1024;
 
