@@ -350,15 +350,18 @@ strided_fn strided_kernel(bool cx, bool passes);
 bool strided_passes(const strided_args *a);
 
 /* Dynamic shared memory a strided launch may take at most: the widest
- * plan takes 49200 bytes (test_strided_plan prints it). */
+ * plan takes 57936 bytes (test_strided_plan prints it). */
 constexpr int kStridedSmemBytes = 96 * 1024;
 /* Shared memory a pass of a strided launch stages at most, at the least
  * row pitch (the pitch that spreads the staging stores over the banks
  * takes up to 28 floats a row more): a tap block whose phase rows need
- * more takes them in passes of fewer rows (the sums stay the same). 48 KiB lets four blocks share
- * an SM; on an H200 it ran 256 complex taps decimated by 64 and 4096 real taps by 64 in 0.76 and
- * 0.73 of the time that 96 KiB took. */
-constexpr int kStridedPassBytes = 48 * 1024;
+ * more takes them in passes of fewer rows (the sums stay the same). Four
+ * blocks of 56 KiB fill an SM's 228 KiB. On an H200, against 96 KiB, 48
+ * KiB ran 256 complex taps decimated by 64 and 4096 real taps by 64 in
+ * 0.76 and 0.73 of the time; 56 KiB, in one pass, brought real 1024 taps
+ * decimated by 40 to 43 from up to 1.55x a filter D times shorter to
+ * under 1.5x, and 40 or 64 KiB lost elsewhere. */
+constexpr int kStridedPassBytes = 56 * 1024;
 
 /* Fills a's tile, groups, slices, mb, rows, qb, pitch, row_sp and row_sc
  * for step and a.taps_len (they depend on nothing else, so neither do the
