@@ -379,7 +379,7 @@ size_t strided_plan(int32_t step, bool cx, strided_args *a) {
    * time with 2 slices that they took with 8, and 4096 taps decimated by
    * 64 in 0.89 with 4, on an H200. */
   int32_t slices = 8;
-  while (slices > 1 && ((int64_t)slices * 4 > phases || (int64_t)(qb + 8) * 4 * slices > 2048))
+  while (slices > 1 && ((int64_t)slices * 4 > phases || (int64_t)(qb + 8) * 4 > 256 * (8 / slices)))
     slices /= 2;
   const int32_t groups = 8 / slices, tile = 256 * groups;
   a->step = step;
