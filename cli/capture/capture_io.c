@@ -138,10 +138,10 @@ static int check_length_known(const filter_options *o, const capture_in *in) {
 static int look_ahead(capture_in *in, int64_t skip_left) {
   const int64_t frame_bytes = (int64_t)capture_datatype_sample_bytes(in->ro.type) * in->ro.channels;
   const int64_t values = (int64_t)capture_datatype_components(in->ro.type) * in->ro.channels;
-  const int64_t frames = skip_left + (ENGINE_SHORT_INPUT_SAMPLES + values - 1) / values;
-  if (skip_left > PIPE_LOOK_AHEAD_MAX_BYTES / frame_bytes ||
-      frames > PIPE_LOOK_AHEAD_MAX_BYTES / frame_bytes)
+  const int64_t short_frames = (ENGINE_SHORT_INPUT_SAMPLES + values - 1) / values;
+  if (skip_left > PIPE_LOOK_AHEAD_MAX_BYTES / frame_bytes - short_frames)
     return CLI_EXIT_OK; /* left to the reads */
+  const int64_t frames = skip_left + short_frames;
   char err[512] = "";
   int64_t held = 0;
   int ended = 0;

@@ -393,9 +393,9 @@ size_t strided_plan(int32_t step, bool cx, strided_args *a) {
    * there, one per bank offset mod 32, whose staging stores conflict
    * least, at up to 28 floats a row more: a pitch of 16 mod 32 put a
    * warp's 32 stores of 32 rows on 2 banks. The pitch changes no sum. */
-  const int32_t least_pitch = round4(tile + a->qb + 8);
-  const int64_t pass =
-      pass_rows(rows, (int64_t)sizeof(float) * (cx ? 2 : 1) * (least_pitch + a->qb), slices);
+  const int64_t column_bytes = (int64_t)sizeof(float) * (cx ? 2 : 1);
+  const int32_t least_pitch = round4(tile + qb + 8);
+  const int64_t pass = pass_rows(rows, column_bytes * (least_pitch + qb), slices);
   int32_t pitch = least_pitch;
   int fewest = INT_MAX;
   for (int32_t p = least_pitch; p < least_pitch + 32; p += 4) {
@@ -405,13 +405,12 @@ size_t strided_plan(int32_t step, bool cx, strided_args *a) {
       pitch = p;
     }
   }
-  const int64_t row_bytes = (int64_t)sizeof(float) * (cx ? 2 : 1) * (pitch + a->qb);
   a->pitch = pitch;
   a->rows = (int32_t)pass;
   a->row_sp = kThreads % a->rows;
   a->row_sc = kThreads / a->rows;
   /* the slices' partial sums reuse the input rows: slices * tile <= rows * pitch */
-  return (size_t)(pass * row_bytes);
+  return (size_t)(pass * column_bytes * (pitch + qb));
 }
 
 } // namespace gcd
