@@ -193,14 +193,17 @@ inline void fill_twiddles(int log2m, int log2e, float2 *out) {
   }
 }
 
-/* Pass P, step 1: each thread's butterflies from shared memory. */
+/* Pass P, step 1: each thread's butterflies from shared memory. Point t +
+ * b T + r M/R: t, b T and r M/R share no bits, and S::at of such a sum is
+ * the sum of the parts' S::at, so a thread's points lie at constant offsets
+ * from S::at(t). */
 template <class S, int P> GF_HD void load_smem(int t, float2 *v, const float2 *buf) {
   constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
+  const float2 *p = buf + S::at(t);
   GF_UNROLL
   for (int b = 0; b < B; b++) {
-    const int q = t + b * S::T;
     GF_UNROLL
-    for (int r = 0; r < R; r++) v[b * R + r] = buf[S::at(q + (r << (S::log2m - LR)))];
+    for (int r = 0; r < R; r++) v[b * R + r] = p[S::at(b * S::T + (r << (S::log2m - LR)))];
   }
 }
 
@@ -267,8 +270,9 @@ template <class S, int P> GF_HD void store_smem(int t, const float2 *v, float2 *
   for (int b = 0; b < B; b++) {
     const int q = t + b * S::T;
     const int base = ((q >> LNS) << (LNS + LR)) + (q & ((1 << LNS) - 1));
+    float2 *p = buf + S::at(base); /* base and r Ns share no bits (see load_smem) */
     GF_UNROLL
-    for (int r = 0; r < R; r++) buf[S::at(base + (r << LNS))] = v[b * R + r];
+    for (int r = 0; r < R; r++) p[S::at(r << LNS)] = v[b * R + r];
   }
 }
 
@@ -321,31 +325,91 @@ template <int IL> GF_HD float2 load_pair(const float *base, frames<IL> at, int i
   return x;
 }
 
+/* Whether a thread's k-th point of pass P is in the pass's top row (r = R
+ * - 1), n >= M - M/R. Only those can reach a segment's last few points:
+ * the others have n <= M - M/R - 1 <= M - 33 (M/R >= 32 in every shape). */
+template <class S, int P> GF_HD constexpr bool top_row(int k) {
+  static_assert(S::M >> S::log2_radix(P) >= 32, "the top row holds the last 32 points");
+  return (k & ((1 << S::log2_radix(P)) - 1)) == (1 << S::log2_radix(P)) - 1;
+}
+
 /* Pass 0 of the forward FFT reads the segment itself: x[i] for i < left,
- * zeros after. */
+ * zeros after. Inside a long signal (left >= N - 4: a window is N - 3 or
+ * more samples) the points below the top row read without tests, at
+ * constant offsets from the thread's first pair. */
 template <class S, int IL>
 GF_HD void load_input(int t, float2 *v, const float *src, int left, frames<IL> at) {
+  if (IL == 1 && left >= 2 * S::M - 4) {
+    const float *p = src + 2 * t;
+    if (at.align >= 8) {
+      each_point<S, 0>(t, [&](int n, int k) {
+        v[k] = top_row<S, 0>(k) ? load_pair<IL>(src, at, 2 * n, left)
+                                : GF_LDG(reinterpret_cast<const float2 *>(p + 2 * (n - t)));
+      });
+    } else {
+      each_point<S, 0>(t, [&](int n, int k) {
+        v[k] = top_row<S, 0>(k) ? load_pair<IL>(src, at, 2 * n, left)
+                                : make_float2(GF_LDG(p + 2 * (n - t)), GF_LDG(p + 2 * (n - t) + 1));
+      });
+    }
+    return;
+  }
   each_point<S, 0>(t, [&](int n, int k) { v[k] = load_pair<IL>(src, at, 2 * n, left); });
+}
+
+/* y[2n], y[2n + 1] of one point: output o = 2n - skip for 0 <= o < count. */
+template <int IL> GF_HD void store_pair(float *dst, frames<IL> at, int o, int count, float2 y) {
+  if (IL == 1 && at.align >= 8 && o >= 0 && o + 2 <= count) {
+    *reinterpret_cast<float2 *>(dst + o) = y;
+  } else {
+    const int i = IL == 1 ? o : o * IL + at.row;
+    if (o >= 0 && o < count) dst[i] = y.x;
+    if (o + 1 >= 0 && o + 1 < count) dst[i + IL] = y.y;
+  }
 }
 
 /* The last inverse pass writes y[2n] = Re, y[2n+1] = -Im straight out:
  * output o = 2n - skip for 0 <= o < count; for IL = 1 pairs go out as one
  * 8-byte store where dst - skip is 8-byte aligned; interleaved frames take
  * each output alone, the frame's other rows being written by the other
- * rows' blocks. */
+ * rows' blocks. Inside a long signal (skip + count >= N - 3: a segment's
+ * outputs are a multiple of 4) only the top row's points can end past
+ * count, and the others test only for o >= 0 (o = -1 stores its y[2n + 1]
+ * alone), at constant offsets from the thread's first pair. */
 template <class S, int IL>
 GF_HD void store_output(int t, const float2 *v, float *dst, int skip, int count, frames<IL> at) {
-  each_point<S, S::passes - 1>(t, [&](int n, int k) {
-    const int o = 2 * n - skip;
-    const float2 y = cconj(v[k]);
-    if (IL == 1 && at.align >= 8 && o >= 0 && o + 2 <= count) {
-      *reinterpret_cast<float2 *>(dst + o) = y;
+  constexpr int P = S::passes - 1;
+  if (IL == 1 && skip + count >= 2 * S::M - 3) {
+    float *d = dst + (2 * t - skip);
+    if (at.align >= 8) {
+      each_point<S, P>(t, [&](int n, int k) {
+        const int o = 2 * n - skip, e = 2 * (n - t);
+        const float2 y = cconj(v[k]);
+        if (top_row<S, P>(k))
+          store_pair<IL>(dst, at, o, count, y);
+        else if (o >= 0)
+          *reinterpret_cast<float2 *>(d + e) = y;
+        else if (o == -1)
+          d[e + 1] = y.y;
+      });
     } else {
-      const int i = IL == 1 ? o : o * IL + at.row;
-      if (o >= 0 && o < count) dst[i] = y.x;
-      if (o + 1 >= 0 && o + 1 < count) dst[i + IL] = y.y;
+      each_point<S, P>(t, [&](int n, int k) {
+        const int o = 2 * n - skip, e = 2 * (n - t);
+        const float2 y = cconj(v[k]);
+        if (top_row<S, P>(k)) {
+          store_pair<IL>(dst, at, o, count, y);
+        } else if (o >= 0) {
+          d[e] = y.x;
+          d[e + 1] = y.y;
+        } else if (o == -1) {
+          d[e + 1] = y.y;
+        }
+      });
     }
-  });
+    return;
+  }
+  each_point<S, P>(
+      t, [&](int n, int k) { store_pair<IL>(dst, at, 2 * n - skip, count, cconj(v[k])); });
 }
 
 /* Conjugated inverse-split spectrum of bins k and M-k from the forward
@@ -366,15 +430,20 @@ GF_HD void split_pair(float2 a, float2 zm, float2 w, float2 hk, float2 hm, float
 /* Between the transforms: bins k and M-k belong to one thread, so no other
  * thread reads what it writes. Thread 0 also takes bins 0 and M/2. */
 template <class S> GF_HD void middle(int t, float2 *buf, const float2 *h, const float2 *tw) {
-  constexpr int M = S::M;
+  constexpr int M = S::M, T = S::T;
+  /* Bins t + j T and M - t - j T at constant offsets from bins t and M - t:
+   * S::at(a + 16 c) = S::at(a) + S::at(16 c) for any a. */
+  static_assert(T % 16 == 0 || S::at(T) == T, "j T moves S::at by a constant");
+  float2 *bk = buf + S::at(t), *bm = buf + S::at(M - t);
+  const float2 *hk = h + t, *hm = h + (M - t), *wk = tw + t;
   GF_UNROLL
   for (int j = 0; j < S::E / 2; j++) {
-    const int k = t + j * S::T; /* 0 <= k < M/2 */
-    if (k == 0) {
+    const int jt = j * T; /* bin k = t + jt, 0 <= k < M/2 */
+    if (j == 0 && t == 0) {
       const float2 z = buf[S::at(0)];
       const float x0 = 2.0f * (z.x + z.y), xm = 2.0f * (z.x - z.y); /* 2 X[0], 2 X[M], real */
-      const float2 h0 = GF_LDG(h), hm = GF_LDG(h + M);
-      const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y), ym = make_float2(xm * hm.x, xm * hm.y);
+      const float2 h0 = GF_LDG(h), h_m = GF_LDG(h + M);
+      const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y), ym = make_float2(xm * h_m.x, xm * h_m.y);
       const float2 ye = cadd(y0, cconj(ym)), yo = csub(y0, cconj(ym));
       buf[S::at(0)] = cconj(cadd(ye, mul_i(yo)));
       const float2 zh = buf[S::at(M / 2)];
@@ -383,10 +452,10 @@ template <class S> GF_HD void middle(int t, float2 *buf, const float2 *h, const 
       buf[S::at(M / 2)] = ok;
     } else {
       float2 ok, om;
-      split_pair(buf[S::at(k)], buf[S::at(M - k)], GF_LDG(tw + k), GF_LDG(h + k), GF_LDG(h + M - k),
+      split_pair(bk[S::at(jt)], bm[-S::at(jt)], GF_LDG(wk + jt), GF_LDG(hk + jt), GF_LDG(hm - jt),
                  &ok, &om);
-      buf[S::at(k)] = ok;
-      buf[S::at(M - k)] = om;
+      bk[S::at(jt)] = ok;
+      bm[-S::at(jt)] = om;
     }
   }
 }
@@ -661,18 +730,20 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
 template <class S, bool FRAMES = false>
 GF_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int left,
                          bool aligned8) {
-  each_point<S, 0>(t, [&](int i, int k) {
-    float2 z = make_float2(0, 0);
-    if (i < left) {
-      if (!FRAMES)
-        z = make_float2(GF_LDG(re + i), GF_LDG(im + i));
-      else if (aligned8)
-        z = GF_LDG(reinterpret_cast<const float2 *>(re) + i);
-      else
-        z = make_float2(GF_LDG(re + 2 * i), GF_LDG(re + 2 * i + 1));
-    }
-    v[k] = z;
-  });
+  /* Point i = t + e, e constant: addresses at constant offsets. */
+  const auto load = [&](int e) {
+    if (!FRAMES) return make_float2(GF_LDG(re + t + e), GF_LDG(im + t + e));
+    const float *p = re + 2 * t;
+    if (aligned8) return GF_LDG(reinterpret_cast<const float2 *>(p) + e);
+    return make_float2(GF_LDG(p + 2 * e), GF_LDG(p + 2 * e + 1));
+  };
+  if (left >= S::M - 4) { /* inside a long signal: only the top row tests (see top_row) */
+    each_point<S, 0>(t, [&](int i, int k) {
+      v[k] = !top_row<S, 0>(k) || i < left ? load(i - t) : make_float2(0, 0);
+    });
+    return;
+  }
+  each_point<S, 0>(t, [&](int i, int k) { v[k] = i < left ? load(i - t) : make_float2(0, 0); });
 }
 
 /* The last inverse pass: output o = n - skip, for 0 <= o < count, is the
@@ -680,29 +751,44 @@ GF_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int
 template <class S, bool FRAMES = false>
 GF_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int skip, int count,
                            bool aligned8) {
-  each_point<S, S::passes - 1>(t, [&](int n, int k) {
-    const int o = n - skip;
-    if (o < 0 || o >= count) return;
-    const float2 y = cconj(v[k]);
+  constexpr int P = S::passes - 1;
+  /* Output o = (t - skip) + e, e constant: addresses at constant offsets. */
+  const auto store = [&](int e, float2 y) {
     if (!FRAMES) {
-      re[o] = y.x;
-      im[o] = y.y;
-    } else if (aligned8) {
-      reinterpret_cast<float2 *>(re)[o] = y;
-    } else {
-      re[2 * o] = y.x;
-      re[2 * o + 1] = y.y;
+      (re + (t - skip))[e] = y.x;
+      (im + (t - skip))[e] = y.y;
+      return;
     }
+    float *p = re + 2 * (t - skip);
+    if (aligned8) {
+      reinterpret_cast<float2 *>(p)[e] = y;
+    } else {
+      p[2 * e] = y.x;
+      p[2 * e + 1] = y.y;
+    }
+  };
+  if (skip + count >= S::M - 3) { /* inside a long signal: only the top row can pass count */
+    each_point<S, P>(t, [&](int n, int k) {
+      const int o = n - skip;
+      if (o >= 0 && (!top_row<S, P>(k) || o < count)) store(n - t, cconj(v[k]));
+    });
+    return;
+  }
+  each_point<S, P>(t, [&](int n, int k) {
+    const int o = n - skip;
+    if (o >= 0 && o < count) store(n - t, cconj(v[k]));
   });
 }
 
 /* Between the transforms: conj(Z[k] H[k]) in place; each bin is touched by
  * one thread only. */
 template <class S> GF_HD void middle_cx(int t, float2 *buf, const float2 *h) {
+  float2 *bk = buf + S::at(t); /* bin t + j T: t and j T share no bits (see load_smem) */
+  const float2 *hk = h + t;
   GF_UNROLL
   for (int j = 0; j < S::E; j++) {
-    const int k = t + j * S::T;
-    buf[S::at(k)] = cconj(cmul(buf[S::at(k)], GF_LDG(h + k)));
+    const int jt = j * S::T;
+    bk[S::at(jt)] = cconj(cmul(bk[S::at(jt)], GF_LDG(hk + jt)));
   }
 }
 
