@@ -100,8 +100,8 @@ template <class S, int IL, gf::powers W> void real_segment(int row) {
   const int taps_len = (int)ts_log_range(&rng, 1, N - 3);
   const bool whole = ts_range(&rng, 0, 1) == 1;
   const int skip = taps_len - 1;
-  const int count = whole ? std::max(1, N - skip - (int)ts_range(&rng, 0, 3))
-                          : (int)ts_range(&rng, 1, N - skip);
+  const int count =
+      whole ? std::max(1, N - skip - (int)ts_range(&rng, 0, 3)) : (int)ts_range(&rng, 1, N - skip);
   const int left = whole ? N - (int)ts_range(&rng, 0, 3) : (int)ts_range(&rng, 1, N);
   std::vector<std::complex<double>> taps((size_t)taps_len), x((size_t)N, 0.0), got((size_t)count);
   for (auto &t : taps) t = ts_uniform(&rng) - 0.5;
@@ -141,8 +141,8 @@ template <class S> void complex_segment() {
   const int taps_len = (int)ts_log_range(&rng, 1, M - 3);
   const bool whole = ts_range(&rng, 0, 1) == 1; /* as in real_segment */
   const int skip = taps_len - 1;
-  const int count = whole ? std::max(1, M - skip - (int)ts_range(&rng, 0, 3))
-                          : (int)ts_range(&rng, 1, M - skip);
+  const int count =
+      whole ? std::max(1, M - skip - (int)ts_range(&rng, 0, 3)) : (int)ts_range(&rng, 1, M - skip);
   const int left = whole ? M - (int)ts_range(&rng, 0, 3) : (int)ts_range(&rng, 1, M);
   std::vector<std::complex<double>> taps((size_t)taps_len), x((size_t)M, 0.0), got((size_t)count);
   for (auto &t : taps) t = std::complex<double>(ts_uniform(&rng) - 0.5, ts_uniform(&rng) - 0.5);
