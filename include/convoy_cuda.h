@@ -38,7 +38,10 @@
  *                     the size a 1024-tap filter takes); one complex
  *                     channel under a complex filter on the direct engine
  *                     up to 32 taps and on the FFT engine up to 2^14
- *                     complex points. Other
+ *                     complex points, and under a real filter on the FFT
+ *                     engine too (run as a complex filter with a zero
+ *                     imaginary part, whose kernel takes complex frames
+ *                     faster than the one on two real rows). Other
  *                     interleaved and integer input goes through
  *                     one conversion pass into planar rows and one
  *                     interleaving pass out. The outputs are the same bits

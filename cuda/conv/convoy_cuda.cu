@@ -14,7 +14,8 @@
  * frames go the same way straight through an interleaved kernel where the
  * engine has one (gpu_conv_interleaved: real filters on 2, 4 or 8 rows on
  * the direct engine up to 32 taps, on 2, 4 or 8 rows on the fused FFT kernel,
- * a complex filter on one complex channel on either engine; filter_interleaved); other
+ * a complex filter on one complex channel on either engine, and on the FFT
+ * engine a real one too, as a complex filter; filter_interleaved); other
  * interleaved input is deinterleaved first.
  * Every copy between device buffers is a kernel (gp_copy_rows): a
  * cudaMemcpy2DAsync there would hand the stream to a copy engine and back,
@@ -155,6 +156,7 @@ static convoy_status build(convoy_cuda_conv *c, const convoy_cuda_config *cfg,
   gc.device = c->device;
   gc.plan_effort = cfg->plan_effort;
   gc.interleaved_runs = !cx_taps && gc.channels > 1; /* process() on frames */
+  gc.complex_signal = cx_signal;
   if (cfg->fft_size > 0) {
     gc.fft_size = gpu_conv_fft_size_at_least(c->taps_len, cfg->fft_size);
     if (gc.fft_size == 0) gc.fft_size = -1;

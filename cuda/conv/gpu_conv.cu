@@ -24,7 +24,9 @@ struct gpu_conv {
   int64_t max_out;
   int64_t decimation; /* D >= 1 the AUTO choice assumed */
   int complex_taps;
-  int tuned; /* the kind was chosen by timing */
+  int real_as_complex; /* the FFT engine runs one complex channel's real filter as a complex
+                          one (gpu_conv_config.complex_signal) */
+  int tuned;           /* the kind was chosen by timing */
   gc_direct *direct;
   gc_fft *fft;
 };
@@ -106,7 +108,7 @@ done:
 namespace {
 struct choice {
   gpu_conv_kind wanted;
-  int32_t device, channels, complex_taps, whole_granules, interleaved_runs;
+  int32_t device, channels, complex_taps, complex_signal, whole_granules, interleaved_runs;
   int64_t taps_len, max_out, decimation;
   gpu_conv_kind kind;
   int64_t fft_size;
@@ -122,6 +124,7 @@ bool cache_find(const gpu_conv_config *c, int32_t device, choice *out) {
       [&](const choice &k) {
         return k.wanted == c->kind && k.device == device && k.channels == c->channels &&
                k.complex_taps == (c->complex_taps != 0) &&
+               k.complex_signal == (c->complex_signal != 0) &&
                k.whole_granules == (c->whole_granules != 0) &&
                k.interleaved_runs == (c->interleaved_runs != 0) && k.taps_len == c->taps_len &&
                k.max_out == c->max_out && k.decimation == decimation_of(c);
@@ -225,6 +228,10 @@ static convoy_status check_config(const gpu_conv_config *c, char *err, size_t er
                                "gpu_conv: complex filters need (real, imaginary) row pairs, but "
                                "channels is %d (odd)",
                                (int)c->channels);
+  if (c->complex_signal != 0 && c->complex_signal != 1)
+    return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
+                               "gpu_conv: complex_signal is %d (expected 0 or 1)",
+                               (int)c->complex_signal);
   if (c->decimation < 0 || c->decimation > GPU_CONV_MAX_STEP)
     return convoy_error_format(err, err_size, CONVOY_ERR_INVALID_ARGUMENT,
                                "gpu_conv: decimation %lld out of range (0 .. %d)",
@@ -296,6 +303,47 @@ static convoy_status time_engines(gpu_conv *g, int64_t taps_len, int64_t max_out
   return CONVOY_OK;
 }
 
+/* Whether cfg is a real filter on one complex channel whose frames the
+ * caller runs (gpu_conv_config.complex_signal). */
+static bool real_filter_on_complex_frames(const gpu_conv_config *cfg) {
+  return cfg->complex_signal && !cfg->complex_taps && cfg->interleaved_runs &&
+         cfg->channels == 2 && decimation_of(cfg) == 1 &&
+         same_row(cfg->taps[0], cfg->taps[1], sizeof(float) * (size_t)cfg->taps_len);
+}
+
+/* The FFT engine: for a real filter on one complex channel's frames, the
+ * complex filter with a zero imaginary part where its fused kernel takes
+ * those frames (*as_complex set), else cfg's real rows. */
+static convoy_status fft_create(const gpu_conv_config *cfg, const gc_filters *filters,
+                                const gc_device *dev, gc_fft **out, bool *as_complex, char *err,
+                                size_t err_size) {
+  *as_complex = false;
+  if (real_filter_on_complex_frames(cfg)) {
+    float *zeros = (float *)calloc((size_t)cfg->taps_len, sizeof(float));
+    if (!zeros)
+      return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
+                                 "gpu_conv: out of host memory");
+    const float *rows[2] = {cfg->taps[0], zeros};
+    int32_t of_channel = 0;
+    gc_filters cx = {1, &of_channel, &rows[0], &rows[1]};
+    gpu_conv_config cx_cfg = *cfg;
+    cx_cfg.complex_taps = 1;
+    cx_cfg.taps = rows;
+    convoy_status st = gc_fft_create(&cx_cfg, &cx, dev, out, err, err_size);
+    free(zeros);
+    if (st == CONVOY_OK && gc_fft_interleaved(*out)) {
+      *as_complex = true;
+      return CONVOY_OK;
+    }
+    gc_fft_destroy(*out);
+    *out = NULL;
+    if (st == CONVOY_ERR_OUT_OF_MEMORY) return st;
+    (void)cudaGetLastError();
+    if (err && err_size) err[0] = '\0';
+  }
+  return gc_fft_create(cfg, filters, dev, out, err, err_size);
+}
+
 static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t device, gpu_conv *g,
                                       char *err, size_t err_size) {
   gpu_conv_config cfg = *cfg_in;
@@ -318,7 +366,8 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
   } else if (kind == GPU_CONV_AUTO) {
     const double c_dir = gc_direct_model_cost(&dev, cfg.taps_len, cfg.complex_taps) *
                          gpu_conv_strided_cost_share(decimation_of(&cfg));
-    double c_fft = gc_fft_model_cost(&dev, cfg.taps_len, cfg.max_out, cfg.complex_taps, 0);
+    double c_fft = gc_fft_model_cost(&dev, cfg.taps_len, cfg.max_out,
+                                     cfg.complex_taps || real_filter_on_complex_frames(&cfg), 0);
     if (c_fft < 0) {
       kind = GPU_CONV_DIRECT;
     } else {
@@ -330,8 +379,9 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
 
   if (kind == GPU_CONV_DIRECT || time_both)
     st = gc_direct_create(&cfg, &filters, &dev, &g->direct, err, err_size);
+  bool as_complex = false;
   if (st == CONVOY_OK && (kind == GPU_CONV_FFT || time_both))
-    st = gc_fft_create(&cfg, &filters, &dev, &g->fft, err, err_size);
+    st = fft_create(&cfg, &filters, &dev, &g->fft, &as_complex, err, err_size);
   if (st == CONVOY_OK && time_both) {
     st = time_engines(g, cfg.taps_len, cfg.max_out, &kind, err, err_size);
     g->tuned = st == CONVOY_OK;
@@ -346,6 +396,7 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
     g->direct = NULL;
   }
   g->kind = kind;
+  g->real_as_complex = kind == GPU_CONV_FFT && as_complex;
   /* Copies from pageable host memory and memsets on the legacy stream may
    * still be in flight; runs go to the caller's streams, which need not
    * wait for the legacy stream. */
@@ -355,6 +406,7 @@ static convoy_status create_on_device(const gpu_conv_config *cfg_in, int32_t dev
                 device,
                 cfg.channels,
                 cfg.complex_taps,
+                cfg.complex_signal != 0,
                 cfg.whole_granules != 0,
                 cfg.interleaved_runs != 0,
                 cfg.taps_len,
@@ -602,9 +654,11 @@ extern "C" void gpu_conv_describe(const gpu_conv *conv, char *buf, size_t buf_si
     gc_direct_describe(conv->direct, detail, sizeof detail);
   else
     gc_fft_describe(conv->fft, detail, sizeof detail);
-  const int32_t shown = conv->complex_taps ? conv->channels / 2 : conv->channels;
+  const bool pairs = conv->complex_taps || conv->real_as_complex;
+  const int32_t shown = pairs ? conv->channels / 2 : conv->channels;
   snprintf(buf, buf_size, "%s on GPU %d, %lld %staps, %d %schannel%s, %d lane%s%s", detail,
-           (int)conv->device, (long long)conv->taps_len, conv->complex_taps ? "complex " : "",
-           (int)shown, conv->complex_taps ? "complex " : "", shown == 1 ? "" : "s",
+           (int)conv->device, (long long)conv->taps_len,
+           conv->complex_taps ? "complex " : conv->real_as_complex ? "real " : "", (int)shown,
+           pairs ? "complex " : "", shown == 1 ? "" : "s",
            (int)conv->lanes, conv->lanes == 1 ? "" : "s", conv->tuned ? ", chosen by timing" : "");
 }
