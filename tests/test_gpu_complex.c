@@ -428,8 +428,7 @@ static void test_integer_input(void) {
  * precision by the len taps re (+ i im, NULL for a real filter), at every
  * 7th frame. */
 static void frames_error(const float *y, const float *x, int64_t frames, int32_t ch, int32_t c,
-                         const float *re, const float *im, int64_t len, double *num,
-                         double *den) {
+                         const float *re, const float *im, int64_t len, double *num, double *den) {
   for (int64_t k = 0; k < frames; k += 7) {
     double sr = 0, si = 0;
     for (int64_t j = 0; j < len && j <= k; j++) {

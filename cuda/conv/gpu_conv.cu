@@ -306,8 +306,8 @@ static convoy_status time_engines(gpu_conv *g, int64_t taps_len, int64_t max_out
 /* Whether cfg is a real filter on one complex channel whose frames the
  * caller runs (gpu_conv_config.complex_signal). */
 static bool real_filter_on_complex_frames(const gpu_conv_config *cfg) {
-  return cfg->complex_signal && !cfg->complex_taps && cfg->interleaved_runs &&
-         cfg->channels == 2 && decimation_of(cfg) == 1 &&
+  return cfg->complex_signal && !cfg->complex_taps && cfg->interleaved_runs && cfg->channels == 2 &&
+         decimation_of(cfg) == 1 &&
          same_row(cfg->taps[0], cfg->taps[1], sizeof(float) * (size_t)cfg->taps_len);
 }
 
@@ -658,7 +658,9 @@ extern "C" void gpu_conv_describe(const gpu_conv *conv, char *buf, size_t buf_si
   const int32_t shown = pairs ? conv->channels / 2 : conv->channels;
   snprintf(buf, buf_size, "%s on GPU %d, %lld %staps, %d %schannel%s, %d lane%s%s", detail,
            (int)conv->device, (long long)conv->taps_len,
-           conv->complex_taps ? "complex " : conv->real_as_complex ? "real " : "", (int)shown,
-           pairs ? "complex " : "", shown == 1 ? "" : "s",
-           (int)conv->lanes, conv->lanes == 1 ? "" : "s", conv->tuned ? ", chosen by timing" : "");
+           conv->complex_taps      ? "complex "
+           : conv->real_as_complex ? "real "
+                                   : "",
+           (int)shown, pairs ? "complex " : "", shown == 1 ? "" : "s", (int)conv->lanes,
+           conv->lanes == 1 ? "" : "s", conv->tuned ? ", chosen by timing" : "");
 }
