@@ -529,11 +529,6 @@ GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, frames<IL> i
  * signal, and the last pass puts y[2n], y[2n+1] back there for the frames'
  * store, so the bits are those of the planar kernel. */
 
-/* Sample i of a row's real signal in its buffer of M complex values. */
-template <class S> GF_HD float &real_at(float2 *buf, int i) {
-  return reinterpret_cast<float *>(buf + S::at(i >> 1))[i & 1];
-}
-
 /* G floats from p (G = 1, 2 or a multiple of 4), as vectors where aligned. */
 template <int G> GF_HD void load_floats(const float *p, float *x) {
   if (G % 4 == 0 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
@@ -612,15 +607,6 @@ template <class S, int G, int C> __device__ __forceinline__ float2 *row_home(flo
 #endif
   return home + (r % G) * S::buf_elems;
 }
-template <class S, int G, int C>
-__device__ __forceinline__ float &row_at(float2 *bufs, int r, int i) {
-  return real_at<S>(row_home<S, G, C>(bufs, r), i);
-}
-/* Values 2p and 2p + 1 of row r, one float2 of its buffer. */
-template <class S, int G, int C>
-__device__ __forceinline__ float2 &row_pair_at(float2 *bufs, int r, int p) {
-  return row_home<S, G, C>(bufs, r)[S::at(p)];
-}
 
 /* One segment of G rows: src and dst point at the segment's first frame,
  * at the block's first row; bufs holds G buffers of S::buf_elems; h is the
@@ -634,6 +620,11 @@ __device__ __forceinline__ float2 &row_pair_at(float2 *bufs, int r, int p) {
  * cluster (distributed shared memory), so every sector crosses device
  * memory once and in whole; src and dst then point at row 0. W as in
  * segment(). */
+/* Rounds of segment_rows' frame moves unrolled: all of a cluster's four,
+ * and as many of the more rounds of a block alone (fully unrolled, those
+ * took up to 128 registers). */
+constexpr int kRowsUnroll = 4;
+
 template <class S, int G, int IL, int C = 1, powers W = powers::chain>
 __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int left, float *dst,
                                              int skip, int count, const float2 *h,
@@ -657,42 +648,53 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
       for (int r = 0; r < moved; r++) x[r] = 0.0f;
     }
   };
-  if constexpr (C == 1) {
-    for (int i = first; i < 2 * S::M; i += threads) {
-      float x[moved];
-      load(i, x);
+  /* Each thread moves its frames in rounds of step frames (or frame
+   * pairs) apart, all of them at constant offsets from one address a row
+   * (S::at of pair index q + 16 j is S::at(q) + 17 j). In clusters 4-row
+   * frames move in pairs (2p, 2p + 1), whose two values of a row are one
+   * float2 of its buffer, one 8-byte store, mostly into another block's
+   * shared memory (H200, 2^24-frame calls: 4 rows 141 -> 150 GS/s at N =
+   * 4096 and 110 -> 121 at 8192; 8 rows in pairs ran no faster at 4096 and
+   * 8192 and 3% slower at 2048). The first frames are loaded before the
+   * wait for the cluster's other blocks to start (their shared memory
+   * exists only from then on). */
+  {
+    constexpr int F = C > 1 && moved == 4 ? 2 : 1;
+    constexpr int step = C * threads;
+    constexpr int rounds = 2 * S::M / F / step;
+    static_assert(rounds * step * F == 2 * S::M && (step / (3 - F)) % 16 == 0,
+                  "rounds move S::at by a constant");
+    constexpr int round_floats = 2 * S::at(step / (3 - F));
+    const int q = F == 2 ? first : first >> 1;
+    float *home[moved];
+    GF_UNROLL
+    for (int r = 0; r < moved; r++)
+      home[r] = reinterpret_cast<float *>(row_home<S, G, C>(bufs, r) + S::at(q)) +
+                (F == 2 ? 0 : (first & 1));
+    const auto load_round = [&](int k, float(*x)[moved]) {
       GF_UNROLL
-      for (int r = 0; r < moved; r++) row_at<S, G, C>(bufs, r, i) = x[r];
-    }
-  } else {
-    /* Each thread moves 32 bytes of frames at a time: 8-row frames one by
-     * one, 4-row frames in pairs (2p, 2p + 1), whose two values of a row
-     * are one float2 of its buffer, one 8-byte store, mostly into another
-     * block's shared memory (H200, 2^24-frame calls: 4 rows 141 -> 150
-     * GS/s at N = 4096 and 110 -> 121 at 8192; 8 rows in pairs ran no
-     * faster at 4096 and 8192 and 3% slower at 2048). The first frames are
-     * loaded before the wait for the cluster's other blocks to start
-     * (their shared memory exists only from then on), and each next ones
-     * while the last are stored (four or all of a thread's 8-row frames at
-     * once measured slower: 110 against 127 GS/s). */
-    constexpr int F = moved == 4 ? 2 : 1;
-    float x[F][moved];
-    const auto load_frames = [&](int p) {
-      GF_UNROLL
-      for (int f = 0; f < F; f++) load(F * p + f, x[f]);
+      for (int f = 0; f < F; f++) load(F * (first + k * step) + f, x[f]);
     };
-    cluster_arrive<C>();
-    load_frames(first);
-    cluster_wait<C>();
-    for (int p = first; p < 2 * S::M / F; p += C * threads) {
+    const auto store_round = [&](int k, float(*x)[moved]) {
       GF_UNROLL
       for (int r = 0; r < moved; r++) {
+        float *d = home[r] + k * round_floats;
         if constexpr (F == 2)
-          row_pair_at<S, G, C>(bufs, r, p) = make_float2(x[0][r], x[1][r]);
+          *reinterpret_cast<float2 *>(d) = make_float2(x[0][r], x[1][r]);
         else
-          row_at<S, G, C>(bufs, r, p) = x[0][r];
+          *d = x[0][r];
       }
-      if (p + C * threads < 2 * S::M / F) load_frames(p + C * threads);
+    };
+    float x0[F][moved];
+    cluster_arrive<C>();
+    load_round(0, x0);
+    cluster_wait<C>();
+    store_round(0, x0);
+#pragma unroll(kRowsUnroll)
+    for (int k = 1; k < rounds; k++) {
+      float x[F][moved];
+      load_round(k, x);
+      store_round(k, x);
     }
   }
   group_exec<S::E, S::T> ex;
@@ -704,14 +706,37 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
     each_point<S, S::passes - 1>(t, [&](int n, int k) { buf[S::at(n)] = cconj(v[k]); });
   });
   cluster_sync<C>();
-  for (int o = first; o < count; o += C * threads) {
-    float y[moved];
+  {
+    /* The rows' addresses are mapped again here rather than kept in
+     * registers across the transforms. */
+    float2 *rows = bufs;
+    asm("" : "+l"(rows));
+    constexpr int step = C * threads;
+    constexpr int rounds = (2 * S::M + step - 1) / step;
+    static_assert(step % 32 == 0, "rounds move S::at by a constant");
+    constexpr int round_floats = 2 * S::at(step / 2);
+    const int i = first + skip;
+    const float *home[moved];
     GF_UNROLL
-    for (int r = 0; r < moved; r++) y[r] = row_at<S, G, C>(bufs, r, o + skip);
-    store_floats<moved>(dst + (int64_t)o * IL, y);
+    for (int r = 0; r < moved; r++)
+      home[r] =
+          reinterpret_cast<const float *>(row_home<S, G, C>(rows, r) + S::at(i >> 1)) + (i & 1);
+#pragma unroll(kRowsUnroll)
+    for (int k = 0; k < rounds; k++) {
+      const int o = first + k * step;
+      if (o >= count) break;
+      float y[moved];
+      GF_UNROLL
+      for (int r = 0; r < moved; r++) y[r] = home[r][k * round_floats];
+      store_floats<moved>(dst + (int64_t)o * IL, y);
+    }
   }
-  /* No block may leave while the others still read its rows. */
-  if constexpr (C > 1) cluster_sync<C>();
+  /* No block may leave while the others still read its rows. Their reads
+   * are done once they arrive: each read value went into a store before. */
+  if constexpr (C > 1) {
+    cluster_arrive<C>();
+    cluster_wait<C>();
+  }
 }
 #endif
 
