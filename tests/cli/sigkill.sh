@@ -14,17 +14,35 @@ head -c 100000000 /dev/urandom >in.cs16 || exit 1
 gen in.wav --frames 12500000 --channels 2 --rate 48000 --subtype pcm16 --signal noise --amp 0.5
 random_taps 255 11 >taps.txt
 
-# The three outputs: OUT, then convoy's arguments, then the files it makes.
+# The three outputs: OUT, the input, convoy's arguments (reading the input
+# from stdin), then the files it makes.
 CASES=(
-  "o.cs16|in.cs16 out/o.cs16 --taps taps.txt|o.cs16"
-  "o.sigmf-meta|in.cs16 out/o.sigmf-meta --rate 1e6 --taps taps.txt|o.sigmf-data o.sigmf-meta"
-  "o.wav|in.wav out/o.wav --taps taps.txt|o.wav"
+  "o.cs16|in.cs16|- out/o.cs16 --format cs16 --taps taps.txt|o.cs16"
+  "o.sigmf-meta|in.cs16|- out/o.sigmf-meta --format cs16 --rate 1e6 --taps taps.txt|o.sigmf-data o.sigmf-meta"
+  "o.wav|in.wav|- out/o.wav --taps taps.txt|o.wav"
 )
 
-# start_writing ARGS...: starts `convoy filter ARGS -q` and waits until it has
-# its output's temporary in out/ open (it writes) or it ended. Sets PID.
+# slow_feed FILE: FILE on stdout in 8 pieces 0.15 s apart, so that a run
+# writes for over a second however fast it filters, and random kill points
+# fall while it writes however loaded the machine is (a run that took 0.1 s
+# was killed while writing once in 12 tries beside 16 busy loops).
+slow_feed() {
+  local piece i
+  piece=$((($(stat -c %s "$1") + 7) / 8))
+  for i in 0 1 2 3 4 5 6 7; do
+    dd if="$1" bs="$piece" skip="$i" count=1 status=none 2>/dev/null || return
+    sleep 0.15
+  done
+}
+
+# start_writing INPUT ARGS...: starts `convoy filter ARGS -q` on INPUT fed
+# slowly (the engine named: auto would first read a pipe ahead) and waits
+# until it has its output's temporary in out/ open (it writes) or it ended.
+# Sets PID.
 start_writing() {
-  "$CONVOY" filter "$@" -q 2>stderr.txt &
+  local input=$1
+  shift
+  slow_feed "$input" | "$CONVOY" filter "$@" --engine cpu -q 2>stderr.txt &
   PID=$!
   for _ in $(seq 1 1000); do
     holds_open $PID out && return 0
@@ -52,7 +70,7 @@ same_as_ref() {
 }
 
 for c in "${CASES[@]}"; do
-  IFS='|' read -r name args made <<<"$c"
+  IFS='|' read -r name input args made <<<"$c"
   # shellcheck disable=SC2206
   argv=($args)
   # A whole run: how long it writes (from its temporary's opening to its
@@ -60,10 +78,10 @@ for c in "${CASES[@]}"; do
   # most of a run, is no time to kill it in), and what it leaves.
   rm -rf out && mkdir out
   T0=
-  start_writing "${argv[@]}" && T0=$(date +%s.%N)
+  start_writing "$input" "${argv[@]}" && T0=$(date +%s.%N)
   { wait $PID; } 2>/dev/null
   STATUS=$?
-  DUR=$(awk -v a="${T0:-0}" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f\n", a > 0 ? b - a : 0.05 }')
+  DUR=$(awk -v a="${T0:-0}" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f\n", (a > 0 ? b - a : 0.05) }')
   expect_status 0 "$name: a whole run"
   check "$name: a whole run leaves only its output ($(ls -A out | tr '\n' ' '))" \
     test "$(ls -A out | tr '\n' ' ')" = "$made "
@@ -75,7 +93,7 @@ for c in "${CASES[@]}"; do
   killed=0
   for _ in $(seq 1 12); do
     rm -rf out && mkdir out
-    if ! start_writing "${argv[@]}"; then
+    if ! start_writing "$input" "${argv[@]}"; then
       wait $PID
       continue
     fi
@@ -111,18 +129,10 @@ only_temps_of() {
 # Each writer is killed while it certainly writes: its input comes through a
 # pipe that stops halfway (however fast the machine filters the rest).
 export CONVOY_IO_TEST_NAMED_TEMP=1
-STALLED=(
-  "in.cs16|- out/o.cs16 --format cs16 --taps taps.txt"
-  "in.cs16|- out/o.sigmf-meta --format cs16 --rate 1e6 --taps taps.txt"
-  "in.wav|- out/o.wav --taps taps.txt"
-)
-for i in "${!CASES[@]}"; do
-  IFS='|' read -r name args made <<<"${CASES[$i]}"
-  IFS='|' read -r input piped <<<"${STALLED[$i]}"
+for c in "${CASES[@]}"; do
+  IFS='|' read -r name input args made <<<"$c"
   # shellcheck disable=SC2206
-  argv=($args)
-  # shellcheck disable=SC2206
-  pargv=($piped)
+  pargv=($args)
   rm -rf out feed && mkdir out && mkfifo feed
   (head -c "$(($(stat -c %s "$input") / 2))" "$input"; exec sleep 60) >feed 2>/dev/null &
   FEED_PID=$!
@@ -141,7 +151,7 @@ for i in "${!CASES[@]}"; do
   check "$name (named): SIGKILL leaves temporaries named with the writer's PID ($LEFT)" \
     only_temps_of $PID
   # The next run that writes the same OUT removes them (they are not locked).
-  run filter "${argv[@]}" -q
+  run filter "${pargv[@]}" -q <"$input"
   expect_status 0 "$name (named): the next run"
   check "$name (named): the next run removed the stale temporaries ($(ls -A out | tr '\n' ' '))" \
     test "$(ls -A out | tr '\n' ' ')" = "$made "
