@@ -608,6 +608,22 @@ template <class S, int G, int C> __device__ __forceinline__ float2 *row_home(flo
   return home + (r % G) * S::buf_elems;
 }
 
+/* Sample i of row r's real signal: float i & 1 of pair i >> 1 of its
+ * buffer. Samples d apart, d a multiple of 32, lie sample_floats<S>(d)
+ * floats apart (S::at(q + 16 j) = S::at(q) + 17 j). */
+template <class S, int G, int C>
+__device__ __forceinline__ float *row_sample(float2 *bufs, int r, int i) {
+  return reinterpret_cast<float *>(row_home<S, G, C>(bufs, r) + S::at(i >> 1)) + (i & 1);
+}
+template <class S> constexpr GF_HDC int sample_floats(int d) {
+  return 2 * S::at(d / 2);
+}
+
+/* Rounds of segment_rows' frame moves unrolled: all of a cluster's four,
+ * and as many of the more rounds of a block alone (fully unrolled, those
+ * took up to 128 registers). */
+constexpr int kRowsUnroll = 4;
+
 /* One segment of G rows: src and dst point at the segment's first frame,
  * at the block's first row; bufs holds G buffers of S::buf_elems; h is the
  * filter spectrum of the calling thread's row. Other arguments as
@@ -620,11 +636,6 @@ template <class S, int G, int C> __device__ __forceinline__ float2 *row_home(flo
  * cluster (distributed shared memory), so every sector crosses device
  * memory once and in whole; src and dst then point at row 0. W as in
  * segment(). */
-/* Rounds of segment_rows' frame moves unrolled: all of a cluster's four,
- * and as many of the more rounds of a block alone (fully unrolled, those
- * took up to 128 registers). */
-constexpr int kRowsUnroll = 4;
-
 template <class S, int G, int IL, int C = 1, powers W = powers::chain>
 __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int left, float *dst,
                                              int skip, int count, const float2 *h,
@@ -650,7 +661,7 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
   };
   /* Each thread moves its frames in rounds of step frames (or frame
    * pairs) apart, all of them at constant offsets from one address a row
-   * (S::at of pair index q + 16 j is S::at(q) + 17 j). In clusters 4-row
+   * (row_sample, sample_floats). In clusters 4-row
    * frames move in pairs (2p, 2p + 1), whose two values of a row are one
    * float2 of its buffer, one 8-byte store, mostly into another block's
    * shared memory (H200, 2^24-frame calls: 4 rows 141 -> 150 GS/s at N =
@@ -662,15 +673,12 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
     constexpr int F = C > 1 && moved == 4 ? 2 : 1;
     constexpr int step = C * threads;
     constexpr int rounds = 2 * S::M / F / step;
-    static_assert(rounds * step * F == 2 * S::M && (step / (3 - F)) % 16 == 0,
+    static_assert(rounds * step * F == 2 * S::M && F * step % 32 == 0,
                   "rounds move S::at by a constant");
-    constexpr int round_floats = 2 * S::at(step / (3 - F));
-    const int q = F == 2 ? first : first >> 1;
+    constexpr int round_floats = sample_floats<S>(F * step);
     float *home[moved];
     GF_UNROLL
-    for (int r = 0; r < moved; r++)
-      home[r] = reinterpret_cast<float *>(row_home<S, G, C>(bufs, r) + S::at(q)) +
-                (F == 2 ? 0 : (first & 1));
+    for (int r = 0; r < moved; r++) home[r] = row_sample<S, G, C>(bufs, r, F * first);
     const auto load_round = [&](int k, float(*x)[moved]) {
       GF_UNROLL
       for (int f = 0; f < F; f++) load(F * (first + k * step) + f, x[f]);
@@ -714,13 +722,10 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
     constexpr int step = C * threads;
     constexpr int rounds = (2 * S::M + step - 1) / step;
     static_assert(step % 32 == 0, "rounds move S::at by a constant");
-    constexpr int round_floats = 2 * S::at(step / 2);
-    const int i = first + skip;
+    constexpr int round_floats = sample_floats<S>(step);
     const float *home[moved];
     GF_UNROLL
-    for (int r = 0; r < moved; r++)
-      home[r] =
-          reinterpret_cast<const float *>(row_home<S, G, C>(rows, r) + S::at(i >> 1)) + (i & 1);
+    for (int r = 0; r < moved; r++) home[r] = row_sample<S, G, C>(rows, r, first + skip);
 #pragma unroll(kRowsUnroll)
     for (int k = 0; k < rounds; k++) {
       const int o = first + k * step;
