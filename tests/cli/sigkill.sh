@@ -24,8 +24,8 @@ CASES=(
 
 # slow_feed FILE: FILE on stdout in 8 pieces 0.15 s apart, so that a run
 # writes for over a second however fast it filters, and random kill points
-# fall while it writes however loaded the machine is (a run that took 0.1 s
-# was killed while writing once in 12 tries beside 16 busy loops).
+# fall while it writes however loaded the machine is (runs that took 0.1 s
+# were killed while writing 0 to 3 times in 12 tries beside 16 busy loops).
 slow_feed() {
   local piece i
   piece=$((($(stat -c %s "$1") + 7) / 8))
@@ -74,8 +74,7 @@ for c in "${CASES[@]}"; do
   # shellcheck disable=SC2206
   argv=($args)
   # A whole run: how long it writes (from its temporary's opening to its
-  # exit: start-up, which a loaded machine or CUDA's initialisation can make
-  # most of a run, is no time to kill it in), and what it leaves.
+  # exit; start-up is no time to kill it in), and what it leaves.
   rm -rf out && mkdir out
   T0=
   start_writing "$input" "${argv[@]}" && T0=$(date +%s.%N)
@@ -132,11 +131,11 @@ export CONVOY_IO_TEST_NAMED_TEMP=1
 for c in "${CASES[@]}"; do
   IFS='|' read -r name input args made <<<"$c"
   # shellcheck disable=SC2206
-  pargv=($args)
+  argv=($args)
   rm -rf out feed && mkdir out && mkfifo feed
   (head -c "$(($(stat -c %s "$input") / 2))" "$input"; exec sleep 60) >feed 2>/dev/null &
   FEED_PID=$!
-  "$CONVOY" filter "${pargv[@]}" -q <feed 2>stderr.txt &
+  "$CONVOY" filter "${argv[@]}" -q <feed 2>stderr.txt &
   PID=$!
   for _ in $(seq 1 1000); do
     holds_open $PID out && break
@@ -151,7 +150,7 @@ for c in "${CASES[@]}"; do
   check "$name (named): SIGKILL leaves temporaries named with the writer's PID ($LEFT)" \
     only_temps_of $PID
   # The next run that writes the same OUT removes them (they are not locked).
-  run filter "${pargv[@]}" -q <"$input"
+  run filter "${argv[@]}" -q <"$input"
   expect_status 0 "$name (named): the next run"
   check "$name (named): the next run removed the stale temporaries ($(ls -A out | tr '\n' ' '))" \
     test "$(ls -A out | tr '\n' ' ')" = "$made "
