@@ -15,6 +15,8 @@
  * of the same values as uint8 frames (the conversion into planar rows); a
  * complex filter on a real config is refused. Skips (77) without a GPU.
  */
+#include <stdbool.h>
+
 #include "test_support.h"
 
 #ifndef CONVOY_HAVE_CUDA
@@ -425,14 +427,14 @@ static void test_integer_input(void) {
 
 /* Sums of the squared errors (*num) and outputs (*den) of complex channel c
  * of interleaved frames y (ch complex channels) against x filtered in double
- * precision by the len taps re (+ i im, NULL for a real filter), at every
- * 7th frame. */
+ * precision by the len taps h (interleaved (re, im) pairs if complex_taps,
+ * else real), at every 7th frame. */
 static void frames_error(const float *y, const float *x, int64_t frames, int32_t ch, int32_t c,
-                         const float *re, const float *im, int64_t len, double *num, double *den) {
+                         const float *h, bool complex_taps, int64_t len, double *num, double *den) {
   for (int64_t k = 0; k < frames; k += 7) {
     double sr = 0, si = 0;
     for (int64_t j = 0; j < len && j <= k; j++) {
-      const double hr = re[j], hi = im ? im[j] : 0;
+      const double hr = complex_taps ? h[2 * j] : h[j], hi = complex_taps ? h[2 * j + 1] : 0;
       const double xr = x[(k - j) * 2 * ch + 2 * c], xi = x[(k - j) * 2 * ch + 2 * c + 1];
       sr += hr * xr - hi * xi;
       si += hr * xi + hi * xr;
@@ -496,17 +498,9 @@ static void test_device_api(void) {
       TS_CHECK(memcmp(y1, y2, bytes) == 0, "%s: chunked calls differ from one call",
                convoy_engine_name(cfg.engine));
       /* Channel 0 complex, channel 1 real taps on both parts. */
-      float *re = malloc(sizeof(float) * (size_t)m), *im = malloc(sizeof(float) * (size_t)m);
-      if (!re || !im) return;
-      for (int64_t j = 0; j < m; j++) {
-        re[j] = taps[2 * j];
-        im[j] = taps[2 * j + 1];
-      }
       double num = 0, den = 0;
-      frames_error(y1, x, frames, ch, 0, re, im, m, &num, &den);
-      frames_error(y1, x, frames, ch, 1, real, NULL, m / 2, &num, &den);
-      free(re);
-      free(im);
+      frames_error(y1, x, frames, ch, 0, taps, true, m, &num, &den);
+      frames_error(y1, x, frames, ch, 1, real, false, m / 2, &num, &den);
       TS_CHECK(sqrt(num / den) < 1e-5, "%s: device API rel L2 error %.3g",
                convoy_engine_name(cfg.engine), sqrt(num / den));
     }
@@ -596,7 +590,7 @@ static void test_frames_in_place(void) {
         TS_CHECK(strstr(line, "complex fused") && strstr(line, "real taps"),
                  "a real filter on one complex channel: '%s'", line);
         double num = 0, den = 0;
-        frames_error(y32, x, frames, ch, 0, taps, NULL, m, &num, &den);
+        frames_error(y32, x, frames, ch, 0, taps, false, m, &num, &den);
         TS_CHECK(sqrt(num / den) < 1e-5, "%lld real taps on one complex channel: rel L2 %.3g",
                  (long long)m, sqrt(num / den));
       }

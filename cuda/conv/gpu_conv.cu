@@ -318,18 +318,20 @@ static convoy_status fft_create(const gpu_conv_config *cfg, const gc_filters *fi
                                 const gc_device *dev, gc_fft **out, bool *as_complex, char *err,
                                 size_t err_size) {
   *as_complex = false;
+  *out = NULL;
   if (real_filter_on_complex_frames(cfg)) {
     float *zeros = (float *)calloc((size_t)cfg->taps_len, sizeof(float));
     if (!zeros)
       return convoy_error_format(err, err_size, CONVOY_ERR_OUT_OF_MEMORY,
                                  "gpu_conv: out of host memory");
     const float *rows[2] = {cfg->taps[0], zeros};
-    int32_t of_channel = 0;
-    gc_filters cx = {1, &of_channel, &rows[0], &rows[1]};
     gpu_conv_config cx_cfg = *cfg;
     cx_cfg.complex_taps = 1;
     cx_cfg.taps = rows;
-    convoy_status st = gc_fft_create(&cx_cfg, &cx, dev, out, err, err_size);
+    gc_filters cx = {0, NULL, NULL, NULL};
+    convoy_status st = filters_make(&cx_cfg, &cx, err, err_size);
+    if (st == CONVOY_OK) st = gc_fft_create(&cx_cfg, &cx, dev, out, err, err_size);
+    filters_free(&cx);
     free(zeros);
     if (st == CONVOY_OK && gc_fft_interleaved(*out)) {
       *as_complex = true;
