@@ -21,9 +21,12 @@
  * its inputs staged and read straight at 1 to 32 taps; ONLY "param" runs it
  * with the taps in the launch's parameters (the default for one filter)
  * and in registers, at 1 to 64 taps; ONLY "sizes" runs every fused size that
- * keeps at least an eighth of a segment at tap counts an octave apart from 100 to 25600; ONLY
+ * keeps at least an eighth of a segment at tap counts an octave apart from 100 to 25600, and
+ * the four-step sizes 2 to 16 times the taps from 1600 to 2^20 taps; ONLY
  * "calls" runs 16, 1024 and 65536 taps in launches of 2^24 outputs against one launch, the input
- * aligned and one float past (calls_case). The last
+ * aligned and one float past (calls_case); ONLY "batches" runs the four-step
+ * kernels at 65536 and 2^20 taps with 32 to 512 MiB of scratch a launch
+ * against the default (2 MiB a multiprocessor). The last
  * lines ("summary ...") give the default plan's rate per tap count for
  * bench/gpu_peers.py.
  */
@@ -330,6 +333,17 @@ int main(int argc, char **argv) {
     }
     only = "no other case";
   }
+  if (only && !strcmp(only, "batches")) {
+    /* The four-step kernels by scratch per launch (0: the default). */
+    static const int64_t mib[6] = {0, 32, 64, 128, 256, 512};
+    only = NULL;
+    for (int t = 0; t < 2; t++) {
+      const int64_t m = t ? MAX_TAPS : 65536;
+      for (int k = t ? 21 : 18; k <= (t ? 22 : 20); k++)
+        for (int i = 0; i < 6; i++) fft_at(&B, taps, m, GPU_CONV_FFT_FOURSTEP, 0, k, mib[i]);
+    }
+    only = "no other case";
+  }
   if (only && !strcmp(only, "windows")) {
     /* The register kernel's two ways to its inputs at tap counts up to 32:
      * a tile staged in shared memory, each window read straight. */
@@ -370,6 +384,12 @@ int main(int argc, char **argv) {
       for (int k = 11; k <= 15; k++)
         if ((((int64_t)1 << k) - m + 1) * 8 >= ((int64_t)1 << k))
           fft_at(&B, taps, m, GPU_CONV_FFT_FUSED, 16, k, 0);
+    /* The four-step sizes from where they begin to compete, up to 2^20 taps:
+     * the model's efficiencies come from these rows. */
+    for (int64_t m = 1600; m <= MAX_TAPS; m *= 2)
+      for (int k = 16; k <= 22; k++)
+        if (((int64_t)1 << k) >= 2 * m && ((int64_t)1 << k) <= 16 * m)
+          fft_at(&B, taps, m, GPU_CONV_FFT_FOURSTEP, 0, k, 0);
     only = "no other case";
   }
 
