@@ -163,7 +163,8 @@ typedef struct gpu_conv_config {
   int32_t direct_reg_taps;    /* register kernels: 1 = taps in registers even where
                                  every row uses one filter (else taken from the
                                  launch parameters there) */
-  int64_t fft_batch_bytes;    /* FFT scratch per launch per lane (segments per launch) */
+  int64_t fft_batch_bytes;    /* FFT scratch per launch per lane (segments per launch);
+                                 0: 2 MiB a multiprocessor, at least half the L2 */
 } gpu_conv_config;
 
 typedef struct gpu_conv gpu_conv;

@@ -51,6 +51,12 @@ constexpr int kMinLog2 = 6;      /* N >= 64 */
 constexpr int kMaxLog2 = 26;     /* N <= 2^26 */
 constexpr int kMaxSlots = 65535; /* gridDim.y of the plain path's kernels */
 constexpr int64_t kMaxFusedBlocks = (int64_t)1 << 30;
+/* Default scratch per launch and lane of the batched paths, per
+ * multiprocessor (at least half the L2). A batch of half the L2 kept the
+ * scratch there, but its three launches ran 1.4 to 2.7 waves of blocks, the
+ * last part-empty; larger batches leave the L2 and still run faster (H200,
+ * docs/BENCHMARKS.md "Four-step batches"). */
+constexpr int64_t kBatchBytesPerSm = (int64_t)2 << 20;
 /* The callbacks index a batch with 32-bit offsets. */
 constexpr int64_t kMaxCallbackFloats = ((int64_t)1 << 31) - 1;
 
@@ -213,9 +219,12 @@ int64_t slots_for(const gpu_conv_config *cfg, const gc_device *dev, int64_t n, i
     if (b > kMaxFusedBlocks) b = kMaxFusedBlocks;
   } else {
     /* Four-step scratch is n/2 complex values per segment, cuFFT's n + 2
-     * floats: about the same. Half the L2 keeps a batch's scratch there
-     * between the kernels. */
-    const int64_t bytes = cfg->fft_batch_bytes > 0 ? cfg->fft_batch_bytes : dev->l2_bytes / 2;
+     * floats: about the same. */
+    int64_t bytes = cfg->fft_batch_bytes;
+    if (bytes <= 0) {
+      bytes = (int64_t)dev->sms * kBatchBytesPerSm;
+      if (bytes < dev->l2_bytes / 2) bytes = dev->l2_bytes / 2;
+    }
     b = bytes / seg_bytes;
     if (b > kMaxSlots) b = kMaxSlots;
     if (path == GPU_CONV_FFT_CALLBACK && b > kMaxCallbackFloats / (n + 2))
@@ -252,7 +261,11 @@ double fft_efficiency(double m, bool planar) {
  * plans; the FFT flops of the outputs each plan delivered): m = 2^15 .. 2^21,
  * falling off by 5% an octave beyond. Counted as the fused kernel's at 2^12
  * points (0.26) the model took N = 2^17 four-step plans for 3200 .. 10763
- * taps, at 82-93 GS/s where fused sizes ran 98-147. */
+ * taps, at 82-93 GS/s where fused sizes ran 98-147. Measured with batches of
+ * half the L2; the default batches (kBatchBytesPerSm) run about a fifth
+ * faster at every size, about as much as the fused kernels at 2^11 to 2^13
+ * points have gained on the figures of fft_efficiency since, so the table
+ * keeps their ratio. */
 double four_step_efficiency(double m) {
   static const double measured[7] = {0.127, 0.143, 0.125, 0.141, 0.132, 0.128, 0.110};
   const int k = (int)lround(log2(m));
