@@ -246,13 +246,17 @@ bool runs_frames(const gpu_conv_config *cfg) {
  * 243, 175 and 135 GS/s at 2^12, 2^13 and 2^14 points, against 224 at
  * 2^11), and for the complex kernel and the kernels on interleaved frames
  * a fifth less per doubling (on frames of 2 to 8 rows at N = 8192 they ran
- * at 51-63% of the planar kernel, at 4096 at 65-75%). A model only; timing
+ * at 51-63% of the planar kernel, at 4096 at 65-75%). At 2^14 points the
+ * kernel has since gained more than the others: it reaches two thirds of
+ * the 2^11-point kernel's share at 6400 to 12800 taps (gpu_kernels_bench
+ * sizes), where 0.19 let the model take the four-step N = 2^17 at 15222
+ * taps once its batches grew (99.6 GS/s against 115). A model only; timing
  * decides where it is asked to. */
 double fft_efficiency(double m, bool planar) {
   const int k = (int)lround(log2(m));
   if (k <= 11) return 0.33;
   if (!planar) return 0.33 * pow(0.8, k - 11);
-  static const double measured[3] = {0.325, 0.23, 0.19};
+  static const double measured[3] = {0.325, 0.23, 0.22};
   return k <= 14 ? measured[k - 12] : measured[2] * pow(0.8, k - 14);
 }
 
