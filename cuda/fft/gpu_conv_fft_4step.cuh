@@ -50,13 +50,13 @@ template <class S> GF_HD int last_index(int lane, int b, int r) {
   return lane + b * S::T + (r << (S::log2m - LR));
 }
 
-/* Forward FFTs of every buffer of the block, in shared memory from pass P
- * on; the last pass hands each thread's values to fin(t, v) instead of
- * storing them. */
-template <class S, class L, int P, class Ex, class Fin>
-GF_HD void batch_passes(Ex &ex, float2 *buf, const float2 *tw, Fin &fin) {
-  ex.phase(
-      [&](int t, float2 *v) { load_smem<S, P>(L::lane(t), v, buf + L::fft(t) * S::buf_elems); });
+/* Forward FFTs of every buffer of the block from pass P on: load(t, v) puts
+ * thread t's points of pass P in v (from shared memory, or for pass 0 from
+ * device memory, which saves staging them in shared memory first); the last
+ * pass hands each thread's values to fin(t, v) instead of storing them. */
+template <class S, class L, int P, class Ex, class Load, class Fin>
+GF_HD void batch_passes(Ex &ex, float2 *buf, const float2 *tw, Load &load, Fin &fin) {
+  ex.phase([&](int t, float2 *v) { load(t, v); });
   if constexpr (P + 1 < S::passes) {
     ex.sync();
     ex.phase([&](int t, float2 *v) {
@@ -64,7 +64,10 @@ GF_HD void batch_passes(Ex &ex, float2 *buf, const float2 *tw, Fin &fin) {
       store_smem<S, P>(L::lane(t), v, buf + L::fft(t) * S::buf_elems);
     });
     ex.sync();
-    batch_passes<S, L, P + 1>(ex, buf, tw, fin);
+    auto from_smem = [&](int t, float2 *v) {
+      load_smem<S, P + 1>(L::lane(t), v, buf + L::fft(t) * S::buf_elems);
+    };
+    batch_passes<S, L, P + 1>(ex, buf, tw, from_smem, fin);
   } else {
     ex.phase([&](int t, float2 *v) {
       butterflies<S, P>(L::lane(t), v, tw);
@@ -90,22 +93,19 @@ template <class SC, int LOG2M1, class Ex>
 GF_HD void columns_block(Ex &ex, float2 *buf, int n1_0, const float *src, int left,
                          bool in_aligned8, float2 *scratch, const four_tables &tb) {
   using L = bmap<SC, 16, true>;
-  constexpr int M1 = 1 << LOG2M1, M2 = SC::M;
-  ex.phase([&](int t, float2 *) {
-    for (int idx = t; idx < 16 * M2; idx += L::threads) {
-      const int j = idx & 15, n2 = idx >> 4;
+  constexpr int M1 = 1 << LOG2M1;
+  auto load = [&](int t, float2 *v) {
+    const int j = L::fft(t);
+    each_point<SC, 0>(L::lane(t), [&](int n2, int k) {
       const int i = 2 * (n1_0 + j + (n2 << LOG2M1));
-      float2 x;
       if (in_aligned8 && i + 2 <= left) {
-        x = GF_LDG(reinterpret_cast<const float2 *>(src + i));
+        v[k] = GF_LDG(reinterpret_cast<const float2 *>(src + i));
       } else {
-        x.x = i < left ? GF_LDG(src + i) : 0.0f;
-        x.y = i + 1 < left ? GF_LDG(src + i + 1) : 0.0f;
+        v[k].x = i < left ? GF_LDG(src + i) : 0.0f;
+        v[k].y = i + 1 < left ? GF_LDG(src + i + 1) : 0.0f;
       }
-      buf[j * SC::buf_elems + n2] = x;
-    }
-  });
-  ex.sync();
+    });
+  };
   auto fin = [&](int t, float2 *v) {
     constexpr int LR = SC::log2_radix(SC::passes - 1), R = 1 << LR, B = SC::E / R;
     const int n1 = n1_0 + L::fft(t);
@@ -120,7 +120,7 @@ GF_HD void columns_block(Ex &ex, float2 *buf, int n1_0, const float *src, int le
       }
     }
   };
-  batch_passes<SC, L, 0>(ex, buf, tb.tw_cols, fin);
+  batch_passes<SC, L, 0>(ex, buf, tb.tw_cols, load, fin);
 }
 
 /* Kernel 2: rows ra and rb (b = 0: rows 0 and M2/2, else b and M2 - b).
@@ -132,18 +132,15 @@ GF_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2 
   constexpr int M1 = SR::M, M2 = 1 << LOG2M2, M = M1 * M2;
   const int ra = b == 0 ? 0 : b, rb = b == 0 ? M2 / 2 : M2 - b;
   float2 *bufa = buf, *bufb = buf + SR::buf_elems;
-  ex.phase([&](int t, float2 *) {
-    for (int idx = t; idx < 2 * M1; idx += L::threads) {
-      const int f = idx / M1, k1 = idx % M1;
-      buf[f * SR::buf_elems + SR::at(k1)] = scratch[(f ? rb : ra) * M1 + k1];
-    }
-  });
-  ex.sync();
+  auto load = [&](int t, float2 *v) {
+    const float2 *row = scratch + (L::fft(t) ? rb : ra) * M1;
+    each_point<SR, 0>(L::lane(t), [&](int k1, int k) { v[k] = row[k1]; });
+  };
   auto to_smem = [&](int t, float2 *v) {
     constexpr int P = SR::passes - 1;
     store_smem<SR, P>(L::lane(t), v, buf + L::fft(t) * SR::buf_elems);
   };
-  batch_passes<SR, L, 0>(ex, buf, tb.tw_rows, to_smem);
+  batch_passes<SR, L, 0>(ex, buf, tb.tw_rows, load, to_smem);
   ex.sync();
   /* Bin k = row + M2 k1 pairs with M - k: for b > 0, row ra position k1 with
    * row rb position M1-1-k1; row 0 position k1 with row 0 position M1-k1
@@ -200,7 +197,10 @@ GF_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2 
       }
     }
   };
-  batch_passes<SR, L, 0>(ex, buf, tb.tw_rows, fin);
+  auto from_smem = [&](int t, float2 *v) {
+    load_smem<SR, 0>(L::lane(t), v, buf + L::fft(t) * SR::buf_elems);
+  };
+  batch_passes<SR, L, 0>(ex, buf, tb.tw_rows, from_smem, fin);
 }
 
 /* Kernel 3: columns j1_0 .. j1_0 + 15 of the second transform; writes
@@ -209,14 +209,11 @@ template <class SC, int LOG2M1, class Ex>
 GF_HD void outputs_block(Ex &ex, float2 *buf, int j1_0, const float2 *scratch, float *dst, int skip,
                          int count, bool out_aligned8, const four_tables &tb) {
   using L = bmap<SC, 16, true>;
-  constexpr int M1 = 1 << LOG2M1, M2 = SC::M;
-  ex.phase([&](int t, float2 *) {
-    for (int idx = t; idx < 16 * M2; idx += L::threads) {
-      const int j = idx & 15, k2 = idx >> 4;
-      buf[j * SC::buf_elems + k2] = scratch[k2 * M1 + j1_0 + j];
-    }
-  });
-  ex.sync();
+  constexpr int M1 = 1 << LOG2M1;
+  auto load = [&](int t, float2 *v) {
+    const float2 *column = scratch + j1_0 + L::fft(t);
+    each_point<SC, 0>(L::lane(t), [&](int k2, int k) { v[k] = column[k2 * M1]; });
+  };
   auto fin = [&](int t, float2 *v) {
     constexpr int LR = SC::log2_radix(SC::passes - 1), R = 1 << LR, B = SC::E / R;
     const int j1 = j1_0 + L::fft(t);
@@ -236,7 +233,7 @@ GF_HD void outputs_block(Ex &ex, float2 *buf, int j1_0, const float2 *scratch, f
       }
     }
   };
-  batch_passes<SC, L, 0>(ex, buf, tb.tw_cols, fin);
+  batch_passes<SC, L, 0>(ex, buf, tb.tw_cols, load, fin);
 }
 
 } // namespace gf
