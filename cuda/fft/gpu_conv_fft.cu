@@ -791,8 +791,10 @@ int64_t probe_outputs(const gpu_conv_config *cfg, const gc_device *dev, int64_t 
   const int path = path_for(n, cfg->complex_taps != 0);
   int64_t total = cfg->max_out * cfg->channels;
   int64_t cap = (int64_t)dev->sms << 19;
-  if (path != GPU_CONV_FFT_FUSED && cap > slots_for(cfg, dev, n, l, path) * l)
-    cap = slots_for(cfg, dev, n, l, path) * l;
+  if (path != GPU_CONV_FFT_FUSED) {
+    const int64_t batch = slots_for(cfg, dev, n, l, path) * l;
+    if (cap > batch) cap = batch;
+  }
   if (cap < l) cap = l;
   return total < cap ? total : cap;
 }

@@ -44,12 +44,6 @@ template <class S, int F, bool INTERLEAVED> struct bmap {
   static GF_HDC int lane(int t) { return INTERLEAVED ? t / F : t % S::T; }
 };
 
-/* Natural index of element (b, r) of a thread after the last pass. */
-template <class S> GF_HD int last_index(int lane, int b, int r) {
-  constexpr int LR = S::log2_radix(S::passes - 1);
-  return lane + b * S::T + (r << (S::log2m - LR));
-}
-
 /* Forward FFTs of every buffer of the block from pass P on: load(t, v) puts
  * thread t's points of pass P in v (from shared memory, or for pass 0 from
  * device memory, which saves staging them in shared memory first); the last
@@ -107,18 +101,12 @@ GF_HD void columns_block(Ex &ex, float2 *buf, int n1_0, const float *src, int le
     });
   };
   auto fin = [&](int t, float2 *v) {
-    constexpr int LR = SC::log2_radix(SC::passes - 1), R = 1 << LR, B = SC::E / R;
     const int n1 = n1_0 + L::fft(t);
-    GF_UNROLL
-    for (int b = 0; b < B; b++) {
-      GF_UNROLL
-      for (int r = 0; r < R; r++) {
-        const int k2 = last_index<SC>(L::lane(t), b, r);
-        /* W_M^(n1 k2) = W_N^(2 n1 k2); n1 k2 < M */
-        const float2 w = wide_twiddle(tb.wide, tb.fine, 2 * n1 * k2);
-        scratch[k2 * M1 + n1] = cmul(v[b * R + r], w);
-      }
-    }
+    each_point<SC, SC::passes - 1>(L::lane(t), [&](int k2, int k) {
+      /* W_M^(n1 k2) = W_N^(2 n1 k2); n1 k2 < M */
+      const float2 w = wide_twiddle(tb.wide, tb.fine, 2 * n1 * k2);
+      scratch[k2 * M1 + n1] = cmul(v[k], w);
+    });
   };
   batch_passes<SC, L, 0>(ex, buf, tb.tw_cols, load, fin);
 }
@@ -185,17 +173,11 @@ GF_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2 
   });
   ex.sync();
   auto fin = [&](int t, float2 *v) {
-    constexpr int LR = SR::log2_radix(SR::passes - 1), R = 1 << LR, B = SR::E / R;
     const int row = L::fft(t) ? rb : ra;
-    GF_UNROLL
-    for (int bb = 0; bb < B; bb++) {
-      GF_UNROLL
-      for (int r = 0; r < R; r++) {
-        const int j1 = last_index<SR>(L::lane(t), bb, r);
-        const float2 w = wide_twiddle(tb.wide, tb.fine, 2 * j1 * row); /* W_M^(j1 row) */
-        scratch[row * M1 + j1] = cmul(v[bb * R + r], w);
-      }
-    }
+    each_point<SR, SR::passes - 1>(L::lane(t), [&](int j1, int k) {
+      const float2 w = wide_twiddle(tb.wide, tb.fine, 2 * j1 * row); /* W_M^(j1 row) */
+      scratch[row * M1 + j1] = cmul(v[k], w);
+    });
   };
   auto from_smem = [&](int t, float2 *v) {
     load_smem<SR, 0>(L::lane(t), v, buf + L::fft(t) * SR::buf_elems);
@@ -215,23 +197,17 @@ GF_HD void outputs_block(Ex &ex, float2 *buf, int j1_0, const float2 *scratch, f
     each_point<SC, 0>(L::lane(t), [&](int k2, int k) { v[k] = column[k2 * M1]; });
   };
   auto fin = [&](int t, float2 *v) {
-    constexpr int LR = SC::log2_radix(SC::passes - 1), R = 1 << LR, B = SC::E / R;
     const int j1 = j1_0 + L::fft(t);
-    GF_UNROLL
-    for (int b = 0; b < B; b++) {
-      GF_UNROLL
-      for (int r = 0; r < R; r++) {
-        const int j2 = last_index<SC>(L::lane(t), b, r);
-        const int o = 2 * (j1 + j2 * M1) - skip;
-        const float2 y = cconj(v[b * R + r]);
-        if (out_aligned8 && o >= 0 && o + 2 <= count) {
-          *reinterpret_cast<float2 *>(dst + o) = y;
-        } else {
-          if (o >= 0 && o < count) dst[o] = y.x;
-          if (o + 1 >= 0 && o + 1 < count) dst[o + 1] = y.y;
-        }
+    each_point<SC, SC::passes - 1>(L::lane(t), [&](int j2, int k) {
+      const int o = 2 * (j1 + j2 * M1) - skip;
+      const float2 y = cconj(v[k]);
+      if (out_aligned8 && o >= 0 && o + 2 <= count) {
+        *reinterpret_cast<float2 *>(dst + o) = y;
+      } else {
+        if (o >= 0 && o < count) dst[o] = y.x;
+        if (o + 1 >= 0 && o + 1 < count) dst[o + 1] = y.y;
       }
-    }
+    });
   };
   batch_passes<SC, L, 0>(ex, buf, tb.tw_cols, load, fin);
 }
