@@ -12,6 +12,7 @@
 #pragma nv_diag_suppress 20011, 20014
 #include "gpu_conv_fft_fused.cuh"
 
+#include "ts_fft_host.cuh"
 extern "C" {
 #include "test_support.h"
 }
@@ -26,60 +27,11 @@ namespace {
 
 ts_rng rng;
 
-/* The executor of one block on the host: phase f for each thread in turn. */
-template <int E, int T> struct host_exec {
-  float2 v[T][E];
-  template <class F> void phase(F f) {
-    for (int t = 0; t < T; t++) f(t, v[t]);
-  }
-  void sync() {}
-};
-
-constexpr float kUnwritten = 12345.0f;
-
 /* The twiddle table of shape S, as gc_fused_twiddles makes it. */
 template <class S> std::vector<float2> twiddles() {
   std::vector<float2> tw((size_t)S::tw_elems);
   gf::fill_twiddles(S::log2m, S::log2e, tw.data());
   return tw;
-}
-
-/* sum_j taps[j] W_n^(j k) * scale for k < bins. */
-std::vector<float2> spectrum(const std::vector<std::complex<double>> &taps, int64_t n, int64_t bins,
-                             double scale) {
-  std::vector<std::complex<double>> w((size_t)n);
-  for (int64_t i = 0; i < n; i++)
-    w[(size_t)i] = std::polar(1.0, -2.0 * M_PI * (double)i / (double)n);
-  std::vector<float2> h((size_t)bins);
-  for (int64_t k = 0; k < bins; k++) {
-    std::complex<double> s = 0;
-    for (size_t j = 0; j < taps.size(); j++) s += taps[j] * w[(size_t)((int64_t)j * k % n)];
-    s *= scale;
-    h[(size_t)k] = make_float2((float)s.real(), (float)s.imag());
-  }
-  return h;
-}
-
-/* Relative error of got (count outputs) against the linear convolution of
- * x (left valid inputs, zeros after) at positions skip .. skip + count - 1,
- * as mean squares: the transform's rounding spreads over all count outputs
- * while the signal lies in the first min(count, left) of them only (a few
- * inputs in a long segment would otherwise read as a large error). */
-double error_of(const std::vector<std::complex<double>> &x, int left,
-                const std::vector<std::complex<double>> &taps, int skip, int count,
-                const std::vector<std::complex<double>> &got) {
-  double num = 0, den = 0;
-  for (int o = 0; o < count; o++) {
-    std::complex<double> r = 0;
-    for (int j = 0; j < (int)taps.size(); j++) {
-      const int i = o + skip - j;
-      if (i >= 0 && i < left) r += taps[(size_t)j] * x[(size_t)i];
-    }
-    num += std::norm(got[(size_t)o] - r);
-    den += std::norm(r);
-  }
-  const int signal = count < left ? count : left;
-  return den > 0 ? sqrt((num / count) / (den / signal)) : sqrt(num);
 }
 
 /* One of the alignments (16, 8 or 4 bytes) a kernel may be told. */
@@ -105,17 +57,17 @@ template <class S, int IL, gf::powers W> void real_segment(int row) {
   const int left = whole ? N - (int)ts_range(&rng, 0, 3) : (int)ts_range(&rng, 1, N);
   std::vector<std::complex<double>> taps((size_t)taps_len), x((size_t)N, 0.0), got((size_t)count);
   for (auto &t : taps) t = ts_uniform(&rng) - 0.5;
-  std::vector<float> src((size_t)N * IL, kUnwritten), dst((size_t)N * IL, kUnwritten);
+  std::vector<float> src((size_t)N * IL, kTsUnwritten), dst((size_t)N * IL, kTsUnwritten);
   for (int i = 0; i < left; i++) {
     const float v = (float)(ts_uniform(&rng) - 0.5);
     src[(size_t)i * IL + row] = v;
     x[(size_t)i] = v;
   }
-  const std::vector<float2> h = spectrum(taps, N, M + 1, 1.0 / (2.0 * N)), tw = twiddles<S>();
+  const std::vector<float2> h = ts_spectrum(taps, N, M + 1, 1.0 / (2.0 * N)), tw = twiddles<S>();
   std::vector<float2> buf(S::buf_elems);
   gf::frames<IL> in = {IL == 1 ? 0 : row, any_alignment()},
                  out = {IL == 1 ? 0 : row, any_alignment()};
-  auto *ex = new host_exec<S::E, S::T>();
+  auto *ex = new ts_host_exec<S::E, S::T>();
   gf::segment<S, IL, W>(*ex, buf.data(), src.data(), left, in, dst.data(), skip, count, out,
                         h.data(), tw.data());
   delete ex;
@@ -125,9 +77,9 @@ template <class S, int IL, gf::powers W> void real_segment(int row) {
     if (output)
       got[(size_t)(i / IL)] = dst[(size_t)i];
     else
-      stray += dst[(size_t)i] != kUnwritten;
+      stray += dst[(size_t)i] != kTsUnwritten;
   }
-  const double e = error_of(x, left, taps, skip, count, got);
+  const double e = ts_segment_error(x, left, taps, skip, count, got, 1);
   TS_CHECK(e < 2e-6 && stray == 0,
            "real M = %d, %d rows (row %d), twiddles %s, %d taps, %d inputs, %d outputs: rel L2 "
            "error %.3g, %lld floats written outside the outputs",
@@ -147,15 +99,15 @@ template <class S> void complex_segment() {
   std::vector<std::complex<double>> taps((size_t)taps_len), x((size_t)M, 0.0), got((size_t)count);
   for (auto &t : taps) t = std::complex<double>(ts_uniform(&rng) - 0.5, ts_uniform(&rng) - 0.5);
   std::vector<float> re((size_t)M, 0.0f), im((size_t)M, 0.0f);
-  std::vector<float> out_re((size_t)M, kUnwritten), out_im((size_t)M, kUnwritten);
+  std::vector<float> out_re((size_t)M, kTsUnwritten), out_im((size_t)M, kTsUnwritten);
   for (int i = 0; i < left; i++) {
     re[(size_t)i] = (float)(ts_uniform(&rng) - 0.5);
     im[(size_t)i] = (float)(ts_uniform(&rng) - 0.5);
     x[(size_t)i] = std::complex<double>(re[(size_t)i], im[(size_t)i]);
   }
-  const std::vector<float2> h = spectrum(taps, M, M, 1.0 / M), tw = twiddles<S>();
+  const std::vector<float2> h = ts_spectrum(taps, M, M, 1.0 / M), tw = twiddles<S>();
   std::vector<float2> buf(S::buf_elems);
-  auto *ex = new host_exec<S::E, S::T>();
+  auto *ex = new ts_host_exec<S::E, S::T>();
   gf::segment_cx<S>(*ex, buf.data(), re.data(), im.data(), left, out_re.data(), out_im.data(), skip,
                     count, h.data(), tw.data());
   delete ex;
@@ -164,9 +116,9 @@ template <class S> void complex_segment() {
     if (o < count)
       got[(size_t)o] = std::complex<double>(out_re[(size_t)o], out_im[(size_t)o]);
     else
-      stray += out_re[(size_t)o] != kUnwritten || out_im[(size_t)o] != kUnwritten;
+      stray += out_re[(size_t)o] != kTsUnwritten || out_im[(size_t)o] != kTsUnwritten;
   }
-  const double e = error_of(x, left, taps, skip, count, got);
+  const double e = ts_segment_error(x, left, taps, skip, count, got, 1);
   TS_CHECK(e < 2e-6 && stray == 0,
            "complex M = %d, %d taps, %d inputs, %d outputs: rel L2 error %.3g, %lld values "
            "written outside the outputs",

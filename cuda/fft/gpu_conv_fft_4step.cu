@@ -12,15 +12,6 @@
 
 namespace {
 
-template <int LM1, int LM2, int LE1, int LE2> struct four_shape {
-  using SR = gf::shape<LM1, LE1, true>;  /* a row: M1 points */
-  using SC = gf::shape<LM2, LE2, false>; /* a column: M2 points */
-  static constexpr int col_threads = 16 * SC::T, row_threads = 2 * SR::T;
-  static constexpr size_t col_smem = sizeof(float2) * 16 * (size_t)SC::buf_elems;
-  static constexpr size_t row_smem = sizeof(float2) * 2 * (size_t)SR::buf_elems;
-  static constexpr int64_t m = (int64_t)1 << (LM1 + LM2);
-};
-
 __device__ __forceinline__ void pair_of(const gc_four_args &a, int64_t *c, int64_t *s) {
   const int64_t pair = a.p0 + blockIdx.y;
   *c = pair / a.segments;
@@ -106,13 +97,13 @@ struct instance {
   cudaError_t (*prepare)(void);
 };
 
-typedef four_shape<7, 8, 3, 4> f16;
-typedef four_shape<8, 8, 4, 4> f17;
-typedef four_shape<9, 8, 4, 4> f18;
-typedef four_shape<10, 8, 4, 4> f19;
-typedef four_shape<11, 8, 4, 4> f20;
-typedef four_shape<12, 8, 4, 4> f21;
-typedef four_shape<12, 9, 4, 4> f22;
+typedef gf::four_shape<7, 8, 3, 4> f16;
+typedef gf::four_shape<8, 8, 4, 4> f17;
+typedef gf::four_shape<9, 8, 4, 4> f18;
+typedef gf::four_shape<10, 8, 4, 4> f19;
+typedef gf::four_shape<11, 8, 4, 4> f20;
+typedef gf::four_shape<12, 8, 4, 4> f21;
+typedef gf::four_shape<12, 9, 4, 4> f22;
 
 /* [log2 N - 16] */
 const instance kInstances[7] = {

@@ -35,6 +35,18 @@
 
 namespace gf {
 
+/* The shapes of one instance: M/2 = M1 M2 = 2^LM1 2^LM2 points, 2^LE1 a
+ * thread in a row, 2^LE2 in a column; the kernels' block sizes and shared
+ * memory. */
+template <int LM1, int LM2, int LE1, int LE2> struct four_shape {
+  using SR = shape<LM1, LE1, true>;  /* a row: M1 points */
+  using SC = shape<LM2, LE2, false>; /* a column: M2 points */
+  static constexpr int col_threads = 16 * SC::T, row_threads = 2 * SR::T;
+  static constexpr size_t col_smem = sizeof(float2) * 16 * (size_t)SC::buf_elems;
+  static constexpr size_t row_smem = sizeof(float2) * 2 * (size_t)SR::buf_elems;
+  static constexpr int64_t m = (int64_t)1 << (LM1 + LM2);
+};
+
 /* Thread t of a block that runs F FFTs of shape S: INTERLEAVED puts
  * consecutive threads on consecutive FFTs (for column tiles), otherwise each
  * FFT has a contiguous range of threads. */

@@ -1,0 +1,92 @@
+/*
+ * ts_fft_host.cuh - what the host tests of the FFT kernels' arithmetic
+ * (test_fused_host, test_fourstep_host) share: the executor that runs a
+ * block's threads one after the other, a double-precision FFT, a filter's
+ * spectrum and the error of a segment's outputs against a direct
+ * convolution. Host C++ (the kernels' headers are __host__ __device__).
+ */
+#ifndef CONVOY_TS_FFT_HOST_CUH
+#define CONVOY_TS_FFT_HOST_CUH
+
+#include <cuda_runtime.h>
+
+#include <complex>
+#include <math.h>
+#include <stdint.h>
+#include <vector>
+
+/* The executor of one block on the host: phase f for each of its T
+ * threads in turn, E values each. */
+template <int E, int T> struct ts_host_exec {
+  float2 v[T][E];
+  template <class F> void phase(F f) {
+    for (int t = 0; t < T; t++) f(t, v[t]);
+  }
+  void sync() {}
+};
+
+/* What output buffers hold where nothing was written. */
+constexpr float kTsUnwritten = 12345.0f;
+
+/* In place, a forward DFT (W = exp(-2 pi i / n)) of a power-of-two length. */
+inline void ts_fft(std::vector<std::complex<double>> &a) {
+  const size_t n = a.size();
+  for (size_t i = 1, j = 0; i < n; i++) {
+    size_t bit = n >> 1;
+    for (; j & bit; bit >>= 1) j ^= bit;
+    j ^= bit;
+    if (i < j) std::swap(a[i], a[j]);
+  }
+  for (size_t len = 2; len <= n; len <<= 1) {
+    for (size_t k = 0; k < len / 2; k++) {
+      const std::complex<double> w = std::polar(1.0, -2.0 * M_PI * (double)k / (double)len);
+      for (size_t i = k; i < n; i += len) {
+        const std::complex<double> u = a[i], v = a[i + len / 2] * w;
+        a[i] = u + v;
+        a[i + len / 2] = u - v;
+      }
+    }
+  }
+}
+
+/* sum_j taps[j] W_n^(j k) * scale for k < bins; n a power of two, at
+ * least the taps' length. */
+inline std::vector<float2> ts_spectrum(const std::vector<std::complex<double>> &taps, int64_t n,
+                                       int64_t bins, double scale) {
+  std::vector<std::complex<double>> a((size_t)n, 0.0);
+  for (size_t j = 0; j < taps.size(); j++) a[j] = taps[j];
+  ts_fft(a);
+  std::vector<float2> h((size_t)bins);
+  for (int64_t k = 0; k < bins; k++)
+    h[(size_t)k] =
+        make_float2((float)(a[(size_t)k].real() * scale), (float)(a[(size_t)k].imag() * scale));
+  return h;
+}
+
+/* Relative error of got (count outputs) against the linear convolution of
+ * x (left valid inputs, zeros after) at positions skip .. skip + count - 1,
+ * every stride-th output, as mean squares: the transform's rounding spreads
+ * over all count outputs while the signal lies in the first min(count,
+ * left) of them only (a few inputs in a long segment would otherwise read
+ * as a large error). */
+inline double ts_segment_error(const std::vector<std::complex<double>> &x, int left,
+                               const std::vector<std::complex<double>> &taps, int skip, int count,
+                               const std::vector<std::complex<double>> &got, int stride) {
+  double num = 0, den = 0;
+  int checked = 0, in_signal = 0;
+  for (int o = 0; o < count; o += stride) {
+    std::complex<double> r = 0;
+    for (int j = 0; j < (int)taps.size(); j++) {
+      const int i = o + skip - j;
+      if (i >= 0 && i < left) r += taps[(size_t)j] * x[(size_t)i];
+    }
+    num += std::norm(got[(size_t)o] - r);
+    den += std::norm(r);
+    checked++;
+    in_signal += o < left;
+  }
+  if (in_signal == 0) in_signal = 1;
+  return den > 0 ? sqrt((num / checked) / (den / in_signal)) : sqrt(num);
+}
+
+#endif /* CONVOY_TS_FFT_HOST_CUH */
