@@ -14,9 +14,6 @@
 #include "gpu_conv_fft_4step.cuh"
 
 #include "ts_fft_host.cuh"
-extern "C" {
-#include "test_support.h"
-}
 
 #include <algorithm>
 #include <complex>
@@ -35,22 +32,16 @@ std::vector<float2> powers(int64_t n, int64_t count, int64_t step) {
   return w;
 }
 
-/* One segment of instance F: random taps (1 .. N - 3), inputs (left of
- * them, zeros after) and the outputs the overlap-save engine keeps; half
- * the segments whole but for up to 3 samples at either end, as inside a
- * long signal. Nothing but the outputs may be written. */
+/* One random segment of instance F (ts_fft_segment_make). Nothing but
+ * the outputs may be written. */
 template <class F> void segment() {
   using SR = typename F::SR;
   using SC = typename F::SC;
   constexpr int M1 = SR::M, M2 = SC::M, M = M1 * M2, N = 2 * M;
-  const int taps_len = (int)ts_log_range(&rng, 1, N - 3);
-  const bool whole = ts_range(&rng, 0, 1) == 1;
-  const int skip = taps_len - 1;
-  const int count =
-      whole ? std::max(1, N - skip - (int)ts_range(&rng, 0, 3)) : (int)ts_range(&rng, 1, N - skip);
-  const int left = whole ? N - (int)ts_range(&rng, 0, 3) : (int)ts_range(&rng, 1, N);
-  std::vector<std::complex<double>> taps((size_t)taps_len), x((size_t)N, 0.0), got((size_t)count);
-  for (auto &t : taps) t = ts_uniform(&rng) - 0.5;
+  const ts_fft_segment g = ts_fft_segment_make(&rng, N, false);
+  const int taps_len = g.taps_len, skip = g.skip, count = g.count, left = g.left;
+  const std::vector<std::complex<double>> &taps = g.taps;
+  std::vector<std::complex<double>> x((size_t)N, 0.0), got((size_t)count);
   std::vector<float> src((size_t)left), dst((size_t)N, kTsUnwritten);
   for (int i = 0; i < left; i++) {
     src[(size_t)i] = (float)(ts_uniform(&rng) - 0.5);

@@ -13,9 +13,6 @@
 #include "gpu_conv_fft_fused.cuh"
 
 #include "ts_fft_host.cuh"
-extern "C" {
-#include "test_support.h"
-}
 
 #include <algorithm>
 #include <complex>
@@ -49,14 +46,10 @@ static int any_alignment() {
  * vary (host loads and stores need none). */
 template <class S, int IL, gf::powers W> void real_segment(int row) {
   constexpr int M = S::M, N = 2 * M;
-  const int taps_len = (int)ts_log_range(&rng, 1, N - 3);
-  const bool whole = ts_range(&rng, 0, 1) == 1;
-  const int skip = taps_len - 1;
-  const int count =
-      whole ? std::max(1, N - skip - (int)ts_range(&rng, 0, 3)) : (int)ts_range(&rng, 1, N - skip);
-  const int left = whole ? N - (int)ts_range(&rng, 0, 3) : (int)ts_range(&rng, 1, N);
-  std::vector<std::complex<double>> taps((size_t)taps_len), x((size_t)N, 0.0), got((size_t)count);
-  for (auto &t : taps) t = ts_uniform(&rng) - 0.5;
+  const ts_fft_segment g = ts_fft_segment_make(&rng, N, false);
+  const int taps_len = g.taps_len, skip = g.skip, count = g.count, left = g.left;
+  const std::vector<std::complex<double>> &taps = g.taps;
+  std::vector<std::complex<double>> x((size_t)N, 0.0), got((size_t)count);
   std::vector<float> src((size_t)N * IL, kTsUnwritten), dst((size_t)N * IL, kTsUnwritten);
   for (int i = 0; i < left; i++) {
     const float v = (float)(ts_uniform(&rng) - 0.5);
@@ -90,14 +83,10 @@ template <class S, int IL, gf::powers W> void real_segment(int row) {
 /* One complex segment of shape S on planar (re, im) rows. */
 template <class S> void complex_segment() {
   constexpr int M = S::M;
-  const int taps_len = (int)ts_log_range(&rng, 1, M - 3);
-  const bool whole = ts_range(&rng, 0, 1) == 1; /* as in real_segment */
-  const int skip = taps_len - 1;
-  const int count =
-      whole ? std::max(1, M - skip - (int)ts_range(&rng, 0, 3)) : (int)ts_range(&rng, 1, M - skip);
-  const int left = whole ? M - (int)ts_range(&rng, 0, 3) : (int)ts_range(&rng, 1, M);
-  std::vector<std::complex<double>> taps((size_t)taps_len), x((size_t)M, 0.0), got((size_t)count);
-  for (auto &t : taps) t = std::complex<double>(ts_uniform(&rng) - 0.5, ts_uniform(&rng) - 0.5);
+  const ts_fft_segment g = ts_fft_segment_make(&rng, M, true);
+  const int taps_len = g.taps_len, skip = g.skip, count = g.count, left = g.left;
+  const std::vector<std::complex<double>> &taps = g.taps;
+  std::vector<std::complex<double>> x((size_t)M, 0.0), got((size_t)count);
   std::vector<float> re((size_t)M, 0.0f), im((size_t)M, 0.0f);
   std::vector<float> out_re((size_t)M, kTsUnwritten), out_im((size_t)M, kTsUnwritten);
   for (int i = 0; i < left; i++) {

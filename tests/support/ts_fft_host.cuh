@@ -10,6 +10,11 @@
 
 #include <cuda_runtime.h>
 
+extern "C" {
+#include "test_support.h"
+}
+
+#include <algorithm>
 #include <complex>
 #include <math.h>
 #include <stdint.h>
@@ -61,6 +66,30 @@ inline std::vector<float2> ts_spectrum(const std::vector<std::complex<double>> &
     h[(size_t)k] =
         make_float2((float)(a[(size_t)k].real() * scale), (float)(a[(size_t)k].imag() * scale));
   return h;
+}
+
+/* A random overlap-save segment of n points: 1 .. n - 3 taps (real, or
+ * complex), the outputs kept (count) and the inputs (left, zeros after);
+ * half of them whole but for up to 3 samples at either end, as inside a
+ * long signal. */
+struct ts_fft_segment {
+  int taps_len, skip, count, left;
+  std::vector<std::complex<double>> taps;
+};
+
+inline ts_fft_segment ts_fft_segment_make(ts_rng *rng, int n, bool complex_taps) {
+  ts_fft_segment g;
+  g.taps_len = (int)ts_log_range(rng, 1, n - 3);
+  const bool whole = ts_range(rng, 0, 1) == 1;
+  g.skip = g.taps_len - 1;
+  g.count = whole ? std::max(1, n - g.skip - (int)ts_range(rng, 0, 3))
+                  : (int)ts_range(rng, 1, n - g.skip);
+  g.left = whole ? n - (int)ts_range(rng, 0, 3) : (int)ts_range(rng, 1, n);
+  g.taps.resize((size_t)g.taps_len);
+  for (auto &t : g.taps)
+    t = complex_taps ? std::complex<double>(ts_uniform(rng) - 0.5, ts_uniform(rng) - 0.5)
+                     : std::complex<double>(ts_uniform(rng) - 0.5, 0.0);
+  return g;
 }
 
 /* Relative error of got (count outputs) against the linear convolution of
