@@ -661,14 +661,13 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
   };
   /* Each thread moves its frames in rounds of step frames (or frame
    * pairs) apart, all of them at constant offsets from one address a row
-   * (row_sample, sample_floats). In clusters 4-row
-   * frames move in pairs (2p, 2p + 1), whose two values of a row are one
-   * float2 of its buffer, one 8-byte store, mostly into another block's
-   * shared memory (H200, 2^24-frame calls: 4 rows 141 -> 150 GS/s at N =
-   * 4096 and 110 -> 121 at 8192; 8 rows in pairs ran no faster at 4096 and
-   * 8192 and 3% slower at 2048). The first frames are loaded before the
-   * wait for the cluster's other blocks to start (their shared memory
-   * exists only from then on). */
+   * (row_sample, sample_floats). In clusters 4-row frames move in pairs
+   * (2p, 2p + 1), whose two values of a row are one float2 of its buffer,
+   * one 8-byte store, mostly into another block's shared memory (H200,
+   * 2^24-frame calls: 4 rows 141 -> 150 GS/s at N = 4096 and 110 -> 121 at
+   * 8192; 8 rows in pairs ran no faster at 4096 and 8192 and 3% slower at
+   * 2048). The first frames are loaded before the wait for the cluster's
+   * other blocks to start (their shared memory exists only from then on). */
   {
     constexpr int F = C > 1 && moved == 4 ? 2 : 1;
     constexpr int step = C * threads;
