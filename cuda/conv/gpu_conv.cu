@@ -304,11 +304,13 @@ static convoy_status time_engines(gpu_conv *g, int64_t taps_len, int64_t max_out
 }
 
 /* Whether cfg is a real filter on one complex channel whose frames the
- * caller runs (gpu_conv_config.complex_signal). */
+ * caller runs (gpu_conv_config.complex_signal) and whose taps the complex
+ * kernel on frames can take. */
 static bool real_filter_on_complex_frames(const gpu_conv_config *cfg) {
   return cfg->complex_signal && !cfg->complex_taps && cfg->interleaved_runs && cfg->channels == 2 &&
          decimation_of(cfg) == 1 &&
-         same_row(cfg->taps[0], cfg->taps[1], sizeof(float) * (size_t)cfg->taps_len);
+         same_row(cfg->taps[0], cfg->taps[1], sizeof(float) * (size_t)cfg->taps_len) &&
+         gc_fft_complex_frames_possible(cfg);
 }
 
 /* The FFT engine: for a real filter on one complex channel's frames, the

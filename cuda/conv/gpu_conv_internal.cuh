@@ -97,6 +97,11 @@ convoy_status gc_fft_run_folded(gc_fft *f, int32_t lane, const float *in, int64_
  * of gc_fft_run on the same samples in planar rows. gc_fft_run_interleaved
  * is CONVOY_ERR_UNSUPPORTED where gc_fft_interleaved() is 0. */
 int gc_fft_interleaved(const gc_fft *f);
+/* Whether an FFT engine for a complex filter of cfg's taps could run one
+ * complex channel's frames: a size it may take (cfg's fft_size, or any it
+ * chooses from) has the fused complex kernel. gc_fft_interleaved() says
+ * whether the engine built takes them. */
+int gc_fft_complex_frames_possible(const gpu_conv_config *cfg);
 convoy_status gc_fft_run_interleaved(gc_fft *f, const float *in, float *out, int64_t n_out,
                                      cudaStream_t stream, char *err, size_t err_size);
 int64_t gc_fft_size(const gc_fft *f);

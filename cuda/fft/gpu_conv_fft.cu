@@ -962,6 +962,13 @@ int gc_fft_interleaved(const gc_fft *f) {
   return f->fused_frames != NULL;
 }
 
+int gc_fft_complex_frames_possible(const gpu_conv_config *cfg) {
+  if (cfg->fft_size > 0) return path_for(cfg->fft_size, true) == GPU_CONV_FFT_FUSED;
+  for (int k = min_log2(cfg->taps_len); k <= kMaxLog2; k++)
+    if (path_for((int64_t)1 << k, true) == GPU_CONV_FFT_FUSED) return 1;
+  return 0;
+}
+
 convoy_status gc_fft_run_interleaved(gc_fft *f, const float *in, float *out, int64_t n_out,
                                      cudaStream_t stream, char *err, size_t err_size) {
   if (!gc_fft_interleaved(f))
