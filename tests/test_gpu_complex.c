@@ -13,7 +13,8 @@
  * exactly (x / 128, (x - 128) / 128); float32 complex frames filtered in
  * place (the interleaved kernels, real and complex filters) give the bits
  * of the same values as uint8 frames (the conversion into planar rows); a
- * complex filter on a real config is refused. Skips (77) without a GPU.
+ * real filter too long for the complex kernel on frames runs on real rows;
+ * a complex filter on a real config is refused. Skips (77) without a GPU.
  */
 #include <stdbool.h>
 
@@ -517,6 +518,56 @@ static void test_device_api(void) {
   }
 }
 
+/* A real filter on one complex channel's frames on the FFT engine, longer
+ * than the complex kernel on frames takes (16381 taps at N = 2^14 complex
+ * points): it runs on the real rows, against a double-precision
+ * reference. */
+static void test_real_filter_long(void) {
+  const int64_t m = 20000, frames = 50000;
+  float *taps = malloc(sizeof(float) * (size_t)m), *x = malloc(sizeof(float) * 2 * frames);
+  float *y = malloc(sizeof(float) * 2 * frames);
+  if (!taps || !x || !y) return;
+  ts_fill_uniform(&rng, taps, m);
+  ts_fill_uniform(&rng, x, 2 * frames);
+  convoy_filter *f = NULL;
+  TS_CHECK_OK(convoy_filter_create(&f, taps, m));
+  convoy_cuda_config cfg;
+  convoy_cuda_config_init(&cfg);
+  cfg.channels = 1;
+  cfg.sample = CONVOY_SAMPLE_CF32;
+  cfg.engine = CONVOY_ENGINE_GPU_FFT;
+  cfg.max_frames = frames;
+  convoy_cuda_conv *cc = NULL;
+  TS_CHECK_OK(convoy_cuda_conv_create(&cc, &cfg, &f, 1));
+  float *d_x = NULL, *d_y = NULL;
+  const size_t bytes = sizeof(float) * 2 * (size_t)frames;
+  int ok = cc && cuda_ok(cudaMalloc((void **)&d_x, bytes), "cudaMalloc") &&
+           cuda_ok(cudaMalloc((void **)&d_y, bytes), "cudaMalloc") &&
+           cuda_ok(cudaMemcpy(d_x, x, bytes, cudaMemcpyHostToDevice), "copy in");
+  if (ok) {
+    convoy_status st = convoy_cuda_conv_process(cc, CONVOY_FORMAT_F32, d_x, d_y, frames, NULL);
+    TS_CHECK(st == CONVOY_OK, "process: %s", convoy_cuda_conv_last_error(cc));
+    ok = st == CONVOY_OK && cuda_ok(cudaMemcpy(y, d_y, bytes, cudaMemcpyDeviceToHost), "copy out");
+  }
+  if (ok) {
+    char line[512];
+    convoy_cuda_conv_describe(cc, line, sizeof line);
+    TS_CHECK(!strstr(line, "complex fused"), "%lld real taps on one complex channel: '%s'",
+             (long long)m, line);
+    double num = 0, den = 0;
+    frames_error(y, x, frames, 1, 0, taps, false, m, &num, &den);
+    TS_CHECK(sqrt(num / den) < 1e-5, "%lld real taps on one complex channel: rel L2 %.3g",
+             (long long)m, sqrt(num / den));
+  }
+  cudaFree(d_x);
+  cudaFree(d_y);
+  convoy_cuda_conv_destroy(cc);
+  convoy_filter_destroy(f);
+  free(taps);
+  free(x);
+  free(y);
+}
+
 /* Complex frames in place: float32 frames go through the engines'
  * interleaved kernels where they have one (real filters on 2, 4 or 8 rows,
  * a complex filter on one complex channel), uint8 frames of the same values
@@ -714,6 +765,7 @@ int main(void) {
   test_integer_input();
   test_device_api();
   test_frames_in_place();
+  test_real_filter_long();
   test_stream();
   return ts_finish();
 }
