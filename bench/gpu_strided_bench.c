@@ -3,7 +3,8 @@
  * rate, gpu_conv_run_strided) against the same kernel at the full rate, on
  * device buffers.
  *
- *   gpu_strided_bench [LOG2_OUTPUTS [REPS [all]]]    (defaults 26 and 9)
+ *   gpu_strided_bench [LOG2_OUTPUTS [REPS [all | real|complex TAPS D [D_LAST]]]]
+ *                                                    (defaults 26 and 9)
  *
  * 2^26 full-rate positions a row by default: at 2^22 a run decimated by 64
  * has 2^16 outputs, fewer tiles than the device holds blocks, and the
@@ -16,7 +17,9 @@
  * complex taps of 256, 1024 and 4096 and D from 2 to 64, the decimated run
  * against a filter D times shorter at its full rate over the same input
  * (the same multiply-adds a sample; issue 20 asks for at most 1.5x), or,
- * with `all`, for every D from 2 to 64, and then the largest ratio.
+ * with `all`, for every D from 2 to 64, and then the largest ratio. Given
+ * real or complex, TAPS and D (to D_LAST), it runs only that comparison
+ * (for a profiler, or to weigh two builds on the cases that differ).
  */
 #include "bench_cuda_check.h"
 #include "bench_util.h"
@@ -141,8 +144,14 @@ int main(int argc, char **argv) {
   const int log2n = argc > 1 ? atoi(argv[1]) : 26;
   const int reps = argc > 2 ? atoi(argv[2]) : 9;
   const bool every_step = argc > 3 && strcmp(argv[3], "all") == 0;
-  if (log2n < 10 || log2n > 28 || reps < 1 || (argc > 3 && !every_step)) {
-    fprintf(stderr, "usage: gpu_strided_bench [LOG2_OUTPUTS (10..28) [REPS [all]]]\n");
+  const bool one_kind =
+      argc > 5 && (strcmp(argv[3], "real") == 0 || strcmp(argv[3], "complex") == 0);
+  const int64_t only_taps = one_kind ? atoll(argv[4]) : 0, d_first = one_kind ? atoll(argv[5]) : 0;
+  const int64_t d_last = one_kind && argc > 6 ? atoll(argv[6]) : d_first;
+  if (log2n < 10 || log2n > 28 || reps < 1 || (argc > 3 && !every_step && !one_kind) ||
+      (one_kind && (only_taps < 1 || d_first < 2 || d_last < d_first || d_last > 4096))) {
+    fprintf(stderr, "usage: gpu_strided_bench [LOG2_OUTPUTS (10..28) [REPS [all | real|complex "
+                    "TAPS D [D_LAST]]]]\n");
     return 1;
   }
   struct cudaDeviceProp prop;
@@ -152,6 +161,11 @@ int main(int argc, char **argv) {
   }
   printf("device: %s; 2^%d outputs a row, median of %d runs\n", prop.name, log2n, reps);
   const int64_t n = (int64_t)1 << log2n;
+  if (one_kind) {
+    for (int64_t step = d_first; step <= d_last; step++)
+      against_shorter(strcmp(argv[3], "complex") == 0, only_taps, step, n, reps);
+    return 0;
+  }
   one_case(0, 64, 8, n, reps);
   one_case(0, 1024, 8, n, reps);
   one_case(1, 128, 8, n, reps);
