@@ -324,11 +324,11 @@ struct strided_args {
   int32_t groups; /* 8 / slices */
   int32_t slices; /* 1, 2, 4 or 8, at most min(step, mb) */
   int32_t mb;     /* taps per block */
-  int32_t rows;   /* phase rows a pass stages: min(step, mb), or fewer (a multiple of slices) */
+  int32_t rows;   /* phase rows a pass stages: min(step, mb), or fewer (a multiple of slices);
+                   * at most kThreads */
   int32_t qb;     /* columns of taps per phase row: ceil(mb / step) rounded up to 4 */
   int32_t pitch;  /* floats per staged input row: tile + qb + 8 .. + 36, a multiple of 4 */
-  int32_t row_sp; /* kThreads % rows */
-  int32_t row_sc; /* kThreads / rows */
+  int32_t row_sc; /* kThreads / rows: the columns a round of the staging takes */
   int64_t tiles_per_channel;
   int64_t tiles;     /* channels * tiles_per_channel */
   const float *taps; /* as direct_args */
@@ -363,7 +363,7 @@ constexpr int kStridedSmemBytes = 96 * 1024;
  * under 1.5x, and 40 or 64 KiB lost elsewhere. */
 constexpr int kStridedPassBytes = 56 * 1024;
 
-/* Fills a's tile, groups, slices, mb, rows, qb, pitch, row_sp and row_sc
+/* Fills a's tile, groups, slices, mb, rows, qb, pitch and row_sc
  * for step and a.taps_len (they depend on nothing else, so neither do the
  * sums; the passes, rows, change no sum), and returns the dynamic shared
  * memory the launch needs, at most kStridedSmemBytes (0 when step is out

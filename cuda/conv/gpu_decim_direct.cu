@@ -34,47 +34,72 @@ constexpr int R = kStridedOutputs;
 constexpr int C = 8; /* taps per register chunk */
 static_assert(R == C, "the register window slides by one chunk");
 
-/* Element k = p + c * m (p < m) of a staging pass belongs to thread k mod
- * kThreads: this thread's first (p0, c0) and its stride (sp, sc) in (p, c).
- * For the launch's phase rows the strides come with the arguments and the
- * start is kept packed (p0 + c0 * 2^16: one register across the tiles), so
- * a tile's staging divides by nothing. */
+/* A staging pass of m phase rows (m <= kThreads): thread t < m * cs, cs =
+ * kThreads / m, stages row p0 = t mod m from column c0 = t / m on, every
+ * cs-th column; the other threads (fewer than m) stage nothing (c0 =
+ * kIdle). Each thread keeps its row, so its input offset and its place in
+ * shared memory advance by constants. For the launch's phase rows the
+ * start is computed once and kept packed (p0 + c0 * 2^16: one register
+ * across the tiles) and cs comes with the arguments, so a tile's staging
+ * divides by nothing. */
 struct walk {
-  int p0, c0, sp, sc;
-  __device__ __forceinline__ explicit walk(int m)
-      : p0((int)threadIdx.x % m), c0((int)threadIdx.x / m), sp(kThreads % m), sc(kThreads / m) {}
-  __device__ __forceinline__ walk(int packed_start, int sp_, int sc_)
-      : p0(packed_start & 0xffff), c0(packed_start >> 16), sp(sp_), sc(sc_) {}
+  static constexpr int kIdle = 0x7fff; /* past any row's columns */
+  int p0, c0, cs;
+  __device__ __forceinline__ explicit walk(int m) : cs(kThreads / m) {
+    const int packed = packed_start(m);
+    p0 = packed & 0xffff;
+    c0 = packed >> 16;
+  }
+  __device__ __forceinline__ walk(int packed, int cs_)
+      : p0(packed & 0xffff), c0(packed >> 16), cs(cs_) {}
   __device__ __forceinline__ static int packed_start(int m) {
-    return (int)threadIdx.x % m + (((int)threadIdx.x / m) << 16);
+    const int t = (int)threadIdx.x, c = t / m;
+    return (t - c * m) + ((c < kThreads / m ? c : kIdle) << 16);
   }
 };
 
-/* xs[p * pitch + c] = x[base + c * step + p] for p < rows, c < cols, zero at
- * or past n_in (base >= 0); w is walk(rows). Stages the phase rows of the
- * input and, with base 0, of the taps. Consecutive threads take
- * consecutive p, so the reads of a warp are contiguous when rows >= 32.
- * Offsets within a tile fit in 32 bits: (cols + 1) * step < 2^31. */
-__device__ __forceinline__ void stage_rows(float *xs, const float *x, int64_t base, int rows,
-                                           int cols, int step, int pitch, int64_t n_in,
-                                           const walk &w) {
-  const float *xb = x + base;
-  const int64_t left_all = n_in - base;
-  const int left = left_all <= 0 ? 0 : left_all < INT_MAX ? (int)left_all : INT_MAX;
-  const int d_off = w.sc * step + w.sp, d_s = w.sp * pitch + w.sc;
-  const int wrap_off = step - rows, wrap_s = 1 - rows * pitch;
-  int p = w.p0, off = w.c0 * step + w.p0, s = w.p0 * pitch + w.c0;
-  for (int k = threadIdx.x; k < rows * cols; k += kThreads) {
-    xs[s] = off < left ? __ldg(xb + off) : 0.0f;
-    p += w.sp;
-    off += d_off;
-    s += d_s;
-    if (p >= rows) {
-      p -= rows;
-      off += wrap_off;
-      s += wrap_s;
-    }
+/* Floats a staging thread has in flight: each round loads them all before
+ * storing any, so their latencies overlap. */
+constexpr int kStageInFlight = 4;
+
+/* dst[k * cs] = src[k * d_off] for the k with c + k * cs < cols, zero where
+ * CHECKED and k * d_off >= left. */
+template <bool CHECKED>
+__device__ __forceinline__ void stage_columns(float *dst, const float *src, int c, int cols, int cs,
+                                              int d_off, int left) {
+  constexpr int U = kStageInFlight;
+  for (int off = 0; c < cols; c += U * cs, off += U * d_off, dst += U * cs) {
+    float v[U];
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      v[u] = c + u * cs < cols && (!CHECKED || off + u * d_off < left)
+                 ? __ldg(src + off + u * d_off)
+                 : 0.0f;
+#pragma unroll
+    for (int u = 0; u < U; u++)
+      if (c + u * cs < cols) dst[u * cs] = v[u];
   }
+}
+
+/* xs[p * pitch + c] = x[base + c * step + p] for p < rows, c < cols, zero at
+ * or past n_in (base >= 0), with w = walk(rows). Stages the phase rows of
+ * the input and, with base 0, of the taps. Consecutive threads take
+ * consecutive p, so the reads of a warp are contiguous when rows is the
+ * step. Offsets within a tile fit in 32 bits: (cols + 1) * step < 2^31. */
+__device__ __forceinline__ void stage_rows(float *xs, const float *x, int64_t base, int cols,
+                                           int step, int pitch, int64_t n_in, const walk &w) {
+  if (w.c0 >= cols) return;
+  const int first = w.c0 * step + w.p0;
+  const float *src = x + base + first;
+  float *dst = xs + w.p0 * pitch + w.c0;
+  const int64_t left = n_in - base - first;
+  if (left >= (int64_t)cols * step) /* all of this thread's inputs are in */
+    stage_columns<false>(dst, src, w.c0, cols, w.cs, w.cs * step, 0);
+  else
+    stage_columns<true>(dst, src, w.c0, cols, w.cs, w.cs * step,
+                        left <= 0        ? 0
+                        : left < INT_MAX ? (int)left
+                                         : INT_MAX);
 }
 
 /* Taps of phase p in a block of mb = q * step + r taps: q + 1 below phase
@@ -209,8 +234,13 @@ struct tile_cursor {
   }
 };
 
-/* PASSES: a full tap block's phase rows take more than one pass. */
-template <bool PASSES> __global__ void __launch_bounds__(kThreads, 6) strided_real(strided_args a) {
+/* PASSES: a full tap block's phase rows take more than one pass. That
+ * instance is held to 5 blocks an SM rather than 6 (48 registers, not 40,
+ * at which it spilled): on an H200 real 1024 taps decimated by 25 to 31,
+ * whose passes fit 5 or 6 blocks, ran 1.30-1.36x a filter D times shorter
+ * with 48 registers and 1.37-1.45x with 40. */
+template <bool PASSES>
+__global__ void __launch_bounds__(kThreads, PASSES ? 5 : 6) strided_real(strided_args a) {
   extern __shared__ __align__(16) float smem[];
   float *xs = smem;
   float *hs = smem + a.rows * a.pitch;
@@ -237,12 +267,12 @@ template <bool PASSES> __global__ void __launch_bounds__(kThreads, 6) strided_re
       const int pass_rows = PASSES ? a.rows : rows;
       for (int p0 = 0; p0 < rows; p0 += pass_rows) {
         const int pr = rows - p0 < pass_rows ? rows - p0 : pass_rows;
-        const walk w = pr == a.rows ? walk(rows_start, a.row_sp, a.row_sc) : walk(pr);
+        const walk w = pr == a.rows ? walk(rows_start, a.row_sc) : walk(pr);
         if (PASSES || a.taps_len > a.mb || filter != staged_filter) {
-          stage_rows(hs, h + j0 + p0, 0, pr, mq + (mr > 0), step, a.qb, mb - p0, w);
+          stage_rows(hs, h + j0 + p0, 0, mq + (mr > 0), step, a.qb, mb - p0, w);
           staged_filter = filter;
         }
-        stage_rows(xs, x, base + p0, pr, cols, step, a.pitch, a.n_in, w);
+        stage_rows(xs, x, base + p0, cols, step, a.pitch, a.n_in, w);
         __syncthreads();
         for (int p = p0 + slice; p < p0 + pr; p += a.slices)
           phase_real(acc, xs + (p - p0) * a.pitch + o, hs + (p - p0) * a.qb, phase_taps(mq, mr, p));
@@ -288,14 +318,14 @@ template <bool PASSES> __global__ void __launch_bounds__(kThreads, 4) strided_cx
       const int pass_rows = PASSES ? a.rows : rows;
       for (int p0 = 0; p0 < rows; p0 += pass_rows) {
         const int pr = rows - p0 < pass_rows ? rows - p0 : pass_rows;
-        const walk w = pr == a.rows ? walk(rows_start, a.row_sp, a.row_sc) : walk(pr);
+        const walk w = pr == a.rows ? walk(rows_start, a.row_sc) : walk(pr);
         if (PASSES || a.taps_len > a.mb || filter != staged_filter) {
-          stage_rows(hr, h_re + j0 + p0, 0, pr, mq + (mr > 0), step, a.qb, mb - p0, w);
-          stage_rows(hi, h_im + j0 + p0, 0, pr, mq + (mr > 0), step, a.qb, mb - p0, w);
+          stage_rows(hr, h_re + j0 + p0, 0, mq + (mr > 0), step, a.qb, mb - p0, w);
+          stage_rows(hi, h_im + j0 + p0, 0, mq + (mr > 0), step, a.qb, mb - p0, w);
           staged_filter = filter;
         }
-        stage_rows(xr, x_re, base + p0, pr, cols, step, a.pitch, a.n_in, w);
-        stage_rows(xi, x_im, base + p0, pr, cols, step, a.pitch, a.n_in, w);
+        stage_rows(xr, x_re, base + p0, cols, step, a.pitch, a.n_in, w);
+        stage_rows(xi, x_im, base + p0, cols, step, a.pitch, a.n_in, w);
         __syncthreads();
         for (int p = p0 + slice; p < p0 + pr; p += a.slices)
           phase_cx(ar, ai, xr + (p - p0) * a.pitch + o, xi + (p - p0) * a.pitch + o,
@@ -332,15 +362,17 @@ int64_t pass_rows(int64_t rows, int64_t row_bytes, int32_t slices) {
 }
 
 /* Shared-memory wavefronts the staging stores of `rows` phase rows take
- * at this pitch, over the warps of one period of stage_rows' walk: lane k
- * stores to (k % rows) * pitch + k / rows, and a warp takes as many
- * wavefronts as its busiest bank has stores. */
+ * at this pitch in one round of stage_rows' walk (every round shifts all
+ * columns by the same cs, so the banks meet as in the first): lane t
+ * stores to (t % rows) * pitch + t / rows, t < rows * (kThreads / rows),
+ * and a warp takes as many wavefronts as its busiest bank has stores. */
 int staging_wavefronts(int32_t rows, int32_t pitch) {
+  const int active = kThreads / rows * rows;
   int total = 0;
-  for (int64_t k0 = 0; k0 < (int64_t)32 * rows; k0 += 32) {
+  for (int t0 = 0; t0 < active; t0 += 32) {
     int per_bank[32] = {0}, most = 0;
-    for (int64_t k = k0; k < k0 + 32; k++) {
-      const int bank = (int)(((k % rows) * pitch + k / rows) % 32);
+    for (int t = t0; t < t0 + 32 && t < active; t++) {
+      const int bank = ((t % rows) * pitch + t / rows) % 32;
       if (++per_bank[bank] > most) most = per_bank[bank];
     }
     total += most;
@@ -407,7 +439,6 @@ size_t strided_plan(int32_t step, bool cx, strided_args *a) {
   }
   a->pitch = pitch;
   a->rows = (int32_t)pass;
-  a->row_sp = kThreads % a->rows;
   a->row_sc = kThreads / a->rows;
   /* the slices' partial sums reuse the input rows: slices * tile <= rows * pitch */
   return (size_t)(pass * column_bytes * (pitch + qb));
