@@ -61,7 +61,7 @@ template <class S, int F, bool INTERLEAVED> struct bmap {
  * device memory, which saves staging them in shared memory first); the last
  * pass hands each thread's values to fin(t, v) instead of storing them. */
 template <class S, class L, int P, class Ex, class Load, class Fin>
-GF_HD void batch_passes(Ex &ex, float2 *buf, const float2 *tw, Load &load, Fin &fin) {
+GPU_HD void batch_passes(Ex &ex, float2 *buf, const float2 *tw, Load &load, Fin &fin) {
   ex.phase([&](int t, float2 *v) { load(t, v); });
   if constexpr (P + 1 < S::passes) {
     ex.sync();
@@ -83,8 +83,8 @@ GF_HD void batch_passes(Ex &ex, float2 *buf, const float2 *tw, Load &load, Fin &
 }
 
 /* W_N^e for 0 <= e < N from the two tables. */
-GF_HD float2 wide_twiddle(const float2 *wide, const float2 *fine, int e) {
-  return cmul(GF_LDG(wide + (e >> 6)), GF_LDG(fine + (e & 63)));
+GPU_HD float2 wide_twiddle(const float2 *wide, const float2 *fine, int e) {
+  return cmul(GPU_LDG(wide + (e >> 6)), GPU_LDG(fine + (e & 63)));
 }
 
 struct four_tables {
@@ -96,8 +96,8 @@ struct four_tables {
 
 /* Kernel 1: columns n1_0 .. n1_0 + 15 of a segment. SC: shape of M2. */
 template <class SC, int LOG2M1, class Ex>
-GF_HD void columns_block(Ex &ex, float2 *buf, int n1_0, const float *src, int left,
-                         bool in_aligned8, float2 *scratch, const four_tables &tb) {
+GPU_HD void columns_block(Ex &ex, float2 *buf, int n1_0, const float *src, int left,
+                          bool in_aligned8, float2 *scratch, const four_tables &tb) {
   using L = bmap<SC, 16, true>;
   constexpr int M1 = 1 << LOG2M1;
   auto load = [&](int t, float2 *v) {
@@ -105,10 +105,10 @@ GF_HD void columns_block(Ex &ex, float2 *buf, int n1_0, const float *src, int le
     each_point<SC, 0>(L::lane(t), [&](int n2, int k) {
       const int i = 2 * (n1_0 + j + (n2 << LOG2M1));
       if (in_aligned8 && i + 2 <= left) {
-        v[k] = GF_LDG(reinterpret_cast<const float2 *>(src + i));
+        v[k] = GPU_LDG(reinterpret_cast<const float2 *>(src + i));
       } else {
-        v[k].x = i < left ? GF_LDG(src + i) : 0.0f;
-        v[k].y = i + 1 < left ? GF_LDG(src + i + 1) : 0.0f;
+        v[k].x = i < left ? GPU_LDG(src + i) : 0.0f;
+        v[k].y = i + 1 < left ? GPU_LDG(src + i + 1) : 0.0f;
       }
     });
   };
@@ -126,8 +126,8 @@ GF_HD void columns_block(Ex &ex, float2 *buf, int n1_0, const float *src, int le
 /* Kernel 2: rows ra and rb (b = 0: rows 0 and M2/2, else b and M2 - b).
  * SR: shape of M1. hp: the filter's half spectrum in row order. */
 template <class SR, int LOG2M2, class Ex>
-GF_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2 *hp,
-                      const four_tables &tb) {
+GPU_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2 *hp,
+                       const four_tables &tb) {
   using L = bmap<SR, 2, false>;
   constexpr int M1 = SR::M, M2 = 1 << LOG2M2, M = M1 * M2;
   const int ra = b == 0 ? 0 : b, rb = b == 0 ? M2 / 2 : M2 - b;
@@ -153,7 +153,7 @@ GF_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2 
         const int k1 = it, k1m = M1 - 1 - k1;
         const int k = ra + M2 * k1;
         split_pair(bufa[SR::at(k1)], bufb[SR::at(k1m)], wide_twiddle(tb.wide, tb.fine, k),
-                   GF_LDG(hp + ra * M1 + k1), GF_LDG(hp + rb * M1 + k1m), &ok, &om);
+                   GPU_LDG(hp + ra * M1 + k1), GPU_LDG(hp + rb * M1 + k1m), &ok, &om);
         bufa[SR::at(k1)] = ok;
         bufb[SR::at(k1m)] = om;
       } else if (it <= M1 / 2) { /* row 0 */
@@ -161,7 +161,7 @@ GF_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2 
         if (k1 == 0) {
           const float2 z = bufa[SR::at(0)];
           const float x0 = 2.0f * (z.x + z.y), xm = 2.0f * (z.x - z.y);
-          const float2 h0 = GF_LDG(hp), hm = GF_LDG(hp + M);
+          const float2 h0 = GPU_LDG(hp), hm = GPU_LDG(hp + M);
           const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y);
           const float2 ym = make_float2(xm * hm.x, xm * hm.y);
           const float2 ye = cadd(y0, cconj(ym)), yo = csub(y0, cconj(ym));
@@ -169,7 +169,7 @@ GF_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2 
         } else {
           const int k1m = M1 - k1;
           split_pair(bufa[SR::at(k1)], bufa[SR::at(k1m)], wide_twiddle(tb.wide, tb.fine, M2 * k1),
-                     GF_LDG(hp + k1), GF_LDG(hp + k1m), &ok, &om);
+                     GPU_LDG(hp + k1), GPU_LDG(hp + k1m), &ok, &om);
           bufa[SR::at(k1)] = ok;
           if (k1m != k1) bufa[SR::at(k1m)] = om;
         }
@@ -177,7 +177,7 @@ GF_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2 
         const int k1 = it - (M1 / 2 + 1), k1m = M1 - 1 - k1;
         const int k = M2 / 2 + M2 * k1;
         split_pair(bufb[SR::at(k1)], bufb[SR::at(k1m)], wide_twiddle(tb.wide, tb.fine, k),
-                   GF_LDG(hp + rb * M1 + k1), GF_LDG(hp + rb * M1 + k1m), &ok, &om);
+                   GPU_LDG(hp + rb * M1 + k1), GPU_LDG(hp + rb * M1 + k1m), &ok, &om);
         bufb[SR::at(k1)] = ok;
         bufb[SR::at(k1m)] = om;
       }
@@ -200,8 +200,8 @@ GF_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2 
 /* Kernel 3: columns j1_0 .. j1_0 + 15 of the second transform; writes
  * output o = 2n - skip, n = j1 + M1 j2, for 0 <= o < count. */
 template <class SC, int LOG2M1, class Ex>
-GF_HD void outputs_block(Ex &ex, float2 *buf, int j1_0, const float2 *scratch, float *dst, int skip,
-                         int count, bool out_aligned8, const four_tables &tb) {
+GPU_HD void outputs_block(Ex &ex, float2 *buf, int j1_0, const float2 *scratch, float *dst,
+                          int skip, int count, bool out_aligned8, const four_tables &tb) {
   using L = bmap<SC, 16, true>;
   constexpr int M1 = 1 << LOG2M1;
   auto load = [&](int t, float2 *v) {

@@ -34,6 +34,7 @@
 #ifndef CONVOY_GPU_CONV_FFT_FUSED_CUH
 #define CONVOY_GPU_CONV_FFT_FUSED_CUH
 
+#include "gpu_host_device.cuh"
 #include <cuda_runtime.h>
 #ifdef __CUDACC__
 #include <cooperative_groups.h>
@@ -42,39 +43,31 @@
 #include <math.h>
 #include <stdint.h>
 
-#if defined(__CUDA_ARCH__)
-#define GF_LDG(p) __ldg(p)
-#define GF_UNROLL _Pragma("unroll")
-#else
-#define GF_LDG(p) (*(p))
-#define GF_UNROLL
-#endif
-#define GF_HD __host__ __device__ __forceinline__
 #define GF_HDC __host__ __device__
 
 namespace gf {
 
-GF_HD float2 cadd(float2 a, float2 b) {
+GPU_HD float2 cadd(float2 a, float2 b) {
   return make_float2(a.x + b.x, a.y + b.y);
 }
-GF_HD float2 csub(float2 a, float2 b) {
+GPU_HD float2 csub(float2 a, float2 b) {
   return make_float2(a.x - b.x, a.y - b.y);
 }
-GF_HD float2 cmul(float2 a, float2 b) {
+GPU_HD float2 cmul(float2 a, float2 b) {
   return make_float2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x);
 }
-GF_HD float2 cconj(float2 a) {
+GPU_HD float2 cconj(float2 a) {
   return make_float2(a.x, -a.y);
 }
-GF_HD float2 mul_minus_i(float2 a) {
+GPU_HD float2 mul_minus_i(float2 a) {
   return make_float2(a.y, -a.x);
 }
-GF_HD float2 mul_i(float2 a) {
+GPU_HD float2 mul_i(float2 a) {
   return make_float2(-a.y, a.x);
 }
 
 /* a * W_16^j (W_16 = exp(-2 pi i / 16)); j is a constant once loops unroll. */
-GF_HD float2 w16(float2 a, int j) {
+GPU_HD float2 w16(float2 a, int j) {
   const float c1 = 0.923879532511286756f, s1 = 0.382683432365089772f, r2 = 0.707106781186547524f;
   const float cs[16] = {1, c1, r2, s1, 0, -s1, -r2, -c1, -1, -c1, -r2, -s1, 0, s1, r2, c1};
   const float sn[16] = {0, s1, r2, c1, 1, c1, r2, s1, 0, -s1, -r2, -c1, -1, -c1, -r2, -s1};
@@ -91,11 +84,11 @@ GF_HD float2 w16(float2 a, int j) {
 template <int R> struct dft;
 
 template <> struct dft<1> {
-  static GF_HD void run(float2 *) {}
+  static GPU_HD void run(float2 *) {}
 };
 
 template <> struct dft<2> {
-  static GF_HD void run(float2 *v) {
+  static GPU_HD void run(float2 *v) {
     const float2 a = v[0], b = v[1];
     v[0] = cadd(a, b);
     v[1] = csub(a, b);
@@ -103,7 +96,7 @@ template <> struct dft<2> {
 };
 
 template <> struct dft<4> {
-  static GF_HD void run(float2 *v) {
+  static GPU_HD void run(float2 *v) {
     const float2 t0 = cadd(v[0], v[2]), t1 = csub(v[0], v[2]);
     const float2 t2 = cadd(v[1], v[3]), t3 = csub(v[1], v[3]);
     v[0] = cadd(t0, t2);
@@ -115,35 +108,35 @@ template <> struct dft<4> {
 
 /* Cooley-Tukey R = R1 R2: X[k1 + R1 k2] = sum_n2 W_R2^(n2 k2) W_R^(n2 k1)
  * sum_n1 x[R2 n1 + n2] W_R1^(n1 k1). */
-template <int R1, int R2> GF_HD void dft_split(float2 *v) {
+template <int R1, int R2> GPU_HD void dft_split(float2 *v) {
   constexpr int R = R1 * R2;
   float2 a[R];
-  GF_UNROLL
+  GPU_UNROLL
   for (int n2 = 0; n2 < R2; n2++) {
     float2 u[R1];
-    GF_UNROLL
+    GPU_UNROLL
     for (int n1 = 0; n1 < R1; n1++) u[n1] = v[R2 * n1 + n2];
     dft<R1>::run(u);
-    GF_UNROLL
+    GPU_UNROLL
     for (int k1 = 0; k1 < R1; k1++) a[n2 * R1 + k1] = w16(u[k1], n2 * k1 * (16 / R));
   }
-  GF_UNROLL
+  GPU_UNROLL
   for (int k1 = 0; k1 < R1; k1++) {
     float2 u[R2];
-    GF_UNROLL
+    GPU_UNROLL
     for (int n2 = 0; n2 < R2; n2++) u[n2] = a[n2 * R1 + k1];
     dft<R2>::run(u);
-    GF_UNROLL
+    GPU_UNROLL
     for (int k2 = 0; k2 < R2; k2++) v[k1 + R1 * k2] = u[k2];
   }
 }
 
 template <> struct dft<8> {
-  static GF_HD void run(float2 *v) { dft_split<4, 2>(v); }
+  static GPU_HD void run(float2 *v) { dft_split<4, 2>(v); }
 };
 
 template <> struct dft<16> {
-  static GF_HD void run(float2 *v) { dft_split<4, 4>(v); }
+  static GPU_HD void run(float2 *v) { dft_split<4, 4>(v); }
 };
 
 /* Shape of one FFT: M complex points, E per thread, T threads. PADDED
@@ -197,12 +190,12 @@ inline void fill_twiddles(int log2m, int log2e, float2 *out) {
  * b T + r M/R: t, b T and r M/R share no bits, and S::at of such a sum is
  * the sum of the parts' S::at, so a thread's points lie at constant offsets
  * from S::at(t). */
-template <class S, int P> GF_HD void load_smem(int t, float2 *v, const float2 *buf) {
+template <class S, int P> GPU_HD void load_smem(int t, float2 *v, const float2 *buf) {
   constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
   const float2 *p = buf + S::at(t);
-  GF_UNROLL
+  GPU_UNROLL
   for (int b = 0; b < B; b++) {
-    GF_UNROLL
+    GPU_UNROLL
     for (int r = 0; r < R; r++) v[b * R + r] = p[S::at(b * S::T + (r << (S::log2m - LR)))];
   }
 }
@@ -221,27 +214,27 @@ enum class powers { chain, tree, table };
  * the read-only cache unless COHERENT: an ordinary load, which the compiler
  * cannot move across a barrier (see the pulse kernel). */
 template <class S, int P, bool COHERENT = false, powers POWERS = powers::chain>
-GF_HD void butterflies(int t, float2 *v, const float2 *tw) {
+GPU_HD void butterflies(int t, float2 *v, const float2 *tw) {
   constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
-  GF_UNROLL
+  GPU_UNROLL
   for (int b = 0; b < B; b++) {
     if constexpr (P > 0 && POWERS == powers::table) {
       const int k = (t + b * S::T) & ((1 << LNS) - 1);
       const float2 *at = tw + S::pass_twiddles_at(P) + k;
-      GF_UNROLL
+      GPU_UNROLL
       for (int r = 1; r < R; r++) {
         const float2 *w = at + ((r - 1) << LNS);
-        v[b * R + r] = cmul(v[b * R + r], COHERENT ? *w : GF_LDG(w));
+        v[b * R + r] = cmul(v[b * R + r], COHERENT ? *w : GPU_LDG(w));
       }
     } else if (P > 0) {
       const int q = t + b * S::T;
       const int k = q & ((1 << LNS) - 1);
       /* W_M^(k M/(Ns R)) = W_N^(2 k M/(Ns R)) */
       const float2 *at = tw + ((2 * k) << (S::log2m - LNS - LR));
-      const float2 w1 = COHERENT ? *at : GF_LDG(at);
+      const float2 w1 = COHERENT ? *at : GPU_LDG(at);
       if (POWERS == powers::chain) {
         float2 w = w1;
-        GF_UNROLL
+        GPU_UNROLL
         for (int r = 1; r < R; r++) {
           v[b * R + r] = cmul(v[b * R + r], w);
           if (r + 1 < R) w = cmul(w, w1);
@@ -249,13 +242,13 @@ GF_HD void butterflies(int t, float2 *v, const float2 *tw) {
       } else {
         float2 w[R];
         w[1] = w1;
-        GF_UNROLL
+        GPU_UNROLL
         for (int r = 2; r < R; r++) {
           int high = 1;
           while (2 * high < r) high *= 2;
           w[r] = cmul(w[high], w[r - high]);
         }
-        GF_UNROLL
+        GPU_UNROLL
         for (int r = 1; r < R; r++) v[b * R + r] = cmul(v[b * R + r], w[r]);
       }
     }
@@ -264,14 +257,14 @@ GF_HD void butterflies(int t, float2 *v, const float2 *tw) {
 }
 
 /* Pass P, step 3: Stockham store into shared memory. */
-template <class S, int P> GF_HD void store_smem(int t, const float2 *v, float2 *buf) {
+template <class S, int P> GPU_HD void store_smem(int t, const float2 *v, float2 *buf) {
   constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
-  GF_UNROLL
+  GPU_UNROLL
   for (int b = 0; b < B; b++) {
     const int q = t + b * S::T;
     const int base = ((q >> LNS) << (LNS + LR)) + (q & ((1 << LNS) - 1));
     float2 *p = buf + S::at(base); /* base and r Ns share no bits (see load_smem) */
-    GF_UNROLL
+    GPU_UNROLL
     for (int r = 0; r < R; r++) p[S::at(r << LNS)] = v[b * R + r];
   }
 }
@@ -286,7 +279,7 @@ template <int IL> struct frames {
   int align;
 };
 
-GF_HD int alignment_of(const void *p) {
+GPU_HD int alignment_of(const void *p) {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
   return (a & 15) == 0 ? 16 : (a & 7) == 0 ? 8 : 4;
 }
@@ -294,41 +287,41 @@ GF_HD int alignment_of(const void *p) {
 /* f(n, k) for every point of thread t in pass P: n its index in the
  * transform's natural order as the pass reads (pass 0) or writes (last
  * pass) it, k its place among the thread's values. */
-template <class S, int P, class F> GF_HD void each_point(int t, F f) {
+template <class S, int P, class F> GPU_HD void each_point(int t, F f) {
   constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R;
-  GF_UNROLL
+  GPU_UNROLL
   for (int b = 0; b < B; b++) {
     const int q = t + b * S::T;
-    GF_UNROLL
+    GPU_UNROLL
     for (int r = 0; r < R; r++) f(q + (r << (S::log2m - LR)), b * R + r);
   }
 }
 
 /* Samples i and i + 1 (i even) of the segment, zeros from `left` on. */
-template <int IL> GF_HD float2 load_pair(const float *base, frames<IL> at, int i, int left) {
+template <int IL> GPU_HD float2 load_pair(const float *base, frames<IL> at, int i, int left) {
   if (i + 2 <= left) {
-    if (IL == 1 && at.align >= 8) return GF_LDG(reinterpret_cast<const float2 *>(base + i));
+    if (IL == 1 && at.align >= 8) return GPU_LDG(reinterpret_cast<const float2 *>(base + i));
     if (IL == 2 && at.align == 16) { /* frames i, i + 1: one 16-byte load */
-      const float4 q = GF_LDG(reinterpret_cast<const float4 *>(base + 2 * i));
+      const float4 q = GPU_LDG(reinterpret_cast<const float4 *>(base + 2 * i));
       return at.row == 0 ? make_float2(q.x, q.z) : make_float2(q.y, q.w);
     }
     if (IL == 2 && at.align == 8) { /* a frame each */
-      const float2 a = GF_LDG(reinterpret_cast<const float2 *>(base + 2 * i));
-      const float2 b = GF_LDG(reinterpret_cast<const float2 *>(base + 2 * i + 2));
+      const float2 a = GPU_LDG(reinterpret_cast<const float2 *>(base + 2 * i));
+      const float2 b = GPU_LDG(reinterpret_cast<const float2 *>(base + 2 * i + 2));
       return at.row == 0 ? make_float2(a.x, b.x) : make_float2(a.y, b.y);
     }
   }
   const int k = IL == 1 ? i : i * IL + at.row;
   float2 x;
-  x.x = i < left ? GF_LDG(base + k) : 0.0f;
-  x.y = i + 1 < left ? GF_LDG(base + k + IL) : 0.0f;
+  x.x = i < left ? GPU_LDG(base + k) : 0.0f;
+  x.y = i + 1 < left ? GPU_LDG(base + k + IL) : 0.0f;
   return x;
 }
 
 /* Whether a thread's k-th point of pass P is in the pass's top row (r = R
  * - 1), n >= M - M/R. Only those can reach a segment's last few points:
  * the others have n <= M - M/R - 1 <= M - 33 (M/R >= 32 in every shape). */
-template <class S, int P> GF_HD constexpr bool top_row(int k) {
+template <class S, int P> GPU_HD constexpr bool top_row(int k) {
   static_assert(S::M >> S::log2_radix(P) >= 32, "the top row holds the last 32 points");
   return (k & ((1 << S::log2_radix(P)) - 1)) == (1 << S::log2_radix(P)) - 1;
 }
@@ -338,18 +331,19 @@ template <class S, int P> GF_HD constexpr bool top_row(int k) {
  * more samples) the points below the top row read without tests, at
  * constant offsets from the thread's first pair. */
 template <class S, int IL>
-GF_HD void load_input(int t, float2 *v, const float *src, int left, frames<IL> at) {
+GPU_HD void load_input(int t, float2 *v, const float *src, int left, frames<IL> at) {
   if (IL == 1 && left >= 2 * S::M - 4) {
     const float *p = src + 2 * t;
     if (at.align >= 8) {
       each_point<S, 0>(t, [&](int n, int k) {
         v[k] = top_row<S, 0>(k) ? load_pair<IL>(src, at, 2 * n, left)
-                                : GF_LDG(reinterpret_cast<const float2 *>(p + 2 * (n - t)));
+                                : GPU_LDG(reinterpret_cast<const float2 *>(p + 2 * (n - t)));
       });
     } else {
       each_point<S, 0>(t, [&](int n, int k) {
-        v[k] = top_row<S, 0>(k) ? load_pair<IL>(src, at, 2 * n, left)
-                                : make_float2(GF_LDG(p + 2 * (n - t)), GF_LDG(p + 2 * (n - t) + 1));
+        v[k] = top_row<S, 0>(k)
+                   ? load_pair<IL>(src, at, 2 * n, left)
+                   : make_float2(GPU_LDG(p + 2 * (n - t)), GPU_LDG(p + 2 * (n - t) + 1));
       });
     }
     return;
@@ -358,7 +352,7 @@ GF_HD void load_input(int t, float2 *v, const float *src, int left, frames<IL> a
 }
 
 /* y[2n], y[2n + 1] of one point: output o = 2n - skip for 0 <= o < count. */
-template <int IL> GF_HD void store_pair(float *dst, frames<IL> at, int o, int count, float2 y) {
+template <int IL> GPU_HD void store_pair(float *dst, frames<IL> at, int o, int count, float2 y) {
   if (IL == 1 && at.align >= 8 && o >= 0 && o + 2 <= count) {
     *reinterpret_cast<float2 *>(dst + o) = y;
   } else {
@@ -377,7 +371,7 @@ template <int IL> GF_HD void store_pair(float *dst, frames<IL> at, int o, int co
  * count, and the others test only for o >= 0 (o = -1 stores its y[2n + 1]
  * alone), at constant offsets from the thread's first pair. */
 template <class S, int IL>
-GF_HD void store_output(int t, const float2 *v, float *dst, int skip, int count, frames<IL> at) {
+GPU_HD void store_output(int t, const float2 *v, float *dst, int skip, int count, frames<IL> at) {
   constexpr int P = S::passes - 1;
   if (IL == 1 && skip + count >= 2 * S::M - 3) {
     float *d = dst + (2 * t - skip);
@@ -414,8 +408,8 @@ GF_HD void store_output(int t, const float2 *v, float *dst, int skip, int count,
 
 /* Conjugated inverse-split spectrum of bins k and M-k from the forward
  * spectrum a = Z[k], zm = Z[M-k] (all factors of 1/2 folded into h). */
-GF_HD void split_pair(float2 a, float2 zm, float2 w, float2 hk, float2 hm, float2 *out_k,
-                      float2 *out_m) {
+GPU_HD void split_pair(float2 a, float2 zm, float2 w, float2 hk, float2 hm, float2 *out_k,
+                       float2 *out_m) {
   const float2 b = cconj(zm);
   const float2 s = cadd(a, b), wd = cmul(w, csub(a, b));
   const float2 xk = cadd(s, mul_minus_i(wd));  /* 2 X[k] */
@@ -429,31 +423,31 @@ GF_HD void split_pair(float2 a, float2 zm, float2 w, float2 hk, float2 hm, float
 
 /* Between the transforms: bins k and M-k belong to one thread, so no other
  * thread reads what it writes. Thread 0 also takes bins 0 and M/2. */
-template <class S> GF_HD void middle(int t, float2 *buf, const float2 *h, const float2 *tw) {
+template <class S> GPU_HD void middle(int t, float2 *buf, const float2 *h, const float2 *tw) {
   constexpr int M = S::M, T = S::T;
   /* Bins t + j T and M - t - j T at constant offsets from bins t and M - t:
    * S::at(a + 16 c) = S::at(a) + S::at(16 c) for any a. */
   static_assert(T % 16 == 0 || S::at(T) == T, "j T moves S::at by a constant");
   float2 *bk = buf + S::at(t), *bm = buf + S::at(M - t);
   const float2 *hk = h + t, *hm = h + (M - t), *wk = tw + t;
-  GF_UNROLL
+  GPU_UNROLL
   for (int j = 0; j < S::E / 2; j++) {
     const int jt = j * T; /* bin k = t + jt, 0 <= k < M/2 */
     if (j == 0 && t == 0) {
       const float2 z = buf[S::at(0)];
       const float x0 = 2.0f * (z.x + z.y), xm = 2.0f * (z.x - z.y); /* 2 X[0], 2 X[M], real */
-      const float2 h0 = GF_LDG(h), h_m = GF_LDG(h + M);
+      const float2 h0 = GPU_LDG(h), h_m = GPU_LDG(h + M);
       const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y), ym = make_float2(xm * h_m.x, xm * h_m.y);
       const float2 ye = cadd(y0, cconj(ym)), yo = csub(y0, cconj(ym));
       buf[S::at(0)] = cconj(cadd(ye, mul_i(yo)));
       const float2 zh = buf[S::at(M / 2)];
       float2 ok, om;
-      split_pair(zh, zh, GF_LDG(tw + M / 2), GF_LDG(h + M / 2), GF_LDG(h + M / 2), &ok, &om);
+      split_pair(zh, zh, GPU_LDG(tw + M / 2), GPU_LDG(h + M / 2), GPU_LDG(h + M / 2), &ok, &om);
       buf[S::at(M / 2)] = ok;
     } else {
       float2 ok, om;
-      split_pair(bk[S::at(jt)], bm[-S::at(jt)], GF_LDG(wk + jt), GF_LDG(hk + jt), GF_LDG(hm - jt),
-                 &ok, &om);
+      split_pair(bk[S::at(jt)], bm[-S::at(jt)], GPU_LDG(wk + jt), GPU_LDG(hk + jt),
+                 GPU_LDG(hm - jt), &ok, &om);
       bk[S::at(jt)] = ok;
       bm[-S::at(jt)] = om;
     }
@@ -461,7 +455,7 @@ template <class S> GF_HD void middle(int t, float2 *buf, const float2 *h, const 
 }
 
 template <class S, int P, powers W = powers::chain, class Ex>
-GF_HD void forward_passes(Ex &ex, float2 *buf, const float2 *tw) {
+GPU_HD void forward_passes(Ex &ex, float2 *buf, const float2 *tw) {
   if constexpr (P < S::passes) {
     ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
     ex.sync();
@@ -478,7 +472,7 @@ GF_HD void forward_passes(Ex &ex, float2 *buf, const float2 *tw) {
  * store(t, v) instead of shared memory (after a barrier if SYNC_LAST, for a
  * store back into buf). */
 template <class S, int P, bool SYNC_LAST = false, powers W = powers::chain, class Ex, class Store>
-GF_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &store) {
+GPU_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &store) {
   ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
   if constexpr (P + 1 < S::passes) {
     ex.sync();
@@ -503,8 +497,8 @@ GF_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &st
  * the passes have their twiddles (powers::table needs a table of
  * S::tw_elems values). */
 template <class S, int IL, powers W = powers::chain, class Ex>
-GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, frames<IL> in, float *dst,
-                   int skip, int count, frames<IL> out, const float2 *h, const float2 *tw) {
+GPU_HD void segment(Ex &ex, float2 *buf, const float *src, int left, frames<IL> in, float *dst,
+                    int skip, int count, frames<IL> out, const float2 *h, const float2 *tw) {
   ex.phase([&](int t, float2 *v) {
     load_input<S, IL>(t, v, src, left, in);
     butterflies<S, 0>(t, v, tw);
@@ -530,32 +524,32 @@ GF_HD void segment(Ex &ex, float2 *buf, const float *src, int left, frames<IL> i
  * store, so the bits are those of the planar kernel. */
 
 /* G floats from p (G = 1, 2 or a multiple of 4), as vectors where aligned. */
-template <int G> GF_HD void load_floats(const float *p, float *x) {
+template <int G> GPU_HD void load_floats(const float *p, float *x) {
   if (G % 4 == 0 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
-    GF_UNROLL
+    GPU_UNROLL
     for (int j = 0; j < G / 4; j++) {
-      const float4 q = GF_LDG(reinterpret_cast<const float4 *>(p) + j);
+      const float4 q = GPU_LDG(reinterpret_cast<const float4 *>(p) + j);
       x[4 * j] = q.x, x[4 * j + 1] = q.y, x[4 * j + 2] = q.z, x[4 * j + 3] = q.w;
     }
   } else if (G == 2 && (reinterpret_cast<uintptr_t>(p) & 7) == 0) {
-    const float2 q = GF_LDG(reinterpret_cast<const float2 *>(p));
+    const float2 q = GPU_LDG(reinterpret_cast<const float2 *>(p));
     x[0] = q.x, x[1] = q.y;
   } else {
-    GF_UNROLL
-    for (int g = 0; g < G; g++) x[g] = GF_LDG(p + g);
+    GPU_UNROLL
+    for (int g = 0; g < G; g++) x[g] = GPU_LDG(p + g);
   }
 }
 
-template <int G> GF_HD void store_floats(float *p, const float *x) {
+template <int G> GPU_HD void store_floats(float *p, const float *x) {
   if (G % 4 == 0 && (reinterpret_cast<uintptr_t>(p) & 15) == 0) {
-    GF_UNROLL
+    GPU_UNROLL
     for (int j = 0; j < G / 4; j++)
       reinterpret_cast<float4 *>(p)[j] =
           make_float4(x[4 * j], x[4 * j + 1], x[4 * j + 2], x[4 * j + 3]);
   } else if (G == 2 && (reinterpret_cast<uintptr_t>(p) & 7) == 0) {
     *reinterpret_cast<float2 *>(p) = make_float2(x[0], x[1]);
   } else {
-    GF_UNROLL
+    GPU_UNROLL
     for (int g = 0; g < G; g++) p[g] = x[g];
   }
 }
@@ -655,7 +649,7 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
     if (i < left) {
       load_floats<moved>(src + (int64_t)i * IL, x);
     } else {
-      GF_UNROLL
+      GPU_UNROLL
       for (int r = 0; r < moved; r++) x[r] = 0.0f;
     }
   };
@@ -676,14 +670,14 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
                   "rounds move S::at by a constant");
     constexpr int round_floats = sample_floats<S>(F * step);
     float *home[moved];
-    GF_UNROLL
+    GPU_UNROLL
     for (int r = 0; r < moved; r++) home[r] = row_sample<S, G, C>(bufs, r, F * first);
     const auto load_round = [&](int k, float(*x)[moved]) {
-      GF_UNROLL
+      GPU_UNROLL
       for (int f = 0; f < F; f++) load(F * (first + k * step) + f, x[f]);
     };
     const auto store_round = [&](int k, float(*x)[moved]) {
-      GF_UNROLL
+      GPU_UNROLL
       for (int r = 0; r < moved; r++) {
         float *d = home[r] + k * round_floats;
         if constexpr (F == 2)
@@ -723,14 +717,14 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
     static_assert(step % 32 == 0, "rounds move S::at by a constant");
     constexpr int round_floats = sample_floats<S>(step);
     const float *home[moved];
-    GF_UNROLL
+    GPU_UNROLL
     for (int r = 0; r < moved; r++) home[r] = row_sample<S, G, C>(rows, r, first + skip);
 #pragma unroll(kRowsUnroll)
     for (int k = 0; k < rounds; k++) {
       const int o = first + k * step;
       if (o >= count) break;
       float y[moved];
-      GF_UNROLL
+      GPU_UNROLL
       for (int r = 0; r < moved; r++) y[r] = home[r][k * round_floats];
       store_floats<moved>(dst + (int64_t)o * IL, y);
     }
@@ -757,14 +751,14 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
  * with FRAMES, re holds the values as (re, im) frames and im is unused,
  * read as one 8-byte load each where re is 8-byte aligned. */
 template <class S, bool FRAMES = false>
-GF_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int left,
-                         bool aligned8) {
+GPU_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int left,
+                          bool aligned8) {
   /* Point i = t + e, e constant: addresses at constant offsets. */
   const auto load = [&](int e) {
-    if (!FRAMES) return make_float2(GF_LDG(re + t + e), GF_LDG(im + t + e));
+    if (!FRAMES) return make_float2(GPU_LDG(re + t + e), GPU_LDG(im + t + e));
     const float *p = re + 2 * t;
-    if (aligned8) return GF_LDG(reinterpret_cast<const float2 *>(p) + e);
-    return make_float2(GF_LDG(p + 2 * e), GF_LDG(p + 2 * e + 1));
+    if (aligned8) return GPU_LDG(reinterpret_cast<const float2 *>(p) + e);
+    return make_float2(GPU_LDG(p + 2 * e), GPU_LDG(p + 2 * e + 1));
   };
   if (left >= S::M - 4) { /* inside a long signal: only the top row tests (see top_row) */
     each_point<S, 0>(t, [&](int i, int k) {
@@ -778,8 +772,8 @@ GF_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int
 /* The last inverse pass: output o = n - skip, for 0 <= o < count, is the
  * conjugate of point n; with FRAMES written as (re, im) frames at re. */
 template <class S, bool FRAMES = false>
-GF_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int skip, int count,
-                           bool aligned8) {
+GPU_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int skip, int count,
+                            bool aligned8) {
   constexpr int P = S::passes - 1;
   /* Output o = (t - skip) + e, e constant: addresses at constant offsets. */
   const auto store = [&](int e, float2 y) {
@@ -811,13 +805,13 @@ GF_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int ski
 
 /* Between the transforms: conj(Z[k] H[k]) in place; each bin is touched by
  * one thread only. */
-template <class S> GF_HD void middle_cx(int t, float2 *buf, const float2 *h) {
+template <class S> GPU_HD void middle_cx(int t, float2 *buf, const float2 *h) {
   float2 *bk = buf + S::at(t); /* bin t + j T: t and j T share no bits (see load_smem) */
   const float2 *hk = h + t;
-  GF_UNROLL
+  GPU_UNROLL
   for (int j = 0; j < S::E; j++) {
     const int jt = j * S::T;
-    bk[S::at(jt)] = cconj(cmul(bk[S::at(jt)], GF_LDG(hk + jt)));
+    bk[S::at(jt)] = cconj(cmul(bk[S::at(jt)], GPU_LDG(hk + jt)));
   }
 }
 
@@ -826,9 +820,9 @@ template <class S> GF_HD void middle_cx(int t, float2 *buf, const float2 *h) {
  * src_re and dst_re hold (re, im) frames and the im pointers are unused;
  * aligned8: both are 8-byte aligned. */
 template <class S, bool FRAMES = false, class Ex>
-GF_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src_im, int left,
-                      float *dst_re, float *dst_im, int skip, int count, const float2 *h,
-                      const float2 *tw, bool aligned8 = false) {
+GPU_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src_im, int left,
+                       float *dst_re, float *dst_im, int skip, int count, const float2 *h,
+                       const float2 *tw, bool aligned8 = false) {
   ex.phase([&](int t, float2 *v) {
     load_input_cx<S, FRAMES>(t, v, src_re, src_im, left, aligned8);
     butterflies<S, 0>(t, v, tw);
