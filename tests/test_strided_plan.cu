@@ -8,16 +8,21 @@
  * of pitch more) but for passes of a row a slice; 32-bit staging offsets; passes of a multiple of
  * the slices; a pitch whose staging stores conflict least), and its tap block and slices are the
  * documented rules', which the sums' order (and so the output bits) depends on, whatever the
- * passes. CUDA builds only, no GPU needed; the kernels themselves are tested on the device by
- * test_gpu_decimate.
+ * passes. It also runs the kernels' staging of phase rows (gpu_decim_stage.cuh) for every thread
+ * of a block, on random shapes and on plans' passes, and checks that each place is written once,
+ * with its sample, and nothing else. CUDA builds only, no GPU needed; the kernels themselves are
+ * tested on the device by test_gpu_decimate.
  */
 #include "gpu_conv_direct.cuh"
+#include "gpu_decim_stage.cuh"
 
 extern "C" {
 #include "test_support.h"
 }
 
 #include <stdint.h>
+#include <string.h>
+#include <vector>
 
 namespace {
 
@@ -155,6 +160,111 @@ void test_pitch() {
   printf("staging stores: at most %.2f wavefronts a warp (D = 2 .. 64, 256 to 4096 taps)\n", worst);
 }
 
+/* What a staged place holds until a thread writes it: a NaN that no
+ * sample or zero has. */
+constexpr uint32_t kUnstaged = 0x7fc0dead;
+
+uint32_t bits_of(float v) {
+  uint32_t b;
+  memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+/* Stages `rows` phase rows of `cols` columns at `pitch` as every thread
+ * of a block does, one thread after the other (the packed walk of a
+ * launch's rows with row_sc = cs where cs > 0, else walk(rows, t)), and
+ * checks each thread's writes: every place p * pitch + c (p < rows, c <
+ * cols) by exactly one thread, with x[base + c * step + p] (zero at or
+ * past n_in), and no other place. */
+bool staged_once(int rows, int cols, int step, int pitch, int64_t base, int64_t n_in,
+                 const std::vector<float> &x, int cs) {
+  const size_t places = (size_t)rows * (size_t)pitch + 64;
+  std::vector<float> xs(places), mine(places);
+  std::vector<int> writers(places, 0);
+  for (size_t i = 0; i < places; i++) memcpy(&mine[i], &kUnstaged, sizeof kUnstaged);
+  for (int t = 0; t < gcd::kThreads; t++) {
+    const gcd::walk w =
+        cs > 0 ? gcd::walk::packed(gcd::walk::packed_start(rows, t), cs) : gcd::walk(rows, t);
+    gcd::stage_rows(mine.data(), x.data(), base, cols, step, pitch, n_in, w);
+    for (size_t i = 0; i < places; i++)
+      if (bits_of(mine[i]) != kUnstaged) {
+        writers[i]++;
+        xs[i] = mine[i];
+        memcpy(&mine[i], &kUnstaged, sizeof kUnstaged);
+      }
+  }
+  int64_t wrong = 0, first_p = -1, first_c = -1;
+  for (int p = 0; p < rows; p++)
+    for (int c = 0; c < cols; c++) {
+      const size_t i = (size_t)p * (size_t)pitch + (size_t)c;
+      const int64_t at = base + (int64_t)c * step + p;
+      const float want = at < n_in ? x[(size_t)at] : 0.0f;
+      if (writers[i] != 1 || bits_of(xs[i]) != bits_of(want)) {
+        if (wrong++ == 0) first_p = p, first_c = c;
+      }
+      writers[i] = 0;
+    }
+  int64_t stray = 0;
+  for (size_t i = 0; i < places; i++) stray += writers[i] != 0;
+  TS_CHECK(wrong == 0 && stray == 0,
+           "%d rows of %d columns, step %d, pitch %d, base %lld, n_in %lld: %lld places written "
+           "other than once or with another value (the first row %lld, column %lld), %lld "
+           "places outside the rows written",
+           rows, cols, step, pitch, (long long)base, (long long)n_in, (long long)wrong,
+           (long long)first_p, (long long)first_c, (long long)stray);
+  return wrong == 0 && stray == 0;
+}
+
+/* Input positions 0 .. n - 1, each a different value. */
+std::vector<float> numbered(int64_t n) {
+  std::vector<float> x((size_t)n);
+  for (int64_t i = 0; i < n; i++) x[(size_t)i] = (float)(i + 1);
+  return x;
+}
+
+/* The staging on random shapes (rows of 1 to kThreads, input wholly in,
+ * cut inside the span, or all past n_in), and on the passes of plans the
+ * benchmarks run, as the kernels call it: the launch's rows with the
+ * packed walk, a last pass of fewer rows, and the taps' rows. */
+void test_staging() {
+  ts_rng rng;
+  ts_rng_init(&rng, ts_seed("test_strided_plan"));
+  int cases = 0;
+  for (int k = 0; k < 120; k++) {
+    const int rows = k < 8 ? gcd::kThreads - k * 17 : (int)ts_log_range(&rng, 1, 64);
+    const int step = rows + (int)ts_range(&rng, 0, 40);
+    const int cols = (int)ts_range(&rng, 1, 700);
+    const int pitch = (cols + 3) / 4 * 4 + 4 * (int)ts_range(&rng, 0, 8);
+    const int64_t base = ts_range(&rng, 0, 1000), span = (int64_t)cols * step;
+    const int64_t n_in = k % 3 == 0   ? base + span + 5
+                         : k % 3 == 1 ? base + ts_range(&rng, 0, span)
+                                      : ts_range(&rng, 0, base);
+    const std::vector<float> x = numbered(base + span + 8);
+    if (!staged_once(rows, cols, step, pitch, base, n_in, x, 0)) return;
+    cases++;
+  }
+  static const int32_t steps[] = {2, 3, 7, 16, 25, 27, 29, 47, 52, 64, 100, 1000};
+  static const int64_t taps_cases[] = {37, 256, 1024, 4096};
+  for (int cx = 0; cx <= 1; cx++)
+    for (int32_t step : steps)
+      for (int64_t taps : taps_cases) {
+        gcd::strided_args a{};
+        a.taps_len = taps;
+        if (gcd::strided_plan(step, cx, &a) == 0) continue;
+        const int block_rows = a.mb < step ? a.mb : step;
+        const int last = block_rows - (block_rows - 1) / a.rows * a.rows;
+        const int cols = a.tile + a.qb + 8, mq = a.mb / step, mr = a.mb - mq * step;
+        const int64_t base = ts_range(&rng, 0, 3) * step, span = (int64_t)cols * step;
+        const std::vector<float> x = numbered(base + span + 8), h = numbered(a.mb);
+        if (!staged_once(a.rows, cols, step, a.pitch, base, base + span, x, a.row_sc) ||
+            !staged_once(last, cols, step, a.pitch, base, base + span / 2, x, 0) ||
+            !staged_once(a.rows, mq + (mr > 0), step, a.qb, 0, a.mb, h, a.row_sc))
+          return;
+        cases += 3;
+      }
+  printf("staging: %d passes, every place written once with its sample\n", cases);
+}
+
 void test_out_of_range() {
   gcd::strided_args a{};
   a.taps_len = 16;
@@ -169,6 +279,7 @@ void test_out_of_range() {
 int main(void) {
   test_plans();
   test_pitch();
+  test_staging();
   test_out_of_range();
   return ts_finish();
 }

@@ -25,6 +25,7 @@
  * outputs are bitwise independent of tiling, of `first` and of call splits.
  */
 #include "gpu_conv_direct.cuh"
+#include "gpu_decim_stage.cuh"
 #include <climits>
 
 namespace gcd {
@@ -33,74 +34,6 @@ namespace {
 constexpr int R = kStridedOutputs;
 constexpr int C = 8; /* taps per register chunk */
 static_assert(R == C, "the register window slides by one chunk");
-
-/* A staging pass of m phase rows (m <= kThreads): thread t < m * cs, cs =
- * kThreads / m, stages row p0 = t mod m from column c0 = t / m on, every
- * cs-th column; the other threads (fewer than m) stage nothing (c0 =
- * kIdle). Each thread keeps its row, so its input offset and its place in
- * shared memory advance by constants. For the launch's phase rows the
- * start is computed once and kept packed (p0 + c0 * 2^16: one register
- * across the tiles) and cs comes with the arguments, so a tile's staging
- * divides by nothing. */
-struct walk {
-  static constexpr int kIdle = 0x7fff; /* past any row's columns */
-  int p0, c0, cs;
-  __device__ __forceinline__ explicit walk(int m) : cs(kThreads / m) {
-    const int packed = packed_start(m);
-    p0 = packed & 0xffff;
-    c0 = packed >> 16;
-  }
-  __device__ __forceinline__ walk(int packed, int cs_)
-      : p0(packed & 0xffff), c0(packed >> 16), cs(cs_) {}
-  __device__ __forceinline__ static int packed_start(int m) {
-    const int t = (int)threadIdx.x, c = t / m;
-    return (t - c * m) + ((c < kThreads / m ? c : kIdle) << 16);
-  }
-};
-
-/* Floats a staging thread has in flight: each round loads them all before
- * storing any, so their latencies overlap. */
-constexpr int kStageInFlight = 4;
-
-/* dst[k * cs] = src[k * d_off] for the k with c + k * cs < cols, zero where
- * CHECKED and k * d_off >= left. */
-template <bool CHECKED>
-__device__ __forceinline__ void stage_columns(float *dst, const float *src, int c, int cols, int cs,
-                                              int d_off, int left) {
-  constexpr int U = kStageInFlight;
-  for (int off = 0; c < cols; c += U * cs, off += U * d_off, dst += U * cs) {
-    float v[U];
-#pragma unroll
-    for (int u = 0; u < U; u++)
-      v[u] = c + u * cs < cols && (!CHECKED || off + u * d_off < left)
-                 ? __ldg(src + off + u * d_off)
-                 : 0.0f;
-#pragma unroll
-    for (int u = 0; u < U; u++)
-      if (c + u * cs < cols) dst[u * cs] = v[u];
-  }
-}
-
-/* xs[p * pitch + c] = x[base + c * step + p] for p < rows, c < cols, zero at
- * or past n_in (base >= 0), with w = walk(rows). Stages the phase rows of
- * the input and, with base 0, of the taps. Consecutive threads take
- * consecutive p, so the reads of a warp are contiguous when rows is the
- * step. Offsets within a tile fit in 32 bits: (cols + 1) * step < 2^31. */
-__device__ __forceinline__ void stage_rows(float *xs, const float *x, int64_t base, int cols,
-                                           int step, int pitch, int64_t n_in, const walk &w) {
-  if (w.c0 >= cols) return;
-  const int first = w.c0 * step + w.p0;
-  const float *src = x + base + first;
-  float *dst = xs + w.p0 * pitch + w.c0;
-  const int64_t left = n_in - base - first;
-  if (left >= (int64_t)cols * step) /* all of this thread's inputs are in */
-    stage_columns<false>(dst, src, w.c0, cols, w.cs, w.cs * step, 0);
-  else
-    stage_columns<true>(dst, src, w.c0, cols, w.cs, w.cs * step,
-                        left <= 0        ? 0
-                        : left < INT_MAX ? (int)left
-                                         : INT_MAX);
-}
 
 /* Taps of phase p in a block of mb = q * step + r taps: q + 1 below phase
  * r, q from there. */
@@ -247,7 +180,7 @@ __global__ void __launch_bounds__(kThreads, PASSES ? 5 : 6) strided_real(strided
   const int warp = threadIdx.x / 32, step = a.step;
   const int slice = warp / a.groups;
   const int o = (warp % a.groups) * 256 + (threadIdx.x % 32) * R; /* first output in the tile */
-  const int rows_start = walk::packed_start(a.rows);
+  const int rows_start = walk::packed_start(a.rows, (int)threadIdx.x);
   const int cols = a.tile + a.qb + 8; /* the window reads up to here */
   int32_t staged_filter = -1;
 
@@ -267,7 +200,8 @@ __global__ void __launch_bounds__(kThreads, PASSES ? 5 : 6) strided_real(strided
       const int pass_rows = PASSES ? a.rows : rows;
       for (int p0 = 0; p0 < rows; p0 += pass_rows) {
         const int pr = rows - p0 < pass_rows ? rows - p0 : pass_rows;
-        const walk w = pr == a.rows ? walk(rows_start, a.row_sc) : walk(pr);
+        const walk w =
+            pr == a.rows ? walk::packed(rows_start, a.row_sc) : walk(pr, (int)threadIdx.x);
         if (PASSES || a.taps_len > a.mb || filter != staged_filter) {
           stage_rows(hs, h + j0 + p0, 0, mq + (mr > 0), step, a.qb, mb - p0, w);
           staged_filter = filter;
@@ -296,7 +230,7 @@ template <bool PASSES> __global__ void __launch_bounds__(kThreads, 4) strided_cx
   const int warp = threadIdx.x / 32, step = a.step;
   const int slice = warp / a.groups;
   const int o = (warp % a.groups) * 256 + (threadIdx.x % 32) * R;
-  const int rows_start = walk::packed_start(a.rows);
+  const int rows_start = walk::packed_start(a.rows, (int)threadIdx.x);
   const int cols = a.tile + a.qb + 8;
   int32_t staged_filter = -1;
 
@@ -318,7 +252,8 @@ template <bool PASSES> __global__ void __launch_bounds__(kThreads, 4) strided_cx
       const int pass_rows = PASSES ? a.rows : rows;
       for (int p0 = 0; p0 < rows; p0 += pass_rows) {
         const int pr = rows - p0 < pass_rows ? rows - p0 : pass_rows;
-        const walk w = pr == a.rows ? walk(rows_start, a.row_sc) : walk(pr);
+        const walk w =
+            pr == a.rows ? walk::packed(rows_start, a.row_sc) : walk(pr, (int)threadIdx.x);
         if (PASSES || a.taps_len > a.mb || filter != staged_filter) {
           stage_rows(hr, h_re + j0 + p0, 0, mq + (mr > 0), step, a.qb, mb - p0, w);
           stage_rows(hi, h_im + j0 + p0, 0, mq + (mr > 0), step, a.qb, mb - p0, w);
