@@ -170,8 +170,8 @@ struct tile_cursor {
 /* PASSES: a full tap block's phase rows take more than one pass. That
  * instance is held to 5 blocks an SM rather than 6 (48 registers, not 40,
  * at which it spilled): on an H200 real 1024 taps decimated by 25 to 31,
- * whose passes fit 5 or 6 blocks, ran 1.30-1.36x a filter D times shorter
- * with 48 registers and 1.37-1.45x with 40. */
+ * whose passes fit 5 or 6 blocks, ran 1.27-1.33x a filter D times shorter
+ * with 48 registers and 1.35-1.45x with 40. */
 template <bool PASSES>
 __global__ void __launch_bounds__(kThreads, PASSES ? 5 : 6) strided_real(strided_args a) {
   extern __shared__ __align__(16) float smem[];
