@@ -73,13 +73,7 @@ template <class F> void segment() {
   delete col_ex;
   delete row_ex;
 
-  int64_t stray = 0;
-  for (int o = 0; o < N; o++) {
-    if (o < count)
-      got[(size_t)o] = dst[(size_t)o];
-    else
-      stray += dst[(size_t)o] != kTsUnwritten;
-  }
+  const int64_t stray = ts_take_outputs(dst, N, 1, 0, count, got);
   const double e = ts_segment_error(x, left, taps, skip, count, got, 13);
   TS_CHECK(e < 2e-6 && stray == 0,
            "four-step N = %d (%d x %d), %d taps, %d inputs, %d outputs: rel L2 error %.3g, %lld "

@@ -64,14 +64,7 @@ template <class S, int IL, gf::powers W> void real_segment(int row) {
   gf::segment<S, IL, W>(*ex, buf.data(), src.data(), left, in, dst.data(), skip, count, out,
                         h.data(), tw.data());
   delete ex;
-  int64_t stray = 0;
-  for (int i = 0; i < N * IL; i++) {
-    const bool output = i % IL == (IL == 1 ? 0 : row) && i / IL < count;
-    if (output)
-      got[(size_t)(i / IL)] = dst[(size_t)i];
-    else
-      stray += dst[(size_t)i] != kTsUnwritten;
-  }
+  const int64_t stray = ts_take_outputs(dst, N, IL, IL == 1 ? 0 : row, count, got);
   const double e = ts_segment_error(x, left, taps, skip, count, got, 1);
   TS_CHECK(e < 2e-6 && stray == 0,
            "real M = %d, %d rows (row %d), twiddles %s, %d taps, %d inputs, %d outputs: rel L2 "

@@ -298,16 +298,17 @@ int64_t pass_rows(int64_t rows, int64_t row_bytes, int32_t slices) {
 
 /* Shared-memory wavefronts the staging stores of `rows` phase rows take
  * at this pitch in one round of stage_rows' walk (every round shifts all
- * columns by the same cs, so the banks meet as in the first): lane t
- * stores to (t % rows) * pitch + t / rows, t < rows * (kThreads / rows),
- * and a warp takes as many wavefronts as its busiest bank has stores. */
+ * columns by the same cs, so the banks meet as in the first): thread t of
+ * walk(rows, t) stores to p0 * pitch + c0, and a warp takes as many
+ * wavefronts as its busiest bank has stores. */
 int staging_wavefronts(int32_t rows, int32_t pitch) {
-  const int active = kThreads / rows * rows;
   int total = 0;
-  for (int t0 = 0; t0 < active; t0 += 32) {
+  for (int t0 = 0; t0 < kThreads; t0 += 32) {
     int per_bank[32] = {0}, most = 0;
-    for (int t = t0; t < t0 + 32 && t < active; t++) {
-      const int bank = ((t % rows) * pitch + t / rows) % 32;
+    for (int t = t0; t < t0 + 32; t++) {
+      const walk w(rows, t);
+      if (w.c0 == walk::kIdle) continue;
+      const int bank = (w.p0 * pitch + w.c0) % 32;
       if (++per_bank[bank] > most) most = per_bank[bank];
     }
     total += most;

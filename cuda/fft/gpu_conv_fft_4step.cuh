@@ -56,6 +56,12 @@ template <class S, int F, bool INTERLEAVED> struct bmap {
   static GF_HDC int lane(int t) { return INTERLEAVED ? t / F : t % S::T; }
 };
 
+/* batch_passes' load of pass P from the block's buffers in shared memory. */
+template <class S, class L, int P> GPU_HD auto smem_points(float2 *buf) {
+  return
+      [buf](int t, float2 *v) { load_smem<S, P>(L::lane(t), v, buf + L::fft(t) * S::buf_elems); };
+}
+
 /* Forward FFTs of every buffer of the block from pass P on: load(t, v) puts
  * thread t's points of pass P in v (from shared memory, or for pass 0 from
  * device memory, which saves staging them in shared memory first); the last
@@ -70,9 +76,7 @@ GPU_HD void batch_passes(Ex &ex, float2 *buf, const float2 *tw, Load &load, Fin 
       store_smem<S, P>(L::lane(t), v, buf + L::fft(t) * S::buf_elems);
     });
     ex.sync();
-    auto from_smem = [&](int t, float2 *v) {
-      load_smem<S, P + 1>(L::lane(t), v, buf + L::fft(t) * S::buf_elems);
-    };
+    auto from_smem = smem_points<S, L, P + 1>(buf);
     batch_passes<S, L, P + 1>(ex, buf, tw, from_smem, fin);
   } else {
     ex.phase([&](int t, float2 *v) {
@@ -191,9 +195,7 @@ GPU_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2
       scratch[row * M1 + j1] = cmul(v[k], w);
     });
   };
-  auto from_smem = [&](int t, float2 *v) {
-    load_smem<SR, 0>(L::lane(t), v, buf + L::fft(t) * SR::buf_elems);
-  };
+  auto from_smem = smem_points<SR, L, 0>(buf);
   batch_passes<SR, L, 0>(ex, buf, tb.tw_rows, from_smem, fin);
 }
 

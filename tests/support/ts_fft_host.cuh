@@ -118,4 +118,19 @@ inline double ts_segment_error(const std::vector<std::complex<double>> &x, int l
   return den > 0 ? sqrt((num / checked) / (den / in_signal)) : sqrt(num);
 }
 
+/* The outputs of one real segment among `frames` frames of `il` rows
+ * (il 1: a planar row): got[o] = dst[o il + row] for o < count. Returns
+ * how many other floats of dst were written (not kTsUnwritten). */
+inline int64_t ts_take_outputs(const std::vector<float> &dst, int frames, int il, int row,
+                               int count, std::vector<std::complex<double>> &got) {
+  int64_t stray = 0;
+  for (int i = 0; i < frames * il; i++) {
+    if (i % il == row && i / il < count)
+      got[(size_t)(i / il)] = dst[(size_t)i];
+    else
+      stray += dst[(size_t)i] != kTsUnwritten;
+  }
+  return stray;
+}
+
 #endif /* CONVOY_TS_FFT_HOST_CUH */
