@@ -92,17 +92,19 @@ inline ts_fft_segment ts_fft_segment_make(ts_rng *rng, int n, bool complex_taps)
   return g;
 }
 
-/* Relative error of got (count outputs) against the linear convolution of
- * x (left valid inputs, zeros after) at positions skip .. skip + count - 1,
- * every stride-th output, as mean squares: the transform's rounding spreads
- * over all count outputs while the signal lies in the first min(count,
- * left) of them only (a few inputs in a long segment would otherwise read
- * as a large error). */
+/* Error of got (count outputs) against the linear convolution of x (left
+ * valid inputs, zeros after) at positions skip .. skip + count - 1, every
+ * stride-th output: the root mean square of the differences over that of
+ * the whole convolution (left + taps - 1 points). The transform rounds at
+ * the scale of everything it carries, so the outputs kept are measured
+ * against that scale, not their own: a few inputs in a long segment, or
+ * the faint tail of a filter's response, would otherwise read as a large
+ * error. */
 inline double ts_segment_error(const std::vector<std::complex<double>> &x, int left,
                                const std::vector<std::complex<double>> &taps, int skip, int count,
                                const std::vector<std::complex<double>> &got, int stride) {
-  double num = 0, den = 0;
-  int checked = 0, in_signal = 0;
+  double num = 0;
+  int checked = 0;
   for (int o = 0; o < count; o += stride) {
     std::complex<double> r = 0;
     for (int j = 0; j < (int)taps.size(); j++) {
@@ -110,12 +112,20 @@ inline double ts_segment_error(const std::vector<std::complex<double>> &x, int l
       if (i >= 0 && i < left) r += taps[(size_t)j] * x[(size_t)i];
     }
     num += std::norm(got[(size_t)o] - r);
-    den += std::norm(r);
     checked++;
-    in_signal += o < left;
   }
-  if (in_signal == 0) in_signal = 1;
-  return den > 0 ? sqrt((num / checked) / (den / in_signal)) : sqrt(num);
+  const size_t support = (size_t)left + taps.size() - 1;
+  size_t n = 1;
+  while (n < support) n <<= 1;
+  std::vector<std::complex<double>> xs(n, 0.0), hs(n, 0.0);
+  std::copy(x.begin(), x.begin() + left, xs.begin());
+  std::copy(taps.begin(), taps.end(), hs.begin());
+  ts_fft(xs);
+  ts_fft(hs);
+  double energy = 0; /* Parseval: the sum of |y|^2 over the whole convolution */
+  for (size_t k = 0; k < n; k++) energy += std::norm(xs[k] * hs[k]);
+  energy /= (double)n;
+  return energy > 0 ? sqrt((num / checked) / (energy / (double)support)) : sqrt(num);
 }
 
 /* The outputs of one real segment among `frames` frames of `il` rows
