@@ -3,6 +3,8 @@
  * FFT kernels' passes, the decimating kernels' staging): a function for
  * both sides, a read-only load that takes the non-coherent path on the
  * device, and an unroll hint the host compiler does not warn about.
+ * GPU_HDC is for constexpr and static member functions, which are not
+ * forced inline.
  */
 #ifndef CONVOY_GPU_HOST_DEVICE_CUH
 #define CONVOY_GPU_HOST_DEVICE_CUH
@@ -15,5 +17,6 @@
 #define GPU_UNROLL
 #endif
 #define GPU_HD __host__ __device__ __forceinline__
+#define GPU_HDC __host__ __device__
 
 #endif

@@ -52,8 +52,8 @@ template <int LM1, int LM2, int LE1, int LE2> struct four_shape {
  * FFT has a contiguous range of threads. */
 template <class S, int F, bool INTERLEAVED> struct bmap {
   static constexpr int threads = F * S::T;
-  static GF_HDC int fft(int t) { return INTERLEAVED ? t % F : t / S::T; }
-  static GF_HDC int lane(int t) { return INTERLEAVED ? t / F : t % S::T; }
+  static GPU_HDC int fft(int t) { return INTERLEAVED ? t % F : t / S::T; }
+  static GPU_HDC int lane(int t) { return INTERLEAVED ? t / F : t % S::T; }
 };
 
 /* batch_passes' load of pass P from the block's buffers in shared memory. */

@@ -43,8 +43,6 @@
 #include <math.h>
 #include <stdint.h>
 
-#define GF_HDC __host__ __device__
-
 namespace gf {
 
 GPU_HD float2 cadd(float2 a, float2 b) {
@@ -148,14 +146,14 @@ template <int LOG2M, int LOG2E, bool PADDED = true> struct shape {
   static constexpr int M = 1 << LOG2M, E = 1 << LOG2E, T = M / E;
   static constexpr int full = LOG2M / LOG2E, rem = LOG2M % LOG2E;
   static constexpr int passes = full + (rem ? 1 : 0);
-  static constexpr GF_HDC int log2_radix(int p) { return p < full ? LOG2E : rem; }
-  static constexpr GF_HDC int log2_ns(int p) { return p * LOG2E; }
+  static constexpr GPU_HDC int log2_radix(int p) { return p < full ? LOG2E : rem; }
+  static constexpr GPU_HDC int log2_ns(int p) { return p * LOG2E; }
   static constexpr int buf_elems = PADDED ? M + (M >> 4) : M + 1;
-  static constexpr GF_HDC int at(int i) { return PADDED ? i + (i >> 4) : i; }
+  static constexpr GPU_HDC int at(int i) { return PADDED ? i + (i >> 4) : i; }
   /* The twiddle table (see fill_twiddles): W_2M^i for i < M, then the
    * passes' twiddles, those of pass p >= 1 from M + Ns(p) - E on. */
   static constexpr int tw_elems = 2 * M - E;
-  static constexpr GF_HDC int pass_twiddles_at(int p) { return M + (1 << (p * LOG2E)) - E; }
+  static constexpr GPU_HDC int pass_twiddles_at(int p) { return M + (1 << (p * LOG2E)) - E; }
   static_assert(LOG2M >= 2 * LOG2E, "at least two passes");
 };
 
@@ -609,7 +607,7 @@ template <class S, int G, int C>
 __device__ __forceinline__ float *row_sample(float2 *bufs, int r, int i) {
   return reinterpret_cast<float *>(row_home<S, G, C>(bufs, r) + S::at(i >> 1)) + (i & 1);
 }
-template <class S> constexpr GF_HDC int sample_floats(int d) {
+template <class S> constexpr GPU_HDC int sample_floats(int d) {
   return 2 * S::at(d / 2);
 }
 
