@@ -44,7 +44,7 @@ static int any_alignment() {
  * multiple of 4 outputs), where the kernels take paths that test only
  * the points that can reach the ends; the alignments the kernel is told
  * vary (host loads and stores need none). */
-template <class S, int IL, gf::powers W> void real_segment(int row) {
+template <class S, int IL, gf::powers W, bool TURN = false> void real_segment(int row) {
   constexpr int M = S::M, N = 2 * M;
   const ts_fft_segment g = ts_fft_segment_make(&rng, N, false);
   const int taps_len = g.taps_len, skip = g.skip, count = g.count, left = g.left;
@@ -61,16 +61,16 @@ template <class S, int IL, gf::powers W> void real_segment(int row) {
   gf::frames<IL> in = {IL == 1 ? 0 : row, any_alignment()},
                  out = {IL == 1 ? 0 : row, any_alignment()};
   auto *ex = new ts_host_exec<S::E, S::T>();
-  gf::segment<S, IL, W>(*ex, buf.data(), src.data(), left, in, dst.data(), skip, count, out,
-                        h.data(), tw.data());
+  gf::segment<S, IL, W, TURN>(*ex, buf.data(), src.data(), left, in, dst.data(), skip, count,
+                              out, h.data(), tw.data());
   delete ex;
   const int64_t stray = ts_take_outputs(dst, N, IL, IL == 1 ? 0 : row, count, got);
   const double e = ts_segment_error(x, left, taps, skip, count, got, 1);
   TS_CHECK(e < 2e-6 && stray == 0,
-           "real M = %d, %d rows (row %d), twiddles %s, %d taps, %d inputs, %d outputs: rel L2 "
-           "error %.3g, %lld floats written outside the outputs",
-           M, IL, row, W == gf::powers::table ? "by table" : "chained", taps_len, left, count, e,
-           (long long)stray);
+           "real M = %d, %d rows (row %d), twiddles %s%s, %d taps, %d inputs, %d outputs: rel "
+           "L2 error %.3g, %lld floats written outside the outputs",
+           M, IL, row, W == gf::powers::table ? "by table" : "chained",
+           TURN ? ", turned in registers" : "", taps_len, left, count, e, (long long)stray);
 }
 
 /* One complex segment of shape S on planar (re, im) rows. */
@@ -108,13 +108,18 @@ template <class S> void complex_segment() {
 }
 
 /* Planar rows (twiddles chained and by table) and every row of frames of 2
- * and 4. */
+ * and 4; where the shape has a remainder pass, the transforms turned in
+ * registers too (gf::turn_real), on planar rows and frames. */
 template <class S> void real_shape(int rounds) {
   for (int i = 0; i < rounds; i++) {
     real_segment<S, 1, gf::powers::chain>(0);
     real_segment<S, 1, gf::powers::table>(0);
     real_segment<S, 2, gf::powers::chain>(i % 2);
     real_segment<S, 4, gf::powers::chain>(i % 4);
+    if constexpr (S::rem != 0) {
+      real_segment<S, 1, gf::powers::chain, true>(0);
+      real_segment<S, 4, gf::powers::chain, true>(i % 4);
+    }
   }
 }
 
@@ -126,9 +131,11 @@ int main(void) {
   real_shape<gf::shape<9, 3>>(rounds);
   real_shape<gf::shape<9, 4>>(rounds);
   real_shape<gf::shape<10, 4>>(rounds);
+  real_shape<gf::shape<11, 3>>(rounds);
   real_shape<gf::shape<11, 4>>(rounds);
   real_shape<gf::shape<12, 4>>(rounds);
   real_shape<gf::shape<13, 3>>(rounds);
+  real_shape<gf::shape<13, 4>>(1);
   real_shape<gf::shape<14, 4>>(1);
   for (int i = 0; i < rounds; i++) {
     complex_segment<gf::shape<9, 4>>();

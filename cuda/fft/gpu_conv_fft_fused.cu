@@ -30,6 +30,20 @@ template <int LOG2M, int LOG2E> __host__ __device__ constexpr gf::powers powers_
   return (LOG2M == 12 || LOG2M == 14) && LOG2E == 4 ? gf::powers::table : gf::powers::chain;
 }
 
+/* Whether the transforms at M = 2^LOG2M turn in registers (gf::turn_real:
+ * the last forward pass, the spectrum's split and product and the first
+ * inverse pass without shared memory between them), alike in the planar
+ * and the rows kernels so that their bits agree. Only where it measured
+ * faster (H200, 1024 taps, 2^28 samples, two runs each): N = 16384 with 16
+ * points a thread, 191-193 -> 213-214 GS/s (64 registers instead of 83:
+ * two blocks an SM). Slower at N = 2048 (196-198 -> 188-189) and N = 4096
+ * (277-282 -> 274-276, at 70 registers or held to 64); sizes without a
+ * remainder pass (N = 8192) cannot turn, nor can the pass tables'
+ * twiddles (N = 32768). */
+template <int LOG2M, int LOG2E> __host__ __device__ constexpr bool turns_at() {
+  return LOG2M == 13 && LOG2E == 4;
+}
+
 /* Blocks an SM the planar kernel is compiled for (0: left to the
  * compiler, which at N = 4096 takes 96 registers and 5 blocks, or 80 and 6
  * with the table; given 1 it takes up to 146 and ran 20% slower). */
@@ -58,9 +72,9 @@ __global__ void __launch_bounds__(gf::shape<LOG2M, LOG2E>::T, planar_min_blocks<
   in.align = gf::alignment_of(src);
   out.align = gf::alignment_of(dst - (IL == 1 ? a.skip : 0));
   gf::block_exec<S::E> ex;
-  gf::segment<S, IL, powers_at<LOG2M, LOG2E>()>(ex, gf_buf, src, (int)left, in, dst, a.skip,
-                                                (int)count, out,
-                                                a.spec + a.filter_of[c] * a.spec_stride, a.tw);
+  gf::segment<S, IL, powers_at<LOG2M, LOG2E>(), turns_at<LOG2M, LOG2E>()>(
+      ex, gf_buf, src, (int)left, in, dst, a.skip, (int)count, out,
+      a.spec + a.filter_of[c] * a.spec_stride, a.tw);
 }
 
 /* G rows of interleaved frames of IL rows a block (gf::segment_rows): pair
@@ -90,7 +104,7 @@ __global__ void __launch_bounds__(G *gf::shape<LOG2M, LOG2E>::T, rows_min_blocks
   if (count > a.l) count = a.l;
   const int g = (int)threadIdx.x / S::T;
   const int64_t at = s * a.l * IL + (C == 1 ? row0 : 0);
-  gf::segment_rows<S, G, IL, C, powers_at<LOG2M, LOG2E>()>(
+  gf::segment_rows<S, G, IL, C, powers_at<LOG2M, LOG2E>(), turns_at<LOG2M, LOG2E>()>(
       gf_buf, a.in + at, (int)left, a.out + at, a.skip, (int)count,
       a.spec + a.filter_of[row0 + g] * a.spec_stride, a.tw);
 }

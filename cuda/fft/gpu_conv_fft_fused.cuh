@@ -43,6 +43,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 namespace gf {
 
 GPU_HD float2 cadd(float2 a, float2 b) {
@@ -157,6 +159,22 @@ template <int LOG2M, int LOG2E, bool PADDED = true> struct shape {
   static_assert(LOG2M >= 2 * LOG2E, "at least two passes");
 };
 
+/* Shape S with its passes in the other order of radices: the remainder
+ * radix first (pass 0, Ns = 1), then passes of E points. Pass 0 of an FFT
+ * in this order takes, as butterfly q, the points q + r M/R that S's last
+ * pass leaves in butterfly q's registers, so an inverse FFT in this order
+ * can start where a forward one in S's order ends (see turn_real). No pass
+ * tables (powers::table): its twiddles are had by chain or tree. */
+template <class S> struct rev_shape {
+  static constexpr int log2m = S::log2m, log2e = S::log2e;
+  static constexpr int M = S::M, E = S::E, T = S::T, full = S::full, rem = S::rem;
+  static constexpr int passes = S::passes;
+  static constexpr GPU_HDC int log2_radix(int p) { return rem && p == 0 ? rem : log2e; }
+  static constexpr GPU_HDC int log2_ns(int p) { return rem && p > 0 ? rem + log2e * (p - 1) : log2e * p; }
+  static constexpr int buf_elems = S::buf_elems;
+  static constexpr GPU_HDC int at(int i) { return S::at(i); }
+};
+
 /* W_n^e = exp(-2 pi i e / n) in float, the angle taken in double. */
 inline float2 twiddle_of(int64_t n, int64_t e) {
   const double unit = 2.0 * 3.14159265358979323846 / (double)n;
@@ -198,6 +216,15 @@ template <class S, int P> GPU_HD void load_smem(int t, float2 *v, const float2 *
   }
 }
 
+/* Pass P, step 1, for butterfly q alone: its points q + r M/R (q < M/R,
+ * which shares no bits with r M/R). */
+template <class S, int P> GPU_HD void load_butterfly(int q, float2 *u, const float2 *buf) {
+  constexpr int LR = S::log2_radix(P), R = 1 << LR;
+  const float2 *p = buf + S::at(q);
+  GPU_UNROLL
+  for (int r = 0; r < R; r++) u[r] = p[S::at(r << (S::log2m - LR))];
+}
+
 /* How a butterfly's twiddles w^1 .. w^(R-1) are had: `chain` loads w = w^1
  * from the first part of the table and multiplies by w again and again (R -
  * 2 dependent products); `tree` takes each power as the product of the
@@ -207,64 +234,72 @@ template <class S, int P> GPU_HD void load_smem(int t, float2 *v, const float2 *
  * (docs/BENCHMARKS.md). */
 enum class powers { chain, tree, table };
 
-/* Pass P, step 2: twiddles and the radix-R DFTs, in registers. Twiddle
- * powers come from one table value (see powers). The table is read through
- * the read-only cache unless COHERENT: an ordinary load, which the compiler
- * cannot move across a barrier (see the pulse kernel). */
+/* Pass P, step 2, for butterfly q: its twiddles and radix-R DFT on its R
+ * points u[0 .. R-1], in registers. Twiddle powers come from one table
+ * value (see powers). The table is read through the read-only cache unless
+ * COHERENT: an ordinary load, which the compiler cannot move across a
+ * barrier (see the pulse kernel). */
 template <class S, int P, bool COHERENT = false, powers POWERS = powers::chain>
-GPU_HD void butterflies(int t, float2 *v, const float2 *tw) {
-  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
-  GPU_UNROLL
-  for (int b = 0; b < B; b++) {
-    if constexpr (P > 0 && POWERS == powers::table) {
-      const int k = (t + b * S::T) & ((1 << LNS) - 1);
-      const float2 *at = tw + S::pass_twiddles_at(P) + k;
+GPU_HD void butterfly(int q, float2 *u, const float2 *tw) {
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, LNS = S::log2_ns(P);
+  if constexpr (P > 0 && POWERS == powers::table) {
+    const int k = q & ((1 << LNS) - 1);
+    const float2 *at = tw + S::pass_twiddles_at(P) + k;
+    GPU_UNROLL
+    for (int r = 1; r < R; r++) {
+      const float2 *w = at + ((r - 1) << LNS);
+      u[r] = cmul(u[r], COHERENT ? *w : GPU_LDG(w));
+    }
+  } else if (P > 0) {
+    const int k = q & ((1 << LNS) - 1);
+    /* W_M^(k M/(Ns R)) = W_N^(2 k M/(Ns R)) */
+    const float2 *at = tw + ((2 * k) << (S::log2m - LNS - LR));
+    const float2 w1 = COHERENT ? *at : GPU_LDG(at);
+    if (POWERS == powers::chain) {
+      float2 w = w1;
       GPU_UNROLL
       for (int r = 1; r < R; r++) {
-        const float2 *w = at + ((r - 1) << LNS);
-        v[b * R + r] = cmul(v[b * R + r], COHERENT ? *w : GPU_LDG(w));
+        u[r] = cmul(u[r], w);
+        if (r + 1 < R) w = cmul(w, w1);
       }
-    } else if (P > 0) {
-      const int q = t + b * S::T;
-      const int k = q & ((1 << LNS) - 1);
-      /* W_M^(k M/(Ns R)) = W_N^(2 k M/(Ns R)) */
-      const float2 *at = tw + ((2 * k) << (S::log2m - LNS - LR));
-      const float2 w1 = COHERENT ? *at : GPU_LDG(at);
-      if (POWERS == powers::chain) {
-        float2 w = w1;
-        GPU_UNROLL
-        for (int r = 1; r < R; r++) {
-          v[b * R + r] = cmul(v[b * R + r], w);
-          if (r + 1 < R) w = cmul(w, w1);
-        }
-      } else {
-        float2 w[R];
-        w[1] = w1;
-        GPU_UNROLL
-        for (int r = 2; r < R; r++) {
-          int high = 1;
-          while (2 * high < r) high *= 2;
-          w[r] = cmul(w[high], w[r - high]);
-        }
-        GPU_UNROLL
-        for (int r = 1; r < R; r++) v[b * R + r] = cmul(v[b * R + r], w[r]);
+    } else {
+      float2 w[R];
+      w[1] = w1;
+      GPU_UNROLL
+      for (int r = 2; r < R; r++) {
+        int high = 1;
+        while (2 * high < r) high *= 2;
+        w[r] = cmul(w[high], w[r - high]);
       }
+      GPU_UNROLL
+      for (int r = 1; r < R; r++) u[r] = cmul(u[r], w[r]);
     }
-    dft<R>::run(v + b * R);
   }
+  dft<R>::run(u);
 }
 
-/* Pass P, step 3: Stockham store into shared memory. */
-template <class S, int P> GPU_HD void store_smem(int t, const float2 *v, float2 *buf) {
-  constexpr int LR = S::log2_radix(P), R = 1 << LR, B = S::E / R, LNS = S::log2_ns(P);
+/* Pass P, step 2: thread t's butterflies t + b T, b < E / R. */
+template <class S, int P, bool COHERENT = false, powers POWERS = powers::chain>
+GPU_HD void butterflies(int t, float2 *v, const float2 *tw) {
+  constexpr int R = 1 << S::log2_radix(P), B = S::E / R;
   GPU_UNROLL
-  for (int b = 0; b < B; b++) {
-    const int q = t + b * S::T;
-    const int base = ((q >> LNS) << (LNS + LR)) + (q & ((1 << LNS) - 1));
-    float2 *p = buf + S::at(base); /* base and r Ns share no bits (see load_smem) */
-    GPU_UNROLL
-    for (int r = 0; r < R; r++) p[S::at(r << LNS)] = v[b * R + r];
-  }
+  for (int b = 0; b < B; b++) butterfly<S, P, COHERENT, POWERS>(t + b * S::T, v + b * R, tw);
+}
+
+/* Pass P, step 3, for butterfly q: Stockham store into shared memory. */
+template <class S, int P> GPU_HD void store_butterfly(int q, const float2 *u, float2 *buf) {
+  constexpr int LR = S::log2_radix(P), R = 1 << LR, LNS = S::log2_ns(P);
+  const int base = ((q >> LNS) << (LNS + LR)) + (q & ((1 << LNS) - 1));
+  float2 *p = buf + S::at(base); /* base and r Ns share no bits (see load_smem) */
+  GPU_UNROLL
+  for (int r = 0; r < R; r++) p[S::at(r << LNS)] = u[r];
+}
+
+/* Pass P, step 3: thread t's butterflies. */
+template <class S, int P> GPU_HD void store_smem(int t, const float2 *v, float2 *buf) {
+  constexpr int R = 1 << S::log2_radix(P), B = S::E / R;
+  GPU_UNROLL
+  for (int b = 0; b < B; b++) store_butterfly<S, P>(t + b * S::T, v + b * R, buf);
 }
 
 /* Where a segment's samples lie: row `row` of frames of IL floats (IL = 1:
@@ -452,9 +487,10 @@ template <class S> GPU_HD void middle(int t, float2 *buf, const float2 *h, const
   }
 }
 
-template <class S, int P, powers W = powers::chain, class Ex>
+/* The forward passes P .. END - 1 through shared memory. */
+template <class S, int P, powers W = powers::chain, int END = S::passes, class Ex>
 GPU_HD void forward_passes(Ex &ex, float2 *buf, const float2 *tw) {
-  if constexpr (P < S::passes) {
+  if constexpr (P < END) {
     ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
     ex.sync();
     ex.phase([&](int t, float2 *v) {
@@ -462,7 +498,7 @@ GPU_HD void forward_passes(Ex &ex, float2 *buf, const float2 *tw) {
       store_smem<S, P>(t, v, buf);
     });
     ex.sync();
-    forward_passes<S, P + 1, W>(ex, buf, tw);
+    forward_passes<S, P + 1, W, END>(ex, buf, tw);
   }
 }
 
@@ -489,12 +525,112 @@ GPU_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &s
   }
 }
 
+/* The shape whose order of passes a real segment's inverse transform
+ * takes, turned in registers (TURN, see turn_real) or not, and so the
+ * order its last pass hands out its points in. */
+template <class S, bool TURN>
+using inverse_shape = typename std::conditional<TURN, rev_shape<S>, S>::type;
+
+/* The last forward pass, the spectrum's split and product (middle) and
+ * the first inverse pass of rev_shape<S>, in registers: two shared-memory
+ * round trips fewer than the passes and middle() apart. The last forward
+ * pass leaves bin q + r Ns in register r of butterfly q (Ns = M/R); the
+ * split joins bins k and M - k, of butterflies q and Ns - q, so thread t
+ * takes butterflies in pairs, j = t + b T for b < E/(2R): (j, Ns - j), and
+ * for j = 0 (0, Ns/2), each of which joins its own bins. Each split_pair is
+ * middle()'s, k the smaller bin of the two, so the spectrum is middle()'s
+ * to the bit; the inverse transform then runs in rev_shape's order. */
+template <class S, powers W, class Ex>
+GPU_HD void turn_real(Ex &ex, float2 *buf, const float2 *h, const float2 *tw) {
+  using RS = rev_shape<S>;
+  constexpr int M = S::M, L = S::passes - 1, R = 1 << S::log2_radix(L), NS = M / R;
+  constexpr int PAIRS = S::E / R / 2;
+  static_assert(PAIRS >= 1 && RS::log2_radix(0) == S::log2_radix(L), "pairs of butterflies");
+  const auto second = [](int j) { return j == 0 ? NS / 2 : NS - j; };
+  ex.phase([&](int t, float2 *v) {
+    GPU_UNROLL
+    for (int b = 0; b < PAIRS; b++) {
+      const int j = t + b * S::T;
+      load_butterfly<S, L>(j, v + 2 * b * R, buf);
+      load_butterfly<S, L>(second(j), v + (2 * b + 1) * R, buf);
+    }
+  });
+  ex.sync();
+  ex.phase([&](int t, float2 *v) {
+    GPU_UNROLL
+    for (int b = 0; b < PAIRS; b++) {
+      const int j = t + b * S::T, q1 = j, q2 = second(j);
+      float2 *u1 = v + 2 * b * R, *u2 = u1 + R;
+      butterfly<S, L, false, W>(q1, u1, tw);
+      butterfly<S, L, false, W>(q2, u2, tw);
+      /* bins k (register a) and M - k (register c), k < M/2 */
+      const auto split = [&](float2 *a, float2 *c, int k) {
+        split_pair(*a, *c, GPU_LDG(tw + k), GPU_LDG(h + k), GPU_LDG(h + M - k), a, c);
+      };
+      if (j == 0) {
+        /* bin 0 (with M, both real) as middle() */
+        const float2 z = u1[0];
+        const float x0 = 2.0f * (z.x + z.y), xm = 2.0f * (z.x - z.y);
+        const float2 h0 = GPU_LDG(h), h_m = GPU_LDG(h + M);
+        const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y), ym = make_float2(xm * h_m.x, xm * h_m.y);
+        const float2 ye = cadd(y0, cconj(ym)), yo = csub(y0, cconj(ym));
+        u1[0] = cconj(cadd(ye, mul_i(yo)));
+        float2 om;
+        split_pair(u1[R / 2], u1[R / 2], GPU_LDG(tw + M / 2), GPU_LDG(h + M / 2),
+                   GPU_LDG(h + M / 2), &u1[R / 2], &om);
+        GPU_UNROLL
+        for (int r = 1; r < R / 2; r++) split(&u1[r], &u1[R - r], r * NS);
+        GPU_UNROLL
+        for (int r = 0; r < R / 2; r++) split(&u2[r], &u2[R - 1 - r], NS / 2 + r * NS);
+      } else {
+        GPU_UNROLL
+        for (int r = 0; r < R; r++) {
+          if (r < R / 2)
+            split(&u1[r], &u2[R - 1 - r], q1 + r * NS);
+          else
+            split(&u2[R - 1 - r], &u1[r], q2 + (R - 1 - r) * NS);
+        }
+      }
+      butterfly<RS, 0>(q1, u1, tw);
+      store_butterfly<RS, 0>(q1, u1, buf);
+      butterfly<RS, 0>(q2, u2, tw);
+      store_butterfly<RS, 0>(q2, u2, buf);
+    }
+  });
+  ex.sync();
+}
+
+/* From forward pass P (its input in buf) through the spectrum's product to
+ * the inverse transform's last pass, which hands each thread's points to
+ * store(t, v), as each_point<inverse_shape<S, TURN>, passes - 1> names them
+ * (after a barrier if SYNC_LAST, for a store back into buf). TURN: through
+ * turn_real, which needs a last forward pass of the remainder radix (two or
+ * more butterflies a thread) and twiddles by chain or tree; else middle()
+ * between the passes. */
+template <class S, int P, powers W, bool TURN, bool SYNC_LAST, class Ex, class Store>
+GPU_HD void transforms(Ex &ex, float2 *buf, const float2 *h, const float2 *tw,
+                       const Store &store) {
+  static_assert(!TURN || (S::rem != 0 && W != powers::table),
+                "a turn needs a remainder pass and twiddles other than the pass tables");
+  if constexpr (TURN) {
+    forward_passes<S, P, W, S::passes - 1>(ex, buf, tw);
+    turn_real<S, W>(ex, buf, h, tw);
+    inverse_passes<rev_shape<S>, 1, SYNC_LAST, W>(ex, buf, tw, store);
+  } else {
+    forward_passes<S, P, W>(ex, buf, tw);
+    ex.phase([&](int t, float2 *) { middle<S>(t, buf, h, tw); });
+    ex.sync();
+    inverse_passes<S, 0, SYNC_LAST, W>(ex, buf, tw, store);
+  }
+}
+
 /* One segment: src holds `left` valid inputs (then zeros up to N); dst
  * receives outputs 0 .. count-1 (circular positions skip .. skip+count-1);
  * in and out say where the samples lie in src and dst (see frames); W: how
  * the passes have their twiddles (powers::table needs a table of
- * S::tw_elems values). */
-template <class S, int IL, powers W = powers::chain, class Ex>
+ * S::tw_elems values); TURN: whether the transforms turn in registers (see
+ * transforms). */
+template <class S, int IL, powers W = powers::chain, bool TURN = false, class Ex>
 GPU_HD void segment(Ex &ex, float2 *buf, const float *src, int left, frames<IL> in, float *dst,
                     int skip, int count, frames<IL> out, const float2 *h, const float2 *tw) {
   ex.phase([&](int t, float2 *v) {
@@ -503,11 +639,9 @@ GPU_HD void segment(Ex &ex, float2 *buf, const float *src, int left, frames<IL> 
     store_smem<S, 0>(t, v, buf);
   });
   ex.sync();
-  forward_passes<S, 1, W>(ex, buf, tw);
-  ex.phase([&](int t, float2 *) { middle<S>(t, buf, h, tw); });
-  ex.sync();
-  inverse_passes<S, 0, false, W>(
-      ex, buf, tw, [&](int t, float2 *v) { store_output<S, IL>(t, v, dst, skip, count, out); });
+  using O = inverse_shape<S, TURN>;
+  transforms<S, 1, W, TURN, false>(
+      ex, buf, h, tw, [&](int t, float2 *v) { store_output<O, IL>(t, v, dst, skip, count, out); });
 }
 
 /* ------------------------------------------------------- rows of frames
@@ -626,9 +760,9 @@ constexpr int kRowsUnroll = 4;
  * rank G .. rank G + G - 1. Each block moves whole frames, a C-th of the
  * segment's, between device memory and the G rows of every block of the
  * cluster (distributed shared memory), so every sector crosses device
- * memory once and in whole; src and dst then point at row 0. W as in
- * segment(). */
-template <class S, int G, int IL, int C = 1, powers W = powers::chain>
+ * memory once and in whole; src and dst then point at row 0. W and TURN
+ * as in segment(), whose bits the rows get from the same W and TURN. */
+template <class S, int G, int IL, int C = 1, powers W = powers::chain, bool TURN = false>
 __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int left, float *dst,
                                              int skip, int count, const float2 *h,
                                              const float2 *tw) {
@@ -698,11 +832,9 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
   }
   group_exec<S::E, S::T> ex;
   cluster_sync<C>();
-  forward_passes<S, 0, W>(ex, buf, tw);
-  ex.phase([&](int t, float2 *) { middle<S>(t, buf, h, tw); });
-  ex.sync();
-  inverse_passes<S, 0, true, W>(ex, buf, tw, [&](int t, float2 *v) {
-    each_point<S, S::passes - 1>(t, [&](int n, int k) { buf[S::at(n)] = cconj(v[k]); });
+  using O = inverse_shape<S, TURN>;
+  transforms<S, 0, W, TURN, true>(ex, buf, h, tw, [&](int t, float2 *v) {
+    each_point<O, O::passes - 1>(t, [&](int n, int k) { buf[S::at(n)] = cconj(v[k]); });
   });
   cluster_sync<C>();
   {

@@ -28,32 +28,16 @@
 #include "gpu_conv_fft_fused.cuh"
 #include "gpu_pulse_internal.cuh"
 
-namespace gpf {
-
-/* One FFT of M = 2^LOG2M points, 16 per thread. Passes of radix 16 and one
- * of radix 2^(LOG2M mod 4) when that is not 1: last in the forward order,
- * first in the inverse (REV) order. Members as gf::shape. */
-template <int LOG2M, bool REV> struct pshape {
-  static constexpr int log2m = LOG2M;
-  static constexpr int M = 1 << LOG2M, E = 16, T = M / E;
-  static constexpr int full = LOG2M / 4, rem = LOG2M % 4;
-  static constexpr int passes = full + (rem ? 1 : 0);
-  static constexpr __host__ __device__ int log2_radix(int p) {
-    return REV ? (rem && p == 0 ? rem : 4) : (p < full ? 4 : rem);
-  }
-  static constexpr __host__ __device__ int log2_ns(int p) {
-    return REV ? (rem && p > 0 ? rem + 4 * (p - 1) : 4 * p) : 4 * p;
-  }
-  static constexpr int buf_elems = M + (M >> 4);
-  static constexpr __host__ __device__ int at(int i) { return i + (i >> 4); }
-  static_assert(passes >= 3, "at least three passes");
-};
-
-} // namespace gpf
+#include <type_traits>
 
 namespace {
 
-using gpf::pshape;
+/* The FFT of M = 2^LOG2M points, 16 a thread: passes of radix 16 and one of
+ * radix 2^(LOG2M mod 4) when that is not 1, last in the forward order, first
+ * in the inverse (REV) order. */
+template <int LOG2M, bool REV>
+using pshape = typename std::conditional<REV, gf::rev_shape<gf::shape<LOG2M, 4>>,
+                                         gf::shape<LOG2M, 4>>::type;
 
 /* Passes P .. END-1 through shared memory (INV: of the inverse FFT).
  *
