@@ -61,8 +61,8 @@ template <class S, int IL, gf::powers W, bool TURN = false> void real_segment(in
   gf::frames<IL> in = {IL == 1 ? 0 : row, any_alignment()},
                  out = {IL == 1 ? 0 : row, any_alignment()};
   auto *ex = new ts_host_exec<S::E, S::T>();
-  gf::segment<S, IL, W, TURN>(*ex, buf.data(), src.data(), left, in, dst.data(), skip, count,
-                              out, h.data(), tw.data());
+  gf::segment<S, IL, W, TURN>(*ex, buf.data(), src.data(), left, in, dst.data(), skip, count, out,
+                              h.data(), tw.data());
   delete ex;
   const int64_t stray = ts_take_outputs(dst, N, IL, IL == 1 ? 0 : row, count, got);
   const double e = ts_segment_error(x, left, taps, skip, count, got, 1);
@@ -73,8 +73,9 @@ template <class S, int IL, gf::powers W, bool TURN = false> void real_segment(in
            TURN ? ", turned in registers" : "", taps_len, left, count, e, (long long)stray);
 }
 
-/* One complex segment of shape S on planar (re, im) rows. */
-template <class S> void complex_segment() {
+/* One complex segment of shape S on planar (re, im) rows, its transforms
+ * turned in registers or not (TURN). */
+template <class S, bool TURN = false> void complex_segment() {
   constexpr int M = S::M;
   const ts_fft_segment g = ts_fft_segment_make(&rng, M, true);
   const int taps_len = g.taps_len, skip = g.skip, count = g.count, left = g.left;
@@ -90,8 +91,8 @@ template <class S> void complex_segment() {
   const std::vector<float2> h = ts_spectrum(taps, M, M, 1.0 / M), tw = twiddles<S>();
   std::vector<float2> buf(S::buf_elems);
   auto *ex = new ts_host_exec<S::E, S::T>();
-  gf::segment_cx<S>(*ex, buf.data(), re.data(), im.data(), left, out_re.data(), out_im.data(), skip,
-                    count, h.data(), tw.data());
+  gf::segment_cx<S, false, TURN>(*ex, buf.data(), re.data(), im.data(), left, out_re.data(),
+                                 out_im.data(), skip, count, h.data(), tw.data());
   delete ex;
   int64_t stray = 0;
   for (int o = 0; o < M; o++) {
@@ -102,9 +103,9 @@ template <class S> void complex_segment() {
   }
   const double e = ts_segment_error(x, left, taps, skip, count, got, 1);
   TS_CHECK(e < 2e-6 && stray == 0,
-           "complex M = %d, %d taps, %d inputs, %d outputs: rel L2 error %.3g, %lld values "
+           "complex M = %d%s, %d taps, %d inputs, %d outputs: rel L2 error %.3g, %lld values "
            "written outside the outputs",
-           M, taps_len, left, count, e, (long long)stray);
+           M, TURN ? " turned in registers" : "", taps_len, left, count, e, (long long)stray);
 }
 
 /* Planar rows (twiddles chained and by table) and every row of frames of 2
@@ -140,6 +141,10 @@ int main(void) {
   for (int i = 0; i < rounds; i++) {
     complex_segment<gf::shape<9, 4>>();
     complex_segment<gf::shape<12, 4>>();
+    complex_segment<gf::shape<9, 4>, true>();
+    complex_segment<gf::shape<11, 4>, true>();
+    complex_segment<gf::shape<12, 4>, true>();
+    complex_segment<gf::shape<14, 4>, true>();
   }
   return ts_finish();
 }

@@ -18,6 +18,17 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kLog2Points = 4; /* 16 points per thread */
 
+/* Whether the complex transforms at M = 2^LOG2M turn in registers
+ * (gf::segment_cx's TURN). Measured on an H200 (complex taps M/4, 2^26
+ * complex frames in calls of 2^24, planar rows / frames, GS/s in real
+ * values): M = 2^9 307 / 300 -> 344 / 339, 2^10 312 / 305 -> 331 / 322,
+ * 2^11 294 / 285 -> 316 / 311, 2^13 160 / 162 -> 175 / 192, 2^14 112 /
+ * 120 -> 153 / 165 (fewer registers: no spills at 2^14, two blocks an SM
+ * at 2^13); at 2^12 236 / 237 -> 178 / 230 (146 registers), so not there. */
+template <int LOG2M> __host__ __device__ constexpr bool cx_turns_at() {
+  return LOG2M != 12;
+}
+
 /* FRAMES: one complex channel as (re, im) frames (a->frame_rows 2), read
  * and written where they lie; else (real, imaginary) row pairs. */
 template <int LOG2M, bool FRAMES>
@@ -37,13 +48,14 @@ __global__ void __launch_bounds__(gf::shape<LOG2M, kLog2Points>::T)
     float *dst = a.out + 2 * s * a.l;
     const bool aligned8 =
         ((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst)) & 7) == 0;
-    gf::segment_cx<S, true>(ex, gf_buf, src, nullptr, (int)left, dst, nullptr, a.skip, (int)count,
-                            h, a.tw, aligned8);
+    gf::segment_cx<S, true, cx_turns_at<LOG2M>()>(ex, gf_buf, src, nullptr, (int)left, dst, nullptr,
+                                                  a.skip, (int)count, h, a.tw, aligned8);
   } else {
     const float *src = a.in + 2 * c * a.in_stride + s * a.l;
     float *dst = a.out + 2 * c * a.out_stride + s * a.l;
-    gf::segment_cx<S>(ex, gf_buf, src, src + a.in_stride, (int)left, dst, dst + a.out_stride,
-                      a.skip, (int)count, h, a.tw);
+    gf::segment_cx<S, false, cx_turns_at<LOG2M>()>(ex, gf_buf, src, src + a.in_stride, (int)left,
+                                                   dst, dst + a.out_stride, a.skip, (int)count, h,
+                                                   a.tw);
   }
 }
 

@@ -170,7 +170,9 @@ template <class S> struct rev_shape {
   static constexpr int M = S::M, E = S::E, T = S::T, full = S::full, rem = S::rem;
   static constexpr int passes = S::passes;
   static constexpr GPU_HDC int log2_radix(int p) { return rem && p == 0 ? rem : log2e; }
-  static constexpr GPU_HDC int log2_ns(int p) { return rem && p > 0 ? rem + log2e * (p - 1) : log2e * p; }
+  static constexpr GPU_HDC int log2_ns(int p) {
+    return rem && p > 0 ? rem + log2e * (p - 1) : log2e * p;
+  }
   static constexpr int buf_elems = S::buf_elems;
   static constexpr GPU_HDC int at(int i) { return S::at(i); }
 };
@@ -572,7 +574,8 @@ GPU_HD void turn_real(Ex &ex, float2 *buf, const float2 *h, const float2 *tw) {
         const float2 z = u1[0];
         const float x0 = 2.0f * (z.x + z.y), xm = 2.0f * (z.x - z.y);
         const float2 h0 = GPU_LDG(h), h_m = GPU_LDG(h + M);
-        const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y), ym = make_float2(xm * h_m.x, xm * h_m.y);
+        const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y),
+                     ym = make_float2(xm * h_m.x, xm * h_m.y);
         const float2 ye = cadd(y0, cconj(ym)), yo = csub(y0, cconj(ym));
         u1[0] = cconj(cadd(ye, mul_i(yo)));
         float2 om;
@@ -608,8 +611,7 @@ GPU_HD void turn_real(Ex &ex, float2 *buf, const float2 *h, const float2 *tw) {
  * more butterflies a thread) and twiddles by chain or tree; else middle()
  * between the passes. */
 template <class S, int P, powers W, bool TURN, bool SYNC_LAST, class Ex, class Store>
-GPU_HD void transforms(Ex &ex, float2 *buf, const float2 *h, const float2 *tw,
-                       const Store &store) {
+GPU_HD void transforms(Ex &ex, float2 *buf, const float2 *h, const float2 *tw, const Store &store) {
   static_assert(!TURN || (S::rem != 0 && W != powers::table),
                 "a turn needs a remainder pass and twiddles other than the pass tables");
   if constexpr (TURN) {
@@ -948,8 +950,11 @@ template <class S> GPU_HD void middle_cx(int t, float2 *buf, const float2 *h) {
 /* One complex segment: rows src_re/src_im hold `left` valid inputs (then
  * zeros up to M); dst_re/dst_im receive outputs 0 .. count-1. With FRAMES
  * src_re and dst_re hold (re, im) frames and the im pointers are unused;
- * aligned8: both are 8-byte aligned. */
-template <class S, bool FRAMES = false, class Ex>
+ * aligned8: both are 8-byte aligned. TURN: the last forward pass, the
+ * product and the first inverse pass run in registers, the inverse
+ * transform in rev_shape's order (the product takes each bin alone, so
+ * any shape turns; see turn_real for the real form). */
+template <class S, bool FRAMES = false, bool TURN = false, class Ex>
 GPU_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src_im, int left,
                        float *dst_re, float *dst_im, int skip, int count, const float2 *h,
                        const float2 *tw, bool aligned8 = false) {
@@ -959,12 +964,30 @@ GPU_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *sr
     store_smem<S, 0>(t, v, buf);
   });
   ex.sync();
-  forward_passes<S, 1>(ex, buf, tw);
-  ex.phase([&](int t, float2 *) { middle_cx<S>(t, buf, h); });
-  ex.sync();
-  inverse_passes<S, 0>(ex, buf, tw, [&](int t, float2 *v) {
-    store_output_cx<S, FRAMES>(t, v, dst_re, dst_im, skip, count, aligned8);
-  });
+  if constexpr (TURN) {
+    using RS = rev_shape<S>;
+    constexpr int L = S::passes - 1;
+    forward_passes<S, 1, powers::chain, L>(ex, buf, tw);
+    ex.phase([&](int t, float2 *v) { load_smem<S, L>(t, v, buf); });
+    ex.sync();
+    ex.phase([&](int t, float2 *v) {
+      butterflies<S, L>(t, v, tw);
+      each_point<RS, 0>(t, [&](int k, int i) { v[i] = cconj(cmul(v[i], GPU_LDG(h + k))); });
+      butterflies<RS, 0>(t, v, tw);
+      store_smem<RS, 0>(t, v, buf);
+    });
+    ex.sync();
+    inverse_passes<RS, 1>(ex, buf, tw, [&](int t, float2 *v) {
+      store_output_cx<RS, FRAMES>(t, v, dst_re, dst_im, skip, count, aligned8);
+    });
+  } else {
+    forward_passes<S, 1>(ex, buf, tw);
+    ex.phase([&](int t, float2 *) { middle_cx<S>(t, buf, h); });
+    ex.sync();
+    inverse_passes<S, 0>(ex, buf, tw, [&](int t, float2 *v) {
+      store_output_cx<S, FRAMES>(t, v, dst_re, dst_im, skip, count, aligned8);
+    });
+  }
 }
 
 #ifdef __CUDACC__

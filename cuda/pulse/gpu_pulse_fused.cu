@@ -36,8 +36,8 @@ namespace {
  * radix 2^(LOG2M mod 4) when that is not 1, last in the forward order, first
  * in the inverse (REV) order. */
 template <int LOG2M, bool REV>
-using pshape = typename std::conditional<REV, gf::rev_shape<gf::shape<LOG2M, 4>>,
-                                         gf::shape<LOG2M, 4>>::type;
+using pshape =
+    typename std::conditional<REV, gf::rev_shape<gf::shape<LOG2M, 4>>, gf::shape<LOG2M, 4>>::type;
 
 /* Passes P .. END-1 through shared memory (INV: of the inverse FFT).
  *
