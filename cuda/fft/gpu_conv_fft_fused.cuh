@@ -456,6 +456,17 @@ GPU_HD void split_pair(float2 a, float2 zm, float2 w, float2 hk, float2 hm, floa
   *out_m = cconj(cadd(cconj(ye), mul_i(cconj(yo)))); /* conj(Z'[M-k]) */
 }
 
+/* Conjugated inverse-split spectrum of bin 0 from z = Z[0], which holds
+ * 2 X[0] and 2 X[M], both real (h: the filter's half spectrum, M + 1
+ * bins). */
+GPU_HD float2 split_dc(float2 z, const float2 *h, int m) {
+  const float x0 = 2.0f * (z.x + z.y), xm = 2.0f * (z.x - z.y); /* 2 X[0], 2 X[M], real */
+  const float2 h0 = GPU_LDG(h), h_m = GPU_LDG(h + m);
+  const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y), ym = make_float2(xm * h_m.x, xm * h_m.y);
+  const float2 ye = cadd(y0, cconj(ym)), yo = csub(y0, cconj(ym));
+  return cconj(cadd(ye, mul_i(yo)));
+}
+
 /* Between the transforms: bins k and M-k belong to one thread, so no other
  * thread reads what it writes. Thread 0 also takes bins 0 and M/2. */
 template <class S> GPU_HD void middle(int t, float2 *buf, const float2 *h, const float2 *tw) {
@@ -469,12 +480,7 @@ template <class S> GPU_HD void middle(int t, float2 *buf, const float2 *h, const
   for (int j = 0; j < S::E / 2; j++) {
     const int jt = j * T; /* bin k = t + jt, 0 <= k < M/2 */
     if (j == 0 && t == 0) {
-      const float2 z = buf[S::at(0)];
-      const float x0 = 2.0f * (z.x + z.y), xm = 2.0f * (z.x - z.y); /* 2 X[0], 2 X[M], real */
-      const float2 h0 = GPU_LDG(h), h_m = GPU_LDG(h + M);
-      const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y), ym = make_float2(xm * h_m.x, xm * h_m.y);
-      const float2 ye = cadd(y0, cconj(ym)), yo = csub(y0, cconj(ym));
-      buf[S::at(0)] = cconj(cadd(ye, mul_i(yo)));
+      buf[S::at(0)] = split_dc(buf[S::at(0)], h, M);
       const float2 zh = buf[S::at(M / 2)];
       float2 ok, om;
       split_pair(zh, zh, GPU_LDG(tw + M / 2), GPU_LDG(h + M / 2), GPU_LDG(h + M / 2), &ok, &om);
@@ -570,14 +576,7 @@ GPU_HD void turn_real(Ex &ex, float2 *buf, const float2 *h, const float2 *tw) {
         split_pair(*a, *c, GPU_LDG(tw + k), GPU_LDG(h + k), GPU_LDG(h + M - k), a, c);
       };
       if (j == 0) {
-        /* bin 0 (with M, both real) as middle() */
-        const float2 z = u1[0];
-        const float x0 = 2.0f * (z.x + z.y), xm = 2.0f * (z.x - z.y);
-        const float2 h0 = GPU_LDG(h), h_m = GPU_LDG(h + M);
-        const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y),
-                     ym = make_float2(xm * h_m.x, xm * h_m.y);
-        const float2 ye = cadd(y0, cconj(ym)), yo = csub(y0, cconj(ym));
-        u1[0] = cconj(cadd(ye, mul_i(yo)));
+        u1[0] = split_dc(u1[0], h, M);
         float2 om;
         split_pair(u1[R / 2], u1[R / 2], GPU_LDG(tw + M / 2), GPU_LDG(h + M / 2),
                    GPU_LDG(h + M / 2), &u1[R / 2], &om);
