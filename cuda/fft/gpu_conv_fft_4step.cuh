@@ -163,13 +163,7 @@ GPU_HD void rows_block(Ex &ex, float2 *buf, int b, float2 *scratch, const float2
       } else if (it <= M1 / 2) { /* row 0 */
         const int k1 = it;
         if (k1 == 0) {
-          const float2 z = bufa[SR::at(0)];
-          const float x0 = 2.0f * (z.x + z.y), xm = 2.0f * (z.x - z.y);
-          const float2 h0 = GPU_LDG(hp), hm = GPU_LDG(hp + M);
-          const float2 y0 = make_float2(x0 * h0.x, x0 * h0.y);
-          const float2 ym = make_float2(xm * hm.x, xm * hm.y);
-          const float2 ye = cadd(y0, cconj(ym)), yo = csub(y0, cconj(ym));
-          bufa[SR::at(0)] = cconj(cadd(ye, mul_i(yo)));
+          bufa[SR::at(0)] = split_dc(bufa[SR::at(0)], hp, M);
         } else {
           const int k1m = M1 - k1;
           split_pair(bufa[SR::at(k1)], bufa[SR::at(k1m)], wide_twiddle(tb.wide, tb.fine, M2 * k1),

@@ -533,8 +533,9 @@ GPU_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &s
   }
 }
 
-/* The shape whose order of passes a real segment's inverse transform
- * takes, turned in registers (TURN, see turn_real) or not, and so the
+/* The shape whose order of passes an inverse transform takes: rev_shape
+ * where it starts in registers on the last forward pass's butterflies
+ * (TURN: turn_real, segment_cx, the pulse kernel), else S; and so the
  * order its last pass hands out its points in. */
 template <class S, bool TURN>
 using inverse_shape = typename std::conditional<TURN, rev_shape<S>, S>::type;

@@ -28,16 +28,12 @@
 #include "gpu_conv_fft_fused.cuh"
 #include "gpu_pulse_internal.cuh"
 
-#include <type_traits>
-
 namespace {
 
 /* The FFT of M = 2^LOG2M points, 16 a thread: passes of radix 16 and one of
  * radix 2^(LOG2M mod 4) when that is not 1, last in the forward order, first
  * in the inverse (REV) order. */
-template <int LOG2M, bool REV>
-using pshape =
-    typename std::conditional<REV, gf::rev_shape<gf::shape<LOG2M, 4>>, gf::shape<LOG2M, 4>>::type;
+template <int LOG2M, bool REV> using pshape = gf::inverse_shape<gf::shape<LOG2M, 4>, REV>;
 
 /* Passes P .. END-1 through shared memory (INV: of the inverse FFT).
  *
