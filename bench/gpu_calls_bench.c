@@ -8,9 +8,11 @@
  * calls of 2^20, 2^24 and 2^28 frames (one call), for gpu-direct at 16, 32,
  * 48 and 64 taps and gpu-fft at 1024 and 65536 taps (mono), and at 16 taps
  * (direct) and 1024 taps (FFT) on 2, 4 and 8 channels, interleaved and in
- * planar rows; and complex float32 signals (2^27 complex frames, mono) with
- * real taps and with complex taps at 128 and 1024 taps, and real taps at
- * 2^20 (gpu-fft), and complex taps at 16 and 32 (gpu-direct). Each line
+ * planar rows; and complex float32 signals (2^27 complex frames) with real
+ * taps and with complex taps at 128 and 1024 taps, and real taps at 2^20
+ * (gpu-fft), and complex taps at 16 and 32 (gpu-direct), mono; with real
+ * taps at 1024 and complex taps at 128 and 1024 on 2 and 4 complex
+ * channels (gpu-fft). Each line
  * gives the median of REPS runs timed with CUDA events (after one warm-up)
  * in GS/s (samples, all channels, per second; for a complex signal real
  * values, two a complex sample); the first line the device-to-device
@@ -54,7 +56,10 @@ static const bench_case kCases[] = {
     {CONVOY_ENGINE_GPU_FFT, 128, 1, 0, 1, 0},     {CONVOY_ENGINE_GPU_FFT, 1024, 1, 0, 1, 0},
     {CONVOY_ENGINE_GPU_FFT, 1 << 20, 1, 0, 1, 0}, {CONVOY_ENGINE_GPU_FFT, 128, 1, 0, 1, 1},
     {CONVOY_ENGINE_GPU_FFT, 1024, 1, 0, 1, 1},    {CONVOY_ENGINE_GPU_DIRECT, 16, 1, 0, 1, 1},
-    {CONVOY_ENGINE_GPU_DIRECT, 32, 1, 0, 1, 1},
+    {CONVOY_ENGINE_GPU_DIRECT, 32, 1, 0, 1, 1},   {CONVOY_ENGINE_GPU_FFT, 1024, 2, 0, 1, 0},
+    {CONVOY_ENGINE_GPU_FFT, 1024, 4, 0, 1, 0},    {CONVOY_ENGINE_GPU_FFT, 128, 2, 0, 1, 1},
+    {CONVOY_ENGINE_GPU_FFT, 1024, 2, 0, 1, 1},    {CONVOY_ENGINE_GPU_FFT, 128, 4, 0, 1, 1},
+    {CONVOY_ENGINE_GPU_FFT, 1024, 4, 0, 1, 1},
 };
 
 /* Median milliseconds of reps runs of the whole signal in calls of `call`

@@ -37,11 +37,12 @@
  *                     compute capability 9.0 on, 2048 to 8192 (4096 is
  *                     the size a 1024-tap filter takes); one complex
  *                     channel under a complex filter on the direct engine
- *                     up to 32 taps and on the FFT engine up to 2^14
- *                     complex points, and under a real filter on the FFT
- *                     engine too (run as a complex filter with a zero
- *                     imaginary part, whose kernel takes complex frames
- *                     faster than the one on two real rows). Other
+ *                     up to 32 taps; 1, 2 or 4 complex channels under
+ *                     complex filters on the FFT engine up to 2^14 complex
+ *                     points, and 1 or 2 under real filters too (run as
+ *                     complex filters with a zero imaginary part, whose
+ *                     kernel takes those frames faster than the one on
+ *                     real rows). Other
  *                     interleaved and integer input goes through
  *                     one conversion pass into planar rows and one
  *                     interleaving pass out. The outputs are the same bits

@@ -73,39 +73,58 @@ template <class S, int IL, gf::powers W, bool TURN = false> void real_segment(in
            TURN ? ", turned in registers" : "", taps_len, left, count, e, (long long)stray);
 }
 
-/* One complex segment of shape S on planar (re, im) rows, its transforms
- * turned in registers or not (TURN). */
-template <class S, bool TURN = false> void complex_segment() {
+/* One complex segment of shape S on planar (re, im) rows (FRAME 0) or on
+ * channel `channel` of frames of FRAME complex channels, (re, im) each,
+ * its transforms turned in registers or not (TURN); nothing else written,
+ * with 8-byte loads and stores or 4-byte ones (aligned8). */
+template <class S, bool TURN = false, int FRAME = 0> void complex_segment(int channel = 0) {
   constexpr int M = S::M;
+  constexpr int width = FRAME > 0 ? 2 * FRAME : 1; /* floats a point apart */
   const ts_fft_segment g = ts_fft_segment_make(&rng, M, true);
   const int taps_len = g.taps_len, skip = g.skip, count = g.count, left = g.left;
   const std::vector<std::complex<double>> &taps = g.taps;
   std::vector<std::complex<double>> x((size_t)M, 0.0), got((size_t)count);
-  std::vector<float> re((size_t)M, 0.0f), im((size_t)M, 0.0f);
-  std::vector<float> out_re((size_t)M, kTsUnwritten), out_im((size_t)M, kTsUnwritten);
+  std::vector<float> re((size_t)M * width, 0.0f), im((size_t)M, 0.0f);
+  std::vector<float> out_re((size_t)M * width, kTsUnwritten), out_im((size_t)M, kTsUnwritten);
+  const size_t at = FRAME > 0 ? (size_t)(2 * channel) : 0;
+  float *const in_im = FRAME > 0 ? re.data() + at + 1 : im.data();
+  float *const y_im = FRAME > 0 ? out_re.data() + at + 1 : out_im.data();
   for (int i = 0; i < left; i++) {
-    re[(size_t)i] = (float)(ts_uniform(&rng) - 0.5);
-    im[(size_t)i] = (float)(ts_uniform(&rng) - 0.5);
-    x[(size_t)i] = std::complex<double>(re[(size_t)i], im[(size_t)i]);
+    const float vr = (float)(ts_uniform(&rng) - 0.5), vi = (float)(ts_uniform(&rng) - 0.5);
+    re[at + (size_t)i * width] = vr;
+    in_im[(size_t)i * width] = vi;
+    x[(size_t)i] = std::complex<double>(vr, vi);
   }
   const std::vector<float2> h = ts_spectrum(taps, M, M, 1.0 / M), tw = twiddles<S>();
   std::vector<float2> buf(S::buf_elems);
   auto *ex = new ts_host_exec<S::E, S::T>();
-  gf::segment_cx<S, false, TURN>(*ex, buf.data(), re.data(), im.data(), left, out_re.data(),
-                                 out_im.data(), skip, count, h.data(), tw.data());
+  gf::segment_cx<S, FRAME, TURN>(*ex, buf.data(), re.data() + at, FRAME > 0 ? nullptr : im.data(),
+                                 left, out_re.data() + at, FRAME > 0 ? nullptr : out_im.data(),
+                                 skip, count, h.data(), tw.data(), ts_range(&rng, 0, 1) != 0);
   delete ex;
   int64_t stray = 0;
-  for (int o = 0; o < M; o++) {
-    if (o < count)
-      got[(size_t)o] = std::complex<double>(out_re[(size_t)o], out_im[(size_t)o]);
+  for (size_t f = 0; f < (size_t)M * width; f++) {
+    const bool re_slot = f % width == at % width, im_slot = FRAME > 0 && f % width == at + 1;
+    const int o = (int)(f / width);
+    if (o < count && re_slot)
+      got[(size_t)o].real(out_re[f]);
+    else if (o < count && im_slot)
+      got[(size_t)o].imag(out_re[f]);
     else
-      stray += out_re[(size_t)o] != kTsUnwritten || out_im[(size_t)o] != kTsUnwritten;
+      stray += out_re[f] != kTsUnwritten;
+  }
+  for (int o = 0; o < M && FRAME == 0; o++) {
+    if (o < count)
+      got[(size_t)o].imag(y_im[(size_t)o]);
+    else
+      stray += y_im[(size_t)o] != kTsUnwritten;
   }
   const double e = ts_segment_error(x, left, taps, skip, count, got, 1);
   TS_CHECK(e < 2e-6 && stray == 0,
-           "complex M = %d%s, %d taps, %d inputs, %d outputs: rel L2 error %.3g, %lld values "
-           "written outside the outputs",
-           M, TURN ? " turned in registers" : "", taps_len, left, count, e, (long long)stray);
+           "complex M = %d%s, %s (channel %d), %d taps, %d inputs, %d outputs: rel L2 error "
+           "%.3g, %lld values written outside the outputs",
+           M, TURN ? " turned in registers" : "", FRAME > 0 ? "frames" : "rows", channel, taps_len,
+           left, count, e, (long long)stray);
 }
 
 /* Planar rows (twiddles chained and by table) and every row of frames of 2
@@ -145,6 +164,10 @@ int main(void) {
     complex_segment<gf::shape<11, 4>, true>();
     complex_segment<gf::shape<12, 4>, true>();
     complex_segment<gf::shape<14, 4>, true>();
+    complex_segment<gf::shape<10, 4>, true, 1>();
+    complex_segment<gf::shape<11, 4>, true, 2>(i % 2);
+    complex_segment<gf::shape<12, 4>, false, 4>(i % 4);
+    complex_segment<gf::shape<13, 4>, true, 4>(3 - i % 4);
   }
   return ts_finish();
 }

@@ -11,10 +11,11 @@
  * splitting a run at granule multiples gives bitwise the one-call output;
  * nothing is written outside the outputs; int8 and uint8 input convert
  * exactly (x / 128, (x - 128) / 128); float32 complex frames filtered in
- * place (the interleaved kernels, real and complex filters) give the bits
- * of the same values as uint8 frames (the conversion into planar rows); a
- * real filter too long for the complex kernel on frames runs on real rows;
- * a complex filter on a real config is refused. Skips (77) without a GPU.
+ * place (the interleaved kernels, real and complex filters, 1 .. 4 complex
+ * channels) give the bits of the same values as uint8 frames (the
+ * conversion into planar rows); a real filter too long for the complex
+ * kernel on frames runs on real rows; a complex filter on a real config is
+ * refused. Skips (77) without a GPU.
  */
 #include <stdbool.h>
 
@@ -570,9 +571,11 @@ static void test_real_filter_long(void) {
 
 /* Complex frames in place: float32 frames go through the engines'
  * interleaved kernels where they have one (real filters on 2, 4 or 8 rows,
- * a complex filter on one complex channel), uint8 frames of the same values
- * through the conversion into planar rows; both, on one convolver, in calls
- * of granule multiples, give the same bits. e: 0 direct engine, real taps;
+ * a complex filter on one complex channel on the direct engine, complex
+ * filters on 1, 2 or 4 complex channels and real ones on 1 or 2 on the FFT
+ * engine's complex kernel), uint8 frames of the same values through the conversion
+ * into planar rows; both, on one convolver, in calls of granule multiples,
+ * give the same bits, and on the FFT engine the reference's outputs. e: 0 direct engine, real taps;
  * 1 FFT engine, real taps; 2 FFT engine, complex taps; 3 direct engine,
  * complex taps. */
 static void test_frames_in_place(void) {
@@ -633,17 +636,22 @@ static void test_frames_in_place(void) {
                                       cudaMemcpyDeviceToHost),
                            "copy out");
       }
-      /* A real filter on one complex channel: the FFT engine's complex
-       * kernel, which must still give the real filter's outputs. */
-      if (ok && e == 1 && ch == 1) {
+      /* A real filter on 1 or 2 complex channels: the FFT engine's
+       * complex kernel, which must still give the real filter's outputs;
+       * on 3 or 4, real rows. Complex filters on their frames too: every
+       * channel against the reference. */
+      if (ok && e == 1) {
         char line[512];
         convoy_cuda_conv_describe(cc, line, sizeof line);
-        TS_CHECK(strstr(line, "complex fused") && strstr(line, "real taps"),
-                 "a real filter on one complex channel: '%s'", line);
+        const bool complex_kernel = strstr(line, "complex fused") && strstr(line, "real taps");
+        TS_CHECK(complex_kernel == (ch <= 2), "a real filter on %d complex channels: '%s'", (int)ch,
+                 line);
+      }
+      for (int32_t c = 0; ok && (e == 1 || e == 2) && c < ch; c++) {
         double num = 0, den = 0;
-        frames_error(y32, x, frames, ch, 0, taps, false, m, &num, &den);
-        TS_CHECK(sqrt(num / den) < 1e-5, "%lld real taps on one complex channel: rel L2 %.3g",
-                 (long long)m, sqrt(num / den));
+        frames_error(y32, x, frames, ch, c, taps, e == 2, m, &num, &den);
+        TS_CHECK(sqrt(num / den) < 1e-5, "%lld %s taps, complex channel %d of %d: rel L2 %.3g",
+                 (long long)m, e == 2 ? "complex" : "real", (int)c, (int)ch, sqrt(num / den));
       }
       if (ok) {
         int64_t differ = 0;

@@ -423,8 +423,9 @@ static int clusters_expected(void) {
  * kernel's: 2 and 4 channels at every fused size, 8 at 1024 points and,
  * where clusters run, 2048, 4096 and 8192 (not on 1 or 3 channels or the
  * four-step sizes), several rows a block or one, a cluster of blocks a
- * segment, the frames 16-, 8- and 4-byte aligned; and the complex direct
- * and fused kernels' on one complex channel. */
+ * segment, the frames 16-, 8- and 4-byte aligned; the complex direct
+ * kernel's on one complex channel, and the complex fused kernel's on 1, 2
+ * and 4. */
 static void test_interleaved(void) {
   const int32_t channel_counts[5] = {1, 2, 3, 4, 8};
   for (int64_t m = 1; m <= 33; m++) {
@@ -494,21 +495,23 @@ static void test_interleaved(void) {
     interleaved_case(&t, &cfg, rows == 2 && m <= 32, m % 4, "direct complex taps");
     case_free(&t);
   }
-  /* Complex taps: one complex channel's (re, im) frames at the fused sizes
-   * (complex points 2^9 .. 2^14), not two channels, not the cuFFT sizes. */
+  /* Complex taps: frames of 1, 2 and 4 complex channels, (re, im) each, at
+   * the fused sizes (complex points 2^9 .. 2^14), also in launches cut into
+   * batches of a few segments; not 3 channels, not the cuFFT sizes. */
   for (int log2n = 9; log2n <= 15; log2n++) {
-    for (int rows = 2; rows <= 4; rows += 2) {
+    for (int rows = 2; rows <= 8; rows += 2) {
       const int64_t n = (int64_t)1 << log2n;
       const int64_t taps = ts_range(&rng, 1, n - 3);
       tcase t;
       if (!case_make(&t, rows, taps, ts_log_range(&rng, 1, ts_quick() ? 3 * n : 12 * n),
-                     TAPS_DISTINCT, 0))
+                     rows % 4 ? TAPS_DISTINCT : TAPS_SHARED, 0))
         return;
       gpu_conv_config cfg;
       config_for(&t, GPU_CONV_FFT, &cfg);
       cfg.complex_taps = 1;
       cfg.fft_size = n;
-      interleaved_case(&t, &cfg, rows == 2 && log2n <= 14, (log2n + rows) % 4, "fft complex taps");
+      if ((log2n + rows) % 3 == 0) cfg.fft_batch_bytes = 5 * 2 * n * (int64_t)sizeof(float);
+      interleaved_case(&t, &cfg, rows != 6 && log2n <= 14, (log2n + rows) % 4, "fft complex taps");
       case_free(&t);
     }
   }

@@ -14,8 +14,10 @@
  * frames go the same way straight through an interleaved kernel where the
  * engine has one (gpu_conv_interleaved: real filters on 2, 4 or 8 rows on
  * the direct engine up to 32 taps, on 2, 4 or 8 rows on the fused FFT kernel,
- * a complex filter on one complex channel on either engine, and on the FFT
- * engine a real one too, as a complex filter; filter_interleaved); other
+ * a complex filter on one complex channel on the direct engine up to 32
+ * taps, complex filters on 1, 2 or 4 complex channels on the fused FFT
+ * kernel, and there real ones on 1 or 2 too, as complex filters;
+ * filter_interleaved); other
  * interleaved input is deinterleaved first.
  * Every copy between device buffers is a kernel (gp_copy_rows): a
  * cudaMemcpy2DAsync there would hand the stream to a copy engine and back,

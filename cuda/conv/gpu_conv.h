@@ -49,8 +49,8 @@
  * Any tap count up to GPU_CONV_FFT_MAX_TAPS; chunk invariance as above.
  * Real filters on complex signals need none of this: their rows are plain
  * real rows (complex_taps = 0), both parts filtered by the same taps; where
- * the caller says they are complex (complex_signal) and runs one complex
- * channel's frames, the FFT engine filters them as a complex filter with a
+ * the caller says they are complex (complex_signal) and runs frames of 1 or
+ * 2 complex channels, the FFT engine filters them as complex filters with a
  * zero imaginary part.
  *
  * Errors: every call returns a convoy_status and, on failure, writes one
@@ -132,11 +132,11 @@ typedef struct gpu_conv_config {
                                planar rows; 0: planar rows only */
   int32_t complex_signal;   /* 1: rows 2c and 2c + 1 are the real and imaginary
                                parts of complex channel c, under real filters
-                               (complex_taps 0). With interleaved_runs, one
-                               complex channel's (re, im) frames then go through
+                               (complex_taps 0). With interleaved_runs, frames
+                               of 1 or 2 complex channels then go through
                                the FFT engine's complex kernel as a complex filter
                                with a zero imaginary part, which takes frames
-                               faster than the kernel on 2 real rows (the same
+                               faster than the kernels on real rows (the same
                                sums, rounded otherwise); planar runs too, so that
                                both keep one set of bits. 0: rows are
                                independent real signals */

@@ -92,15 +92,16 @@ int64_t gc_fft_fold(const gc_fft *f);
 convoy_status gc_fft_run_folded(gc_fft *f, int32_t lane, const float *in, int64_t in_stride,
                                 float *out, int64_t out_stride, int64_t count, cudaStream_t stream,
                                 char *err, size_t err_size);
-/* Interleaved frames through the fused kernels, real filters on 2 or 4
- * rows, a complex filter on one complex channel's (re, im) frames: the bits
- * of gc_fft_run on the same samples in planar rows. gc_fft_run_interleaved
- * is CONVOY_ERR_UNSUPPORTED where gc_fft_interleaved() is 0. */
+/* Interleaved frames through the fused kernels, real filters on 2, 4 or 8
+ * rows, complex filters on frames of 1, 2 or 4 complex channels, (re, im)
+ * each: the bits of gc_fft_run on the same samples in planar rows.
+ * gc_fft_run_interleaved is CONVOY_ERR_UNSUPPORTED where
+ * gc_fft_interleaved() is 0. */
 int gc_fft_interleaved(const gc_fft *f);
-/* Whether an FFT engine for a complex filter of cfg's taps could run one
- * complex channel's frames: a size it may take (cfg's fft_size, or any it
- * chooses from) has the fused complex kernel. gc_fft_interleaved() says
- * whether the engine built takes them. */
+/* Whether an FFT engine for complex filters of cfg's taps could run complex
+ * channels' frames: a size it may take (cfg's fft_size, or any it chooses
+ * from) has the fused complex kernel. gc_fft_interleaved() says whether
+ * the engine built takes them. */
 int gc_fft_complex_frames_possible(const gpu_conv_config *cfg);
 convoy_status gc_fft_run_interleaved(gc_fft *f, const float *in, float *out, int64_t n_out,
                                      cudaStream_t stream, char *err, size_t err_size);

@@ -956,11 +956,11 @@ static convoy_status run_fused(gc_fft *f, const float *in, int64_t in_stride, fl
 }
 
 /* Interleaved frames of 2, 4 or 8 rows under real filters, where the fused
- * kernel has them, and one complex channel's frames under a complex
- * filter. */
+ * kernel has them, and frames of 1, 2 or 4 complex channels under complex
+ * filters. */
 int gc_fft_interleaved(const gc_fft *f) {
   if (!f || f->path != GPU_CONV_FFT_FUSED) return 0;
-  if (f->cx) return f->channels == 2;
+  if (f->cx) return f->channels == 2 || f->channels == 4 || f->channels == 8;
   return f->fused_frames != NULL;
 }
 

@@ -1,9 +1,9 @@
 /*
  * gpu_conv_fft_cx.cu - the FFT engine's kernels for complex filters on
  * (real, imaginary) row pairs (see gpu_conv_fft_paths.cuh, "complex"): the
- * fused kernel instances, on row pairs or on one channel's complex frames,
- * and the plain path's gather, multiply (folded or not) and scatter (fold
- * 1: every output).
+ * fused kernel instances, on row pairs or on frames of 1, 2 or 4 complex
+ * channels, and the plain path's gather, multiply (folded or not) and
+ * scatter (fold 1: every output).
  *
  * As in the real paths, a segment holds exactly the L + taps - 1 inputs its
  * outputs need, then zeros, and every slot of a batch is treated alike, so a
@@ -29,33 +29,44 @@ template <int LOG2M> __host__ __device__ constexpr bool cx_turns_at() {
   return LOG2M != 12;
 }
 
-/* FRAMES: one complex channel as (re, im) frames (a->frame_rows 2), read
- * and written where they lie; else (real, imaginary) row pairs. */
-template <int LOG2M, bool FRAMES>
+/* FRAME > 0: frames of FRAME complex channels, (re, im) each (a->frame_rows
+ * 2 FRAME), read and written where they lie; 0: (real, imaginary) row
+ * pairs. Where a frame holds several channels, the blocks of one segment's
+ * channels are consecutive, so that they run side by side and read and
+ * write the frames' sectors together (each block a FRAME-th of each
+ * sector), through the L2 rather than once a channel from device memory. */
+template <int LOG2M, int FRAME>
 __global__ void __launch_bounds__(gf::shape<LOG2M, kLog2Points>::T)
     fused_cx_kernel(const gc_fused_args a) {
   using S = gf::shape<LOG2M, kLog2Points>;
   extern __shared__ float2 gf_buf[];
   const int64_t pair = a.p0 + blockIdx.x;
-  const int64_t c = pair / a.segments, s = pair - c * a.segments;
+  int64_t c, s;
+  if constexpr (FRAME > 1) {
+    s = pair / FRAME;
+    c = pair - s * FRAME;
+  } else {
+    c = pair / a.segments;
+    s = pair - c * a.segments;
+  }
   int64_t left = a.n_in - s * a.l, count = a.n_out - s * a.l;
   if (left > a.window) left = a.window;
   if (count > a.l) count = a.l;
   gf::block_exec<S::E> ex;
   const float2 *h = a.spec + a.filter_of[c] * a.spec_stride;
-  if constexpr (FRAMES) {
-    const float *src = a.in + 2 * s * a.l;
-    float *dst = a.out + 2 * s * a.l;
+  if constexpr (FRAME > 0) {
+    const int64_t at = FRAME > 1 ? 2 * (FRAME * s * a.l + c) : 2 * s * a.l;
+    const float *src = a.in + at;
+    float *dst = a.out + at;
     const bool aligned8 =
         ((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst)) & 7) == 0;
-    gf::segment_cx<S, true, cx_turns_at<LOG2M>()>(ex, gf_buf, src, nullptr, (int)left, dst, nullptr,
-                                                  a.skip, (int)count, h, a.tw, aligned8);
+    gf::segment_cx<S, FRAME, cx_turns_at<LOG2M>()>(ex, gf_buf, src, nullptr, (int)left, dst,
+                                                   nullptr, a.skip, (int)count, h, a.tw, aligned8);
   } else {
     const float *src = a.in + 2 * c * a.in_stride + s * a.l;
     float *dst = a.out + 2 * c * a.out_stride + s * a.l;
-    gf::segment_cx<S, false, cx_turns_at<LOG2M>()>(ex, gf_buf, src, src + a.in_stride, (int)left,
-                                                   dst, dst + a.out_stride, a.skip, (int)count, h,
-                                                   a.tw);
+    gf::segment_cx<S, 0, cx_turns_at<LOG2M>()>(ex, gf_buf, src, src + a.in_stride, (int)left, dst,
+                                               dst + a.out_stride, a.skip, (int)count, h, a.tw);
   }
 }
 
@@ -65,20 +76,31 @@ template <int LOG2M> constexpr size_t smem_bytes() {
 
 template <int LOG2M> void launch(const gc_fused_args &a, unsigned blocks, cudaStream_t stream) {
   constexpr unsigned T = gf::shape<LOG2M, kLog2Points>::T;
-  if (a.frame_rows == 2)
-    fused_cx_kernel<LOG2M, true><<<blocks, T, smem_bytes<LOG2M>(), stream>>>(a);
-  else
-    fused_cx_kernel<LOG2M, false><<<blocks, T, smem_bytes<LOG2M>(), stream>>>(a);
+  constexpr size_t bytes = smem_bytes<LOG2M>();
+  switch (a.frame_rows) {
+  case 2:
+    fused_cx_kernel<LOG2M, 1><<<blocks, T, bytes, stream>>>(a);
+    break;
+  case 4:
+    fused_cx_kernel<LOG2M, 2><<<blocks, T, bytes, stream>>>(a);
+    break;
+  case 8:
+    fused_cx_kernel<LOG2M, 4><<<blocks, T, bytes, stream>>>(a);
+    break;
+  default:
+    fused_cx_kernel<LOG2M, 0><<<blocks, T, bytes, stream>>>(a);
+  }
 }
 
 template <int LOG2M> cudaError_t prepare() {
-  const size_t bytes = smem_bytes<LOG2M>();
+  const int bytes = (int)smem_bytes<LOG2M>();
   if (bytes <= 48 * 1024) return cudaSuccess;
-  cudaError_t e = cudaFuncSetAttribute(fused_cx_kernel<LOG2M, false>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
-  if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(fused_cx_kernel<LOG2M, true>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+  cudaError_t e = cudaSuccess;
+  for (const void *k :
+       {(const void *)fused_cx_kernel<LOG2M, 0>, (const void *)fused_cx_kernel<LOG2M, 1>,
+        (const void *)fused_cx_kernel<LOG2M, 2>, (const void *)fused_cx_kernel<LOG2M, 4>})
+    if (e == cudaSuccess)
+      e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   return e;
 }
 

@@ -880,17 +880,18 @@ __device__ __forceinline__ void segment_rows(float2 *bufs, const float *src, int
 
 /* Pass 0 of the forward FFT reads the segment's complex inputs: index i <
  * left, zeros after. Consecutive threads read consecutive floats of a row;
- * with FRAMES, re holds the values as (re, im) frames and im is unused,
- * read as one 8-byte load each where re is 8-byte aligned. */
-template <class S, bool FRAMES = false>
+ * with FRAME > 0, re holds the values as (re, im) pairs FRAME pairs apart
+ * (frames of FRAME complex channels, re at the segment's channel) and im is
+ * unused, each read as one 8-byte load where re is 8-byte aligned. */
+template <class S, int FRAME = 0>
 GPU_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, int left,
                           bool aligned8) {
   /* Point i = t + e, e constant: addresses at constant offsets. */
   const auto load = [&](int e) {
-    if (!FRAMES) return make_float2(GPU_LDG(re + t + e), GPU_LDG(im + t + e));
-    const float *p = re + 2 * t;
-    if (aligned8) return GPU_LDG(reinterpret_cast<const float2 *>(p) + e);
-    return make_float2(GPU_LDG(p + 2 * e), GPU_LDG(p + 2 * e + 1));
+    if (FRAME == 0) return make_float2(GPU_LDG(re + t + e), GPU_LDG(im + t + e));
+    const float *p = re + 2 * FRAME * t;
+    if (aligned8) return GPU_LDG(reinterpret_cast<const float2 *>(p) + FRAME * e);
+    return make_float2(GPU_LDG(p + 2 * FRAME * e), GPU_LDG(p + 2 * FRAME * e + 1));
   };
   if (left >= S::M - 4) { /* inside a long signal: only the top row tests (see top_row) */
     each_point<S, 0>(t, [&](int i, int k) {
@@ -902,24 +903,25 @@ GPU_HD void load_input_cx(int t, float2 *v, const float *re, const float *im, in
 }
 
 /* The last inverse pass: output o = n - skip, for 0 <= o < count, is the
- * conjugate of point n; with FRAMES written as (re, im) frames at re. */
-template <class S, bool FRAMES = false>
+ * conjugate of point n; with FRAME > 0 written as (re, im) pairs FRAME
+ * pairs apart at re (as load_input_cx reads them). */
+template <class S, int FRAME = 0>
 GPU_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int skip, int count,
                             bool aligned8) {
   constexpr int P = S::passes - 1;
   /* Output o = (t - skip) + e, e constant: addresses at constant offsets. */
   const auto store = [&](int e, float2 y) {
-    if (!FRAMES) {
+    if (FRAME == 0) {
       (re + (t - skip))[e] = y.x;
       (im + (t - skip))[e] = y.y;
       return;
     }
-    float *p = re + 2 * (t - skip);
+    float *p = re + 2 * FRAME * (t - skip);
     if (aligned8) {
-      reinterpret_cast<float2 *>(p)[e] = y;
+      reinterpret_cast<float2 *>(p)[FRAME * e] = y;
     } else {
-      p[2 * e] = y.x;
-      p[2 * e + 1] = y.y;
+      p[2 * FRAME * e] = y.x;
+      p[2 * FRAME * e + 1] = y.y;
     }
   };
   if (skip + count >= S::M - 3) { /* inside a long signal: only the top row can pass count */
@@ -948,18 +950,19 @@ template <class S> GPU_HD void middle_cx(int t, float2 *buf, const float2 *h) {
 }
 
 /* One complex segment: rows src_re/src_im hold `left` valid inputs (then
- * zeros up to M); dst_re/dst_im receive outputs 0 .. count-1. With FRAMES
- * src_re and dst_re hold (re, im) frames and the im pointers are unused;
- * aligned8: both are 8-byte aligned. TURN: the last forward pass, the
+ * zeros up to M); dst_re/dst_im receive outputs 0 .. count-1. With FRAME >
+ * 0 src_re and dst_re point at the segment's channel in frames of FRAME
+ * (re, im) pairs and the im pointers are unused; aligned8: both are 8-byte
+ * aligned. TURN: the last forward pass, the
  * product and the first inverse pass run in registers, the inverse
  * transform in rev_shape's order (the product takes each bin alone, so
  * any shape turns; see turn_real for the real form). */
-template <class S, bool FRAMES = false, bool TURN = false, class Ex>
+template <class S, int FRAME = 0, bool TURN = false, class Ex>
 GPU_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src_im, int left,
                        float *dst_re, float *dst_im, int skip, int count, const float2 *h,
                        const float2 *tw, bool aligned8 = false) {
   ex.phase([&](int t, float2 *v) {
-    load_input_cx<S, FRAMES>(t, v, src_re, src_im, left, aligned8);
+    load_input_cx<S, FRAME>(t, v, src_re, src_im, left, aligned8);
     butterflies<S, 0>(t, v, tw);
     store_smem<S, 0>(t, v, buf);
   });
@@ -978,14 +981,14 @@ GPU_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *sr
     });
     ex.sync();
     inverse_passes<RS, 1>(ex, buf, tw, [&](int t, float2 *v) {
-      store_output_cx<RS, FRAMES>(t, v, dst_re, dst_im, skip, count, aligned8);
+      store_output_cx<RS, FRAME>(t, v, dst_re, dst_im, skip, count, aligned8);
     });
   } else {
     forward_passes<S, 1>(ex, buf, tw);
     ex.phase([&](int t, float2 *) { middle_cx<S>(t, buf, h); });
     ex.sync();
     inverse_passes<S, 0>(ex, buf, tw, [&](int t, float2 *v) {
-      store_output_cx<S, FRAMES>(t, v, dst_re, dst_im, skip, count, aligned8);
+      store_output_cx<S, FRAME>(t, v, dst_re, dst_im, skip, count, aligned8);
     });
   }
 }

@@ -47,7 +47,8 @@ typedef struct gc_fused_args {
   const float2 *tw;   /* real: gc_fused_twiddles' table; complex: W_2n^i, i < n */
   int32_t frame_rows; /* 0: planar rows (in_stride, out_stride); 2, 4 or 8: interleaved
                          frames of that many rows (the channels), strides unused;
-                         complex filters: 2 for one channel's (re, im) frames */
+                         complex filters: 2, 4 or 8 for frames of 1, 2 or 4 complex
+                         channels, (re, im) each */
 } gc_fused_args;
 
 /* Points per thread the fused kernel uses at size n unless overridden (8 or 16). */
@@ -169,8 +170,9 @@ convoy_status gc_cb_slots_set(gc_cb_slot *d_slots, unsigned total, const gc_cb_b
  *   plain  any N: gather, cuFFT C2C forward, multiply, C2C inverse, scatter
  *          over batches of slots of N complex values.
  * In gc_fused_args, in/out point at row 0 and channel c's rows are 2c and
- * 2c + 1; filter_of is indexed by complex channel; spec_stride is N and tw
- * is W_2N^i for 0 <= i < N. */
+ * 2c + 1, or (frame_rows 2, 4 or 8) at frame 0 of 1, 2 or 4 complex
+ * channels, (re, im) each; filter_of is indexed by complex channel;
+ * spec_stride is N and tw is W_2N^i for 0 <= i < N. */
 
 #define GC_FUSED_CX_MIN_N ((int64_t)1 << 9)
 #define GC_FUSED_CX_MAX_N ((int64_t)1 << 14)
