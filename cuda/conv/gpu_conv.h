@@ -200,8 +200,9 @@ convoy_status gpu_conv_run(gpu_conv *conv, int32_t lane, const float *d_in, int6
  * 2^15) on 2 or 4 channels, and on 8 (N 1024, and 2048 to 8192 with
  * thread block clusters: compute capability 9.0 on); or complex taps on
  * one complex channel (2 rows, frames of (re, im)) with the direct engine
- * in registers (taps_len <= 32) or the FFT engine's fused kernel (N up to
- * 2^14 complex points); 0 otherwise or for NULL. */
+ * in registers (taps_len <= 32), or on 1, 2 or 4 complex channels (2, 4 or
+ * 8 rows, frames of (re, im) pairs) with the FFT engine's fused kernel (N
+ * up to 2^14 complex points); 0 otherwise or for NULL. */
 int gpu_conv_interleaved(const gpu_conv *conv);
 
 /* gpu_conv_run on interleaved frames: d_in holds taps_len - 1 history
