@@ -596,11 +596,15 @@ static void test_frames_in_place(void) {
         raw[i] = (unsigned char)ts_range(&rng, 0, 255);
         x[i] = (float)((int)raw[i] - 128) / 128.0f;
       }
-      convoy_filter *f = NULL;
-      if (e >= 2)
-        f = complex_filter(taps, m);
-      else
-        TS_CHECK_OK(convoy_filter_create(&f, taps, m));
+      /* Real taps on 2 complex channels: a filter each (taps and taps + m). */
+      const int nf = e == 1 && ch == 2 ? 2 : 1;
+      convoy_filter *f[2] = {NULL, NULL};
+      for (int i = 0; i < nf; i++) {
+        if (e >= 2)
+          f[i] = complex_filter(taps, m);
+        else
+          TS_CHECK_OK(convoy_filter_create(&f[i], taps + i * m, m));
+      }
       convoy_cuda_config cfg;
       convoy_cuda_config_init(&cfg);
       cfg.channels = ch;
@@ -608,7 +612,7 @@ static void test_frames_in_place(void) {
       cfg.engine = e == 0 || e == 3 ? CONVOY_ENGINE_GPU_DIRECT : CONVOY_ENGINE_GPU_FFT;
       cfg.max_frames = frames;
       convoy_cuda_conv *cc = NULL;
-      TS_CHECK_OK(convoy_cuda_conv_create(&cc, &cfg, &f, 1));
+      TS_CHECK_OK(convoy_cuda_conv_create(&cc, &cfg, f, nf));
       void *d_raw = NULL;
       float *d_x = NULL, *d_y = NULL;
       int ok =
@@ -649,7 +653,7 @@ static void test_frames_in_place(void) {
       }
       for (int32_t c = 0; ok && (e == 1 || e == 2) && c < ch; c++) {
         double num = 0, den = 0;
-        frames_error(y32, x, frames, ch, c, taps, e == 2, m, &num, &den);
+        frames_error(y32, x, frames, ch, c, taps + (nf == 2 ? c * m : 0), e == 2, m, &num, &den);
         TS_CHECK(sqrt(num / den) < 1e-5, "%lld %s taps, complex channel %d of %d: rel L2 %.3g",
                  (long long)m, e == 2 ? "complex" : "real", (int)c, (int)ch, sqrt(num / den));
       }
@@ -666,7 +670,8 @@ static void test_frames_in_place(void) {
       cudaFree(d_x);
       cudaFree(d_y);
       convoy_cuda_conv_destroy(cc);
-      convoy_filter_destroy(f);
+      convoy_filter_destroy(f[0]);
+      convoy_filter_destroy(f[1]);
       free(taps);
       free(raw);
       free(x);

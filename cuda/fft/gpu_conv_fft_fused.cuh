@@ -953,10 +953,10 @@ template <class S> GPU_HD void middle_cx(int t, float2 *buf, const float2 *h) {
  * zeros up to M); dst_re/dst_im receive outputs 0 .. count-1. With FRAME >
  * 0 src_re and dst_re point at the segment's channel in frames of FRAME
  * (re, im) pairs and the im pointers are unused; aligned8: both are 8-byte
- * aligned. TURN: the last forward pass, the
- * product and the first inverse pass run in registers, the inverse
- * transform in rev_shape's order (the product takes each bin alone, so
- * any shape turns; see turn_real for the real form). */
+ * aligned. TURN: the last forward pass, the product and the first inverse
+ * pass run in registers, the inverse transform in rev_shape's order (the
+ * product takes each bin alone, so any shape turns; see turn_real for the
+ * real form). */
 template <class S, int FRAME = 0, bool TURN = false, class Ex>
 GPU_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src_im, int left,
                        float *dst_re, float *dst_im, int skip, int count, const float2 *h,
