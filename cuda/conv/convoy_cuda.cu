@@ -17,8 +17,7 @@
  * a complex filter on one complex channel on the direct engine up to 32
  * taps, complex filters on 1, 2 or 4 complex channels on the fused FFT
  * kernel, and there real ones on 1 or 2 too, as complex filters;
- * filter_interleaved); other
- * interleaved input is deinterleaved first.
+ * filter_interleaved); other interleaved input is deinterleaved first.
  * Every copy between device buffers is a kernel (gp_copy_rows): a
  * cudaMemcpy2DAsync there would hand the stream to a copy engine and back,
  * several microseconds a call.
