@@ -18,17 +18,6 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kLog2Points = 4; /* 16 points per thread */
 
-/* Whether the complex transforms at M = 2^LOG2M turn in registers
- * (gf::segment_cx's TURN). Measured on an H200 (complex taps M/4, 2^26
- * complex frames in calls of 2^24, planar rows / frames, GS/s in real
- * values): M = 2^9 307 / 300 -> 344 / 339, 2^10 312 / 305 -> 331 / 322,
- * 2^11 294 / 285 -> 316 / 311, 2^13 160 / 162 -> 175 / 192, 2^14 112 /
- * 120 -> 153 / 165 (fewer registers: no spills at 2^14, two blocks an SM
- * at 2^13); at 2^12 236 / 237 -> 178 / 230 (146 registers), so not there. */
-template <int LOG2M> __host__ __device__ constexpr bool cx_turns_at() {
-  return LOG2M != 12;
-}
-
 /* FRAME > 0: frames of FRAME complex channels, (re, im) each (a->frame_rows
  * 2 FRAME), read and written where they lie; 0: (real, imaginary) row
  * pairs. Where a frame holds several channels, the blocks of one segment's
@@ -60,13 +49,13 @@ __global__ void __launch_bounds__(gf::shape<LOG2M, kLog2Points>::T)
     float *dst = a.out + at;
     const bool aligned8 =
         ((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst)) & 7) == 0;
-    gf::segment_cx<S, FRAME, cx_turns_at<LOG2M>()>(ex, gf_buf, src, nullptr, (int)left, dst,
-                                                   nullptr, a.skip, (int)count, h, a.tw, aligned8);
+    gf::segment_cx<S, FRAME>(ex, gf_buf, src, nullptr, (int)left, dst, nullptr, a.skip, (int)count,
+                             h, a.tw, aligned8);
   } else {
     const float *src = a.in + 2 * c * a.in_stride + s * a.l;
     float *dst = a.out + 2 * c * a.out_stride + s * a.l;
-    gf::segment_cx<S, 0, cx_turns_at<LOG2M>()>(ex, gf_buf, src, src + a.in_stride, (int)left, dst,
-                                               dst + a.out_stride, a.skip, (int)count, h, a.tw);
+    gf::segment_cx<S, 0>(ex, gf_buf, src, src + a.in_stride, (int)left, dst, dst + a.out_stride,
+                         a.skip, (int)count, h, a.tw);
   }
 }
 

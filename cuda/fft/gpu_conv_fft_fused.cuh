@@ -512,22 +512,29 @@ GPU_HD void forward_passes(Ex &ex, float2 *buf, const float2 *tw) {
 
 /* The inverse passes from P on; the last one hands each thread's points to
  * store(t, v) instead of shared memory (after a barrier if SYNC_LAST, for a
- * store back into buf). */
-template <class S, int P, bool SYNC_LAST = false, powers W = powers::chain, class Ex, class Store>
+ * store back into buf). COHERENT: the twiddles by ordinary loads (see
+ * butterfly), for a transform whose inverse passes run in the forward
+ * passes' order, so that pass p needs the very twiddles of forward pass p:
+ * read-only loads of them may be merged across the barriers between, which
+ * keeps the forward pass's twiddle powers live in registers until the
+ * inverse one (segment_cx). The real transforms keep read-only loads:
+ * ordinary ones ran 4-5% slower there. */
+template <class S, int P, bool SYNC_LAST = false, powers W = powers::chain, bool COHERENT = false,
+          class Ex, class Store>
 GPU_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &store) {
   ex.phase([&](int t, float2 *v) { load_smem<S, P>(t, v, buf); });
   if constexpr (P + 1 < S::passes) {
     ex.sync();
     ex.phase([&](int t, float2 *v) {
-      butterflies<S, P, false, W>(t, v, tw);
+      butterflies<S, P, COHERENT, W>(t, v, tw);
       store_smem<S, P>(t, v, buf);
     });
     ex.sync();
-    inverse_passes<S, P + 1, SYNC_LAST, W>(ex, buf, tw, store);
+    inverse_passes<S, P + 1, SYNC_LAST, W, COHERENT>(ex, buf, tw, store);
   } else {
     if constexpr (SYNC_LAST) ex.sync();
     ex.phase([&](int t, float2 *v) {
-      butterflies<S, P, false, W>(t, v, tw);
+      butterflies<S, P, COHERENT, W>(t, v, tw);
       store(t, v);
     });
   }
@@ -937,27 +944,19 @@ GPU_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int sk
   });
 }
 
-/* Between the transforms: conj(Z[k] H[k]) in place; each bin is touched by
- * one thread only. */
-template <class S> GPU_HD void middle_cx(int t, float2 *buf, const float2 *h) {
-  float2 *bk = buf + S::at(t); /* bin t + j T: t and j T share no bits (see load_smem) */
-  const float2 *hk = h + t;
-  GPU_UNROLL
-  for (int j = 0; j < S::E; j++) {
-    const int jt = j * S::T;
-    bk[S::at(jt)] = cconj(cmul(bk[S::at(jt)], GPU_LDG(hk + jt)));
-  }
-}
-
 /* One complex segment: rows src_re/src_im hold `left` valid inputs (then
  * zeros up to M); dst_re/dst_im receive outputs 0 .. count-1. With FRAME >
  * 0 src_re and dst_re point at the segment's channel in frames of FRAME
  * (re, im) pairs and the im pointers are unused; aligned8: both are 8-byte
- * aligned. TURN: the last forward pass, the product and the first inverse
- * pass run in registers, the inverse transform in rev_shape's order (the
- * product takes each bin alone, so any shape turns; see turn_real for the
- * real form). */
-template <class S, int FRAME = 0, bool TURN = false, class Ex>
+ * aligned. The last forward pass, the product conj(Z[k] H[k]) and the
+ * first inverse pass run in registers, the inverse transform in
+ * rev_shape's order (the product takes each bin alone, so any shape turns;
+ * see turn_real for the real form). Where S has no remainder pass,
+ * rev_shape<S> is S and its inverse passes load their twiddles coherently
+ * (inverse_passes): at M = 4096 the kernel then takes 60 registers instead
+ * of 127, four blocks an SM instead of two, and ran 5-7% faster on an
+ * H200 (docs/BENCHMARKS.md). */
+template <class S, int FRAME = 0, class Ex>
 GPU_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src_im, int left,
                        float *dst_re, float *dst_im, int skip, int count, const float2 *h,
                        const float2 *tw, bool aligned8 = false) {
@@ -967,30 +966,21 @@ GPU_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *sr
     store_smem<S, 0>(t, v, buf);
   });
   ex.sync();
-  if constexpr (TURN) {
-    using RS = rev_shape<S>;
-    constexpr int L = S::passes - 1;
-    forward_passes<S, 1, powers::chain, L>(ex, buf, tw);
-    ex.phase([&](int t, float2 *v) { load_smem<S, L>(t, v, buf); });
-    ex.sync();
-    ex.phase([&](int t, float2 *v) {
-      butterflies<S, L>(t, v, tw);
-      each_point<RS, 0>(t, [&](int k, int i) { v[i] = cconj(cmul(v[i], GPU_LDG(h + k))); });
-      butterflies<RS, 0>(t, v, tw);
-      store_smem<RS, 0>(t, v, buf);
-    });
-    ex.sync();
-    inverse_passes<RS, 1>(ex, buf, tw, [&](int t, float2 *v) {
-      store_output_cx<RS, FRAME>(t, v, dst_re, dst_im, skip, count, aligned8);
-    });
-  } else {
-    forward_passes<S, 1>(ex, buf, tw);
-    ex.phase([&](int t, float2 *) { middle_cx<S>(t, buf, h); });
-    ex.sync();
-    inverse_passes<S, 0>(ex, buf, tw, [&](int t, float2 *v) {
-      store_output_cx<S, FRAME>(t, v, dst_re, dst_im, skip, count, aligned8);
-    });
-  }
+  using RS = rev_shape<S>;
+  constexpr int L = S::passes - 1;
+  forward_passes<S, 1, powers::chain, L>(ex, buf, tw);
+  ex.phase([&](int t, float2 *v) { load_smem<S, L>(t, v, buf); });
+  ex.sync();
+  ex.phase([&](int t, float2 *v) {
+    butterflies<S, L>(t, v, tw);
+    each_point<RS, 0>(t, [&](int k, int i) { v[i] = cconj(cmul(v[i], GPU_LDG(h + k))); });
+    butterflies<RS, 0>(t, v, tw);
+    store_smem<RS, 0>(t, v, buf);
+  });
+  ex.sync();
+  inverse_passes<RS, 1, false, powers::chain, S::rem == 0>(ex, buf, tw, [&](int t, float2 *v) {
+    store_output_cx<RS, FRAME>(t, v, dst_re, dst_im, skip, count, aligned8);
+  });
 }
 
 #ifdef __CUDACC__
