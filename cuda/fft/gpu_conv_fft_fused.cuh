@@ -954,7 +954,7 @@ GPU_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int sk
  * see turn_real for the real form). Where S has no remainder pass,
  * rev_shape<S> is S and its inverse passes load their twiddles coherently
  * (inverse_passes): at M = 4096 the kernel then takes 60 registers instead
- * of 127, four blocks an SM instead of two, and ran 5-7% faster on an
+ * of 127, four blocks an SM instead of two, and ran 5-8% faster on an
  * H200 (docs/BENCHMARKS.md). */
 template <class S, int FRAME = 0, class Ex>
 GPU_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src_im, int left,
