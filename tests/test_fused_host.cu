@@ -75,9 +75,10 @@ template <class S, int IL, gf::powers W, bool TURN = false> void real_segment(in
 
 /* One complex segment of shape S on planar (re, im) rows (FRAME 0) or on
  * channel `channel` of frames of FRAME complex channels, (re, im) each
- * (its transforms turn in registers: gf::segment_cx); nothing else written,
- * with 8-byte loads and stores or 4-byte ones (aligned8). */
-template <class S, int FRAME = 0> void complex_segment(int channel = 0) {
+ * (its transforms turn in registers: gf::segment_cx), twiddles W; nothing
+ * else written, with 8-byte loads and stores or 4-byte ones (aligned8). */
+template <class S, int FRAME = 0, gf::powers W = gf::powers::chain>
+void complex_segment(int channel = 0) {
   constexpr int M = S::M;
   constexpr int width = FRAME > 0 ? 2 * FRAME : 1; /* floats a point apart */
   const ts_fft_segment g = ts_fft_segment_make(&rng, M, true);
@@ -98,9 +99,9 @@ template <class S, int FRAME = 0> void complex_segment(int channel = 0) {
   const std::vector<float2> h = ts_spectrum(taps, M, M, 1.0 / M), tw = twiddles<S>();
   std::vector<float2> buf(S::buf_elems);
   auto *ex = new ts_host_exec<S::E, S::T>();
-  gf::segment_cx<S, FRAME>(*ex, buf.data(), re.data() + at, FRAME > 0 ? nullptr : im.data(), left,
-                           out_re.data() + at, FRAME > 0 ? nullptr : out_im.data(), skip, count,
-                           h.data(), tw.data(), ts_range(&rng, 0, 1) != 0);
+  gf::segment_cx<S, FRAME, W>(*ex, buf.data(), re.data() + at, FRAME > 0 ? nullptr : im.data(),
+                              left, out_re.data() + at, FRAME > 0 ? nullptr : out_im.data(), skip,
+                              count, h.data(), tw.data(), ts_range(&rng, 0, 1) != 0);
   delete ex;
   int64_t stray = 0;
   for (size_t f = 0; f < (size_t)M * width; f++) {
@@ -121,9 +122,11 @@ template <class S, int FRAME = 0> void complex_segment(int channel = 0) {
   }
   const double e = ts_segment_error(x, left, taps, skip, count, got, 1);
   TS_CHECK(e < 2e-6 && stray == 0,
-           "complex M = %d, %s (channel %d), %d taps, %d inputs, %d outputs: rel L2 error "
-           "%.3g, %lld values written outside the outputs",
-           M, FRAME > 0 ? "frames" : "rows", channel, taps_len, left, count, e, (long long)stray);
+           "complex M = %d, %s (channel %d), twiddles %s, %d taps, %d inputs, %d outputs: rel L2 "
+           "error %.3g, %lld values written outside the outputs",
+           M, FRAME > 0 ? "frames" : "rows", channel,
+           W == gf::powers::table ? "by table" : "chained", taps_len, left, count, e,
+           (long long)stray);
 }
 
 /* Planar rows (twiddles chained and by table) and every row of frames of 2
@@ -165,6 +168,10 @@ int main(void) {
     complex_segment<gf::shape<11, 4>, 2>(i % 2);
     complex_segment<gf::shape<12, 4>, 4>(i % 4);
     complex_segment<gf::shape<13, 4>, 4>(3 - i % 4);
+    complex_segment<gf::shape<10, 4>, 1, gf::powers::table>();
+    complex_segment<gf::shape<11, 4>, 0, gf::powers::table>();
+    complex_segment<gf::shape<11, 4>, 2, gf::powers::table>(i % 2);
+    complex_segment<gf::shape<12, 4>, 0, gf::powers::table>();
   }
   return ts_finish();
 }

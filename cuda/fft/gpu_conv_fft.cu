@@ -437,7 +437,7 @@ struct gc_fft {
   float2 *d_spec; /* [filters][n/2 + 1], scaled by 1/n (fused, four-step: 1/(2n),
                      four-step: in row order) */
   int32_t *d_filter_of;
-  float2 *d_tw; /* fused: gc_fused_twiddles; complex fused: W_2n^i; four-step: the rows' */
+  float2 *d_tw; /* fused and complex fused: gc_fused_twiddles; four-step: the rows' */
   float2 *d_tw_cols, *d_wide, *d_fine; /* four-step: the other twiddles */
   fft_lane *lane;                      /* cuFFT paths */
   bool timed;
@@ -714,7 +714,7 @@ static convoy_status fft_make_path(const gpu_conv_config *cfg, const gc_filters 
      * fused one is a forward transform of the conjugate. */
     convoy_status st = spectra_make_cx(f, filters, 1.0f / (float)n, err, err_size);
     if (st == CONVOY_OK && path == GPU_CONV_FFT_FUSED &&
-        (st = gc_twiddle_table(2 * n, n, 1, &f->d_tw, err, err_size)) == CONVOY_OK)
+        (st = gc_fused_twiddles(2 * n, GC_FUSED_CX_POINTS, &f->d_tw, err, err_size)) == CONVOY_OK)
       st = gc_fused_cx_prepare(n, err, err_size);
     if (st != CONVOY_OK || path == GPU_CONV_FFT_FUSED) return st;
   }

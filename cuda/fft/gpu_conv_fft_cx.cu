@@ -17,6 +17,18 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kLog2Points = 4; /* 16 points per thread */
+static_assert(1 << kLog2Points == GC_FUSED_CX_POINTS, "the twiddle table's shape");
+
+/* How the kernel of 2^LOG2M points has its twiddles (gf::powers): from
+ * the passes' tables at 2^10 points, else chained. One choice a size for
+ * every layout, so that frames and row pairs give the same bits. On an
+ * H200 (128 complex taps, 2^27 complex frames) the tables ran 2-3% faster
+ * at 2^10 points on frames and on row pairs; at 2^11 3-4% faster on frames
+ * of one channel but 4-8% slower on row pairs, and at 2^12 and 2^14 1-3%
+ * slower (docs/BENCHMARKS.md). */
+template <int LOG2M> __host__ __device__ constexpr gf::powers powers_at() {
+  return LOG2M == 10 ? gf::powers::table : gf::powers::chain;
+}
 
 /* FRAME > 0: frames of FRAME complex channels, (re, im) each (a->frame_rows
  * 2 FRAME), read and written where they lie; 0: (real, imaginary) row
@@ -49,13 +61,13 @@ __global__ void __launch_bounds__(gf::shape<LOG2M, kLog2Points>::T)
     float *dst = a.out + at;
     const bool aligned8 =
         ((reinterpret_cast<uintptr_t>(src) | reinterpret_cast<uintptr_t>(dst)) & 7) == 0;
-    gf::segment_cx<S, FRAME>(ex, gf_buf, src, nullptr, (int)left, dst, nullptr, a.skip, (int)count,
-                             h, a.tw, aligned8);
+    gf::segment_cx<S, FRAME, powers_at<LOG2M>()>(ex, gf_buf, src, nullptr, (int)left, dst, nullptr,
+                                                 a.skip, (int)count, h, a.tw, aligned8);
   } else {
     const float *src = a.in + 2 * c * a.in_stride + s * a.l;
     float *dst = a.out + 2 * c * a.out_stride + s * a.l;
-    gf::segment_cx<S, 0>(ex, gf_buf, src, src + a.in_stride, (int)left, dst, dst + a.out_stride,
-                         a.skip, (int)count, h, a.tw);
+    gf::segment_cx<S, 0, powers_at<LOG2M>()>(ex, gf_buf, src, src + a.in_stride, (int)left, dst,
+                                             dst + a.out_stride, a.skip, (int)count, h, a.tw);
   }
 }
 

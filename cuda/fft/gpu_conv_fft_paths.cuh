@@ -172,10 +172,13 @@ convoy_status gc_cb_slots_set(gc_cb_slot *d_slots, unsigned total, const gc_cb_b
  * In gc_fused_args, in/out point at row 0 and channel c's rows are 2c and
  * 2c + 1, or (frame_rows 2, 4 or 8) at frame 0 of 1, 2 or 4 complex
  * channels, (re, im) each; filter_of is indexed by complex channel;
- * spec_stride is N and tw is W_2N^i for 0 <= i < N. */
+ * spec_stride is N and tw the twiddle table of the fused kernels of N
+ * complex points, GC_FUSED_CX_POINTS a thread (gc_fused_twiddles(2 N,
+ * GC_FUSED_CX_POINTS): W_2N^i for 0 <= i < N, then the passes' tables). */
 
 #define GC_FUSED_CX_MIN_N ((int64_t)1 << 9)
 #define GC_FUSED_CX_MAX_N ((int64_t)1 << 14)
+#define GC_FUSED_CX_POINTS 16
 
 bool gc_fused_cx_supported(int64_t n);
 convoy_status gc_fused_cx_prepare(int64_t n, char *err, size_t err_size);
