@@ -252,18 +252,23 @@ bool runs_frames(const gpu_conv_config *cfg) {
  * sizes), where 0.19 let the model take the four-step N = 2^17 at 15222
  * taps once its batches grew (99.6 GS/s against 115). At 2^13 points the
  * transforms now turn in registers (turns_at), 1.11 times as fast at 1024
- * taps (190-191 -> 212 GS/s): 0.23 -> 0.256. The complex kernel at 2^12
- * points, since its inverse twiddles load coherently (60 registers, four
- * blocks an SM), runs 7% faster: 0.297, which puts the plans' crossovers
- * where complex filters measured them (row pairs, 2^26 frames: 2^11 -> 2^12
- * near 615 taps, 2^12 -> 2^13 near 2100, where 0.264 took 2^13 from 1700
- * on, 8% slower at 1800 taps). A model only; timing decides where it is
+ * taps (190-191 -> 212 GS/s): 0.23 -> 0.256. The complex kernel, as
+ * measured from 128 to 3000 complex taps on frames of one complex channel
+ * and on row pairs (2^27 frames, every size forced): 0.27, 0.20 and 0.169
+ * at 2^12, 2^13 and 2^14 points, which put the plans' crossovers between
+ * those of the two layouts (2^11 -> 2^12 near 810 taps, where frames
+ * crossed near 750 and row pairs near 900; 2^12 -> 2^13 near 1960, 2^13 ->
+ * 2^14 near 2870, against 600, 2080 and 3330 before, 7-13% slower at 600
+ * and 750 taps and 4% at 3000). A model only; timing decides where it is
  * asked to. */
 enum fused_kernel { FUSED_PLANAR, FUSED_FRAMES, FUSED_COMPLEX };
 double fft_efficiency(double m, fused_kernel kernel) {
   const int k = (int)lround(log2(m));
   if (k <= 11) return 0.33;
-  if (kernel == FUSED_COMPLEX && k == 12) return 0.297;
+  if (kernel == FUSED_COMPLEX) {
+    static const double complex_measured[3] = {0.27, 0.20, 0.169};
+    return k <= 14 ? complex_measured[k - 12] : complex_measured[2] * pow(0.8, k - 14);
+  }
   if (kernel != FUSED_PLANAR) return 0.33 * pow(0.8, k - 11);
   static const double measured[3] = {0.325, 0.256, 0.22};
   return k <= 14 ? measured[k - 12] : measured[2] * pow(0.8, k - 14);
