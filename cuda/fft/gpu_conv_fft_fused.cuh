@@ -542,8 +542,8 @@ GPU_HD void inverse_passes(Ex &ex, float2 *buf, const float2 *tw, const Store &s
 
 /* The shape whose order of passes an inverse transform takes: rev_shape
  * where it starts in registers on the last forward pass's butterflies
- * (TURN: turn_real, the pulse kernel; segment_cx has cx_inverse_shape),
- * else S; and so the order its last pass hands out its points in. */
+ * (TURN: turn_real, segment_cx, the pulse kernel), else S; and so the
+ * order its last pass hands out its points in. */
 template <class S, bool TURN>
 using inverse_shape = typename std::conditional<TURN, rev_shape<S>, S>::type;
 
@@ -944,12 +944,6 @@ GPU_HD void store_output_cx(int t, const float2 *v, float *re, float *im, int sk
   });
 }
 
-/* The shape a complex segment's inverse transform takes: rev_shape<S>,
- * which is S itself in all but name where S has no remainder pass; then S,
- * so that its passes may take their twiddles from S's pass tables. */
-template <class S>
-using cx_inverse_shape = typename std::conditional<S::rem == 0, S, rev_shape<S>>::type;
-
 /* One complex segment: rows src_re/src_im hold `left` valid inputs (then
  * zeros up to M); dst_re/dst_im receive outputs 0 .. count-1. With FRAME >
  * 0 src_re and dst_re point at the segment's channel in frames of FRAME
@@ -957,38 +951,37 @@ using cx_inverse_shape = typename std::conditional<S::rem == 0, S, rev_shape<S>>
  * aligned. The last forward pass, the product conj(Z[k] H[k]) and the
  * first inverse pass run in registers, the inverse transform in
  * rev_shape's order (the product takes each bin alone, so any shape turns;
- * see turn_real for the real form). W: how the passes have their twiddles
- * (powers::table needs a table of S::tw_elems values; rev_shape has no
- * pass tables, so the inverse passes take it only where S has no
- * remainder pass, and chain otherwise). Where S has no remainder pass,
- * the inverse passes load their twiddles coherently (inverse_passes): at M
- * = 4096 the kernel then takes 60 registers instead of 127, four blocks an
- * SM instead of two, and ran 5-8% faster on an H200 (docs/BENCHMARKS.md). */
+ * see turn_real for the real form). W: how the forward passes have their
+ * twiddles (powers::table needs a table of S::tw_elems values); the
+ * inverse ones, in rev_shape's order, which has no pass tables, chain
+ * them. Where S has no remainder pass, rev_shape<S> is S and its inverse
+ * passes load their twiddles coherently (inverse_passes): at M = 4096 the
+ * kernel then takes 60 registers instead of 127, four blocks an SM instead
+ * of two, and ran 5-8% faster on an H200 (docs/BENCHMARKS.md). */
 template <class S, int FRAME = 0, powers W = powers::chain, class Ex>
 GPU_HD void segment_cx(Ex &ex, float2 *buf, const float *src_re, const float *src_im, int left,
                        float *dst_re, float *dst_im, int skip, int count, const float2 *h,
                        const float2 *tw, bool aligned8 = false) {
-  using IS = cx_inverse_shape<S>;
-  constexpr powers WI = W == powers::table && S::rem != 0 ? powers::chain : W;
   ex.phase([&](int t, float2 *v) {
     load_input_cx<S, FRAME>(t, v, src_re, src_im, left, aligned8);
     butterflies<S, 0>(t, v, tw);
     store_smem<S, 0>(t, v, buf);
   });
   ex.sync();
+  using RS = rev_shape<S>;
   constexpr int L = S::passes - 1;
   forward_passes<S, 1, W, L>(ex, buf, tw);
   ex.phase([&](int t, float2 *v) { load_smem<S, L>(t, v, buf); });
   ex.sync();
   ex.phase([&](int t, float2 *v) {
     butterflies<S, L, false, W>(t, v, tw);
-    each_point<IS, 0>(t, [&](int k, int i) { v[i] = cconj(cmul(v[i], GPU_LDG(h + k))); });
-    butterflies<IS, 0>(t, v, tw);
-    store_smem<IS, 0>(t, v, buf);
+    each_point<RS, 0>(t, [&](int k, int i) { v[i] = cconj(cmul(v[i], GPU_LDG(h + k))); });
+    butterflies<RS, 0>(t, v, tw);
+    store_smem<RS, 0>(t, v, buf);
   });
   ex.sync();
-  inverse_passes<IS, 1, false, WI, S::rem == 0>(ex, buf, tw, [&](int t, float2 *v) {
-    store_output_cx<IS, FRAME>(t, v, dst_re, dst_im, skip, count, aligned8);
+  inverse_passes<RS, 1, false, powers::chain, S::rem == 0>(ex, buf, tw, [&](int t, float2 *v) {
+    store_output_cx<RS, FRAME>(t, v, dst_re, dst_im, skip, count, aligned8);
   });
 }
 

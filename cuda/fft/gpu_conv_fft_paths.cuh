@@ -44,7 +44,7 @@ typedef struct gc_fused_args {
   const float2 *spec;  /* [filters][n/2 + 1], scaled by 1/(2n) */
   int64_t spec_stride; /* n/2 + 1 */
   const int32_t *filter_of;
-  const float2 *tw;   /* real: gc_fused_twiddles' table; complex: W_2n^i, i < n */
+  const float2 *tw;   /* gc_fused_twiddles' table (complex: of n complex points) */
   int32_t frame_rows; /* 0: planar rows (in_stride, out_stride); 2, 4 or 8: interleaved
                          frames of that many rows (the channels), strides unused;
                          complex filters: 2, 4 or 8 for frames of 1, 2 or 4 complex
